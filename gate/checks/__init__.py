@@ -1,0 +1,28 @@
+"""Hard checks, one module each, by stable id."""
+
+from __future__ import annotations
+
+from gate.checks.base import Check, Subject
+from gate.checks.domains import DomainCap, DomainFloor
+from gate.checks.fabricated_url import FabricatedUrl
+from gate.checks.no_citations import NoCitations
+from gate.checks.passage_missing import PassageMissing
+from gate.checks.stale_sources import StaleSources
+from gate.checks.unread_citation import UnreadCitation
+from gate.checks.url_unresolved import UrlUnresolved
+
+CHECKS: dict[str, Check] = {
+    c.id: c
+    for c in (
+        FabricatedUrl(),
+        UnreadCitation(),
+        NoCitations(),
+        DomainCap(),
+        DomainFloor(),
+        UrlUnresolved(),
+        PassageMissing(),
+        StaleSources(),
+    )
+}
+
+__all__ = ["CHECKS", "Check", "Subject"]

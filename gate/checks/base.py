@@ -1,0 +1,89 @@
+"""The ``Check`` seam and the :class:`Subject` every check reads.
+
+A Subject is one run prepared once: citations resolved, URLs canonicalised, pages indexed by
+every URL they were read under. Checks are pure: ``Check.run(subject) -> Outcome``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from gate.config import Config
+from gate.model import Case, Citation, Freshness, Outcome, Page, Run
+from gate.passage import PageIndex
+from gate.urls import canonical, extract_urls
+
+
+class Check(Protocol):
+    """One hard check: a stable id, a one-line description, and a pure ``run``."""
+
+    id: str
+    description: str
+
+    def run(self, subject: Subject) -> Outcome:
+        """Findings for one run, or why it could not check."""
+        ...
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One run with what every check needs computed once."""
+
+    run: Run
+    case: Case
+    config: Config
+    citations: tuple[Citation, ...]
+    cited: Mapping[str, str]
+    """canonical URL -> the URL as first cited, in citation order"""
+    in_results: frozenset[str]
+    redirect_targets: frozenset[str]
+    read: Mapping[str, Page]
+    regime: Freshness | None = None
+    """the case's freshness regime, or the judge's when the case sets none"""
+    _indexes: dict[int, PageIndex] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def build(cls, run: Run, case: Case, config: Config, judged_regime: Freshness | None = None) -> Subject:
+        """Prepare a run for the checks."""
+        if run.citations is not None:
+            raw = run.citations
+        else:
+            raw = tuple(Citation(url=u) for u in extract_urls(run.answer))
+        # One citation per canonical URL for counting; quotes of repeated citations are kept.
+        seen: dict[str, str] = {}
+        for c in raw:
+            seen.setdefault(canonical(c.url), c.url)
+        read: dict[str, Page] = {}
+        targets: set[str] = set()
+        for p in run.pages:
+            read.setdefault(canonical(p.url), p)
+            if p.final_url:
+                key = canonical(p.final_url)
+                read.setdefault(key, p)
+                targets.add(key)
+        return cls(
+            run=run,
+            case=case,
+            config=config,
+            citations=raw,
+            cited=seen,
+            in_results=frozenset(canonical(r.url) for r in run.results),
+            redirect_targets=frozenset(targets),
+            read=read,
+            regime=case.freshness or judged_regime,
+        )
+
+    def index(self, page: Page) -> PageIndex:
+        """The normalised text of a page, built at most once per run."""
+        key = id(page)
+        found = self._indexes.get(key)
+        if found is None:
+            found = self._indexes[key] = PageIndex(page.text)
+        return found
+
+    @property
+    def minimal(self) -> bool:
+        """True for runs in the minimal shape (no dates, no statuses)."""
+        return self.run.shape == "minimal"

@@ -1,0 +1,22 @@
+"""``fabricated_url``: a cited URL that no search result ever showed (nor any redirect led to)."""
+
+from __future__ import annotations
+
+from gate.checks.base import Subject
+from gate.model import Finding, Outcome
+
+
+class FabricatedUrl:
+    """Cited, but never in any search result nor the redirect target of a read page."""
+
+    id = "fabricated_url"
+    description = "A cited URL never appeared in any search result: the agent wrote it from memory."
+
+    def run(self, subject: Subject) -> Outcome:
+        """One finding per cited URL that the agent never saw."""
+        known = subject.in_results | subject.redirect_targets
+        return Outcome(findings=tuple(
+            Finding(self.id, f"cited {raw} but no search result or redirect ever showed it", raw)
+            for key, raw in subject.cited.items()
+            if key not in known
+        ))

@@ -1,0 +1,144 @@
+"""``sourcegate.yaml`` -> a frozen :class:`Config`; every key has a default, unknown keys are errors."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from gate.jsonio import load_yaml, validate
+
+CONFIG_NAME = "sourcegate.yaml"
+
+DEFAULT_DOMAIN_FLOOR: Mapping[str, int] = MappingProxyType(
+    {"lookup": 1, "synthesis": 4, "other": 2, "unclassified": 1}
+)
+DEFAULT_STALE_DAYS: Mapping[str, float | None] = MappingProxyType(
+    {"realtime": 2, "fast": 90, "slow": 730, "insensitive": None}
+)
+
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+"""A current model from the anthropic SDK's own list of model names."""
+
+DEFAULT_PRICES: Mapping[str, Mapping[str, float]] = MappingProxyType({
+    # USD per million tokens; cache writes (5 minute) cost 1.25x input, cache reads 0.1x.
+    "claude-sonnet-4-5": MappingProxyType({"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}),
+    "claude-sonnet-4-6": MappingProxyType({"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}),
+    "claude-haiku-4-5": MappingProxyType({"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.10}),
+    "claude-opus-4-5": MappingProxyType({"input": 5.0, "output": 25.0, "cache_write": 6.25, "cache_read": 0.50}),
+})
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """How the LLM judges run."""
+
+    mode: str = "replay"
+    model: str = DEFAULT_MODEL
+    max_tokens: int = 4096
+    concurrency: int = 4
+    deadline_seconds: float = 900.0
+    max_retries: int = 4
+    max_evidence_chars: int = 60_000
+    inconclusive_unscored_share: float = 0.2
+    prices: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: DEFAULT_PRICES)
+
+
+@dataclass(frozen=True)
+class SoftBound:
+    """A soft figure's bounds: a warning when out of bounds, a failure only when ``block``."""
+
+    floor: float | None = None
+    ceiling: float | None = None
+    block: bool = False
+    tolerance: float = 0.05
+
+
+DEFAULT_SOFT: Mapping[str, SoftBound] = MappingProxyType({
+    "grounding_rate": SoftBound(floor=0.8),
+    "hallucination_rate": SoftBound(ceiling=0.1),
+    "query_quality": SoftBound(floor=3.5, tolerance=0.25),
+    "freshness": SoftBound(floor=0.8),
+    "diversity": SoftBound(floor=0.8),
+    "citation_validity": SoftBound(floor=0.9),
+    "primary_share": SoftBound(floor=None),
+})
+
+
+@dataclass(frozen=True)
+class CompareConfig:
+    """How a run is compared with its baseline."""
+
+    block_on: str = "all"
+    max_baseline_age_days: float | None = 90.0
+    significance: float = 0.05
+    min_cases: int = 5
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every threshold of the gate, each with its documented default."""
+
+    disabled: frozenset[str] = frozenset()
+    domain_cap: int = 2
+    domain_floor: Mapping[str, int] = field(default_factory=lambda: DEFAULT_DOMAIN_FLOOR)
+    passage_threshold: float = 80.0
+    stale_days: Mapping[str, float | None] = field(default_factory=lambda: DEFAULT_STALE_DAYS)
+    min_results: int = 3
+    min_pages: int = 1
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
+    soft: Mapping[str, SoftBound] = field(default_factory=lambda: DEFAULT_SOFT)
+    compare: CompareConfig = field(default_factory=CompareConfig)
+    source: str | None = None
+
+    def floor_for(self, cls: str | None) -> int:
+        """Unique-domain floor for a case class."""
+        if cls is None:
+            return self.domain_floor.get("unclassified", 1)
+        if cls in self.domain_floor:
+            return self.domain_floor[cls]
+        return self.domain_floor.get("other", 2)
+
+
+def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Config:
+    """Build a Config from already-validated data."""
+    checks = data.get("checks", {})
+    retrieval = data.get("retrieval", {})
+    base = Config()
+    return Config(
+        disabled=frozenset(checks.get("disabled", ())),
+        domain_cap=checks.get("domain_cap", base.domain_cap),
+        domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, **checks.get("domain_floor", {})}),
+        passage_threshold=float(checks.get("passage_threshold", base.passage_threshold)),
+        stale_days=MappingProxyType({**DEFAULT_STALE_DAYS, **checks.get("stale_days", {})}),
+        min_results=retrieval.get("min_results", base.min_results),
+        min_pages=retrieval.get("min_pages", base.min_pages),
+        judge=JudgeConfig(**{
+            **data.get("judge", {}),
+            "prices": MappingProxyType({**DEFAULT_PRICES, **data.get("judge", {}).get("prices", {})}),
+        }),
+        soft=MappingProxyType({
+            **DEFAULT_SOFT,
+            **{k: SoftBound(**{**vars(DEFAULT_SOFT[k]), **v}) for k, v in data.get("soft", {}).items()},
+        }),
+        compare=CompareConfig(**data.get("compare", {})),
+        source=source,
+    )
+
+
+def load_config(file: str | None, beside: str | None = None) -> Config:
+    """Load ``file``, else ``sourcegate.yaml`` beside the golden set, else the defaults."""
+    if file is None and beside is not None:
+        candidate = os.path.join(beside, CONFIG_NAME)
+        if os.path.isfile(candidate):
+            file = candidate
+    if file is None:
+        return Config()
+    data = load_yaml(file)
+    if data is None:
+        data = {}
+    validate(data, "config", file)
+    return config_from_dict(data, source=file)

@@ -1,0 +1,55 @@
+"""The error tree of sourcegate, and the exit codes it maps to.
+
+    GateError                 exit 4 unless a subclass says otherwise
+    ├── InputError            exit 2: a file, path or argument is wrong (names file and JSON path)
+    ├── SnapshotMiss          exit 2: replay asked for something the cache does not hold
+    ├── JudgeUnavailable      never an exit by itself: claims stay unscored, the verdict may be inconclusive
+    └── GitHubError           never changes the verdict: reported, the job summary is kept
+
+The CLI is the one place where these become exit codes (see ``gate.cli``).
+"""
+
+from __future__ import annotations
+
+EXIT_PASS = 0
+EXIT_FAIL = 1
+EXIT_INPUT = 2
+EXIT_INCONCLUSIVE = 3
+EXIT_INTERNAL = 4
+
+
+class GateError(Exception):
+    """Base of every error sourcegate raises on purpose."""
+
+    exit_code = EXIT_INTERNAL
+
+
+class InputError(GateError):
+    """Bad input: which file, which JSON path, what was expected."""
+
+    exit_code = EXIT_INPUT
+
+    def __init__(self, message: str, *, file: str | None = None, path: str | None = None) -> None:
+        self.file = file
+        self.path = path
+        self.detail = message
+        where = file or ""
+        if path:
+            where = f"{where} at {path}" if where else path
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class SnapshotMiss(InputError):
+    """Replay needed a recording that the snapshot does not hold: said out loud, never a live call."""
+
+
+class JudgeUnavailable(GateError):
+    """The judge could not answer (API down, refusal, unparseable output)."""
+
+
+class GitHubError(GateError):
+    """The GitHub API refused or failed; never changes the gate's verdict."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        self.status = status
+        super().__init__(message)

@@ -1,0 +1,86 @@
+"""The pure core: a case and its run in, a :class:`CaseResult` out; results in, a verdict out.
+
+No I/O here: loading happens before, rendering after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import MappingProxyType
+
+from gate.checks import CHECKS, Subject
+from gate.checks.domains import cited_domains
+from gate.checks.stale_sources import median_age_days
+from gate.config import Config
+from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
+from gate.load import Pairing
+from gate.model import Case, Finding, Freshness, Run
+from gate.results import INPUT_ERROR, CaseResult, CheckStatus, Figures, Report
+
+
+def figures(subject: Subject) -> Figures:
+    """The reported counts for one run."""
+    run, cfg = subject.run, subject.config
+    return Figures(
+        citations=len(subject.cited),
+        unique_domains=len(cited_domains(subject)),
+        results=len(run.results),
+        pages_read=len(run.pages),
+        quoted_citations=sum(1 for c in subject.citations if c.quote and c.quote.strip()),
+        retrieval_succeeded=len(run.results) >= cfg.min_results and len(run.pages) >= cfg.min_pages,
+        median_source_age_days=median_age_days(subject),
+    )
+
+
+def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None) -> CaseResult:
+    """Run every enabled hard check on one run."""
+    subject = Subject.build(run, case, config, judged_regime)
+    failures: list[Finding] = []
+    statuses: list[CheckStatus] = []
+    notes: list[str] = []
+    for check_id, check in CHECKS.items():
+        if check_id in config.disabled:
+            statuses.append(CheckStatus(check_id, "disabled"))
+            continue
+        outcome = check.run(subject)
+        failures.extend(outcome.findings)
+        statuses.append(CheckStatus(check_id, outcome.status, outcome.not_checked))
+        notes.extend(f"{check_id}: {n}" for n in outcome.notes)
+    counts = figures(subject)
+    bad = {f.url for f in failures if f.url and f.check in URL_CHECKS}
+    soft = {
+        "freshness": freshness(subject),
+        "diversity": diversity(subject, counts.unique_domains),
+        "citation_validity": citation_validity(subject, bad),
+    }
+    return CaseResult(
+        id=case.id, question=case.question, hard_failures=tuple(failures), checks=tuple(statuses),
+        figures=counts, notes=tuple(notes), regime=subject.regime, shape=run.shape,
+        soft=MappingProxyType(soft),
+    )
+
+
+def problem_result(case: Case, problem: str) -> CaseResult:
+    """A case whose run is missing or unknown: an input error that fails the gate."""
+    return CaseResult(
+        id=case.id, question=case.question,
+        hard_failures=(Finding(INPUT_ERROR, problem),), checks=(), figures=Figures(),
+    )
+
+
+def evaluate_pairing(p: Pairing, config: Config) -> CaseResult:
+    """Evaluate one case/run pairing."""
+    if p.problem is not None or p.run is None:
+        return problem_result(p.case, p.problem or "no run")
+    return evaluate_run(p.run, p.case, config)
+
+
+def build_report(name: str, version: int | None, cases: Iterable[CaseResult], config: Config,
+                 *, judge_mode: str = "off", warnings: tuple[str, ...] = ()) -> Report:
+    """Collect case results into a report with its verdict."""
+    from gate.decide import decide
+
+    done = tuple(cases)
+    verdict, reasons = decide(done, config)
+    return Report(verdict=verdict, reasons=reasons, golden_name=name, golden_version=version, cases=done,
+                  config_source=config.source, judge_mode=judge_mode, warnings=warnings)

@@ -1,0 +1,181 @@
+"""Strict reading and atomic writing of every file the gate touches.
+
+Reading refuses what ``json`` and PyYAML let through silently: duplicate keys, NaN and
+Infinity. Every error names the file, the JSON path and what was expected. Writing goes
+to a temporary file in the target folder first, then ``os.replace``: no half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from gate.errors import InputError
+
+
+def json_path(parts: Iterable[object]) -> str:
+    """``['results', 3, 'url']`` -> ``$.results[3].url``."""
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+def _no_duplicates(file: str) -> Any:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in obj:
+                raise InputError(f"duplicate key {k!r}", file=file)
+            obj[k] = v
+        return obj
+
+    return hook
+
+
+def _no_constant(file: str) -> Any:
+    def hook(name: str) -> Any:
+        raise InputError(f"{name} is not valid JSON (expected a finite number)", file=file)
+
+    return hook
+
+
+def parse_json(text: str, file: str) -> Any:
+    """Parse JSON text strictly (no duplicate keys, no NaN/Infinity)."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates(file), parse_constant=_no_constant(file))
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=file) from e
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that rejects duplicate keys and non-finite floats."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in out:
+            line = key_node.start_mark.line + 1
+            raise InputError(f"duplicate key {key!r} (line {line})", file=getattr(loader, "_file", None))
+        out[key] = loader.construct_object(value_node, deep=True)
+    return out
+
+
+def _construct_float(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    if not math.isfinite(value):
+        line = node.start_mark.line + 1
+        raise InputError(f"{node.value} is not allowed (expected a finite number, line {line})",
+                         file=getattr(loader, "_file", None))
+    return value
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+
+def parse_yaml(text: str, file: str) -> Any:
+    """Parse YAML strictly (safe types only, no duplicate keys, no .nan/.inf)."""
+    loader = _StrictLoader(text)
+    loader._file = file  # type: ignore[attr-defined]
+    try:
+        return loader.get_single_data()
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise InputError(f"malformed YAML: {e.problem}{where}", file=file) from e
+    except yaml.YAMLError as e:
+        raise InputError(f"malformed YAML: {e}", file=file) from e
+    finally:
+        loader.dispose()
+
+
+def read_text(file: str) -> str:
+    """Read a UTF-8 file, as an input error when it is missing or not text."""
+    try:
+        with open(file, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError as e:
+        raise InputError("no such file", file=file) from e
+    except IsADirectoryError as e:
+        raise InputError("is a directory, expected a file", file=file) from e
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from e
+
+
+def load_json(file: str) -> Any:
+    """Read and strictly parse a JSON file."""
+    return parse_json(read_text(file), file)
+
+
+def load_yaml(file: str) -> Any:
+    """Read and strictly parse a YAML file."""
+    return parse_yaml(read_text(file), file)
+
+
+@cache
+def schema(name: str) -> Mapping[str, Any]:
+    """A bundled JSON Schema by file stem, e.g. ``schema("trace")``."""
+    text = resources.files("gate.schemas").joinpath(f"{name}.json").read_text(encoding="utf-8")
+    loaded: Mapping[str, Any] = json.loads(text)
+    return loaded
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    """A compiled validator for a bundled schema (built once a process)."""
+    return Draft202012Validator(schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _describe(err: ValidationError) -> str:
+    if err.validator == "additionalProperties":
+        return f"{err.message} (unknown keys are not allowed)"
+    if err.validator in ("type", "enum", "const", "required", "pattern", "format", "minimum", "maximum",
+                         "minLength", "minItems"):
+        return f"{err.message} (expected {err.validator} {err.validator_value!r})"
+    return err.message
+
+
+def validate(data: Any, schema_name: str, file: str) -> None:
+    """Validate against a bundled schema; the first error (by path) becomes an InputError."""
+    errors = sorted(validator(schema_name).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        # The deepest error of the first failing branch says the most about what was expected.
+        err = errors[0]
+        if err.context:
+            err = max(err.context, key=lambda e: len(e.absolute_path))
+        raise InputError(_describe(err), file=file, path=json_path(err.absolute_path))
+
+
+def write_atomic(file: str, text: str) -> None:
+    """Write text to ``file`` through a temporary file and ``os.replace``."""
+    folder = os.path.dirname(os.path.abspath(file))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".sourcegate-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, file)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def dump_json(data: Any) -> str:
+    """Stable, readable JSON text (sorted keys are not used: the schema order reads better)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

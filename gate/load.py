@@ -1,0 +1,153 @@
+"""Read golden sets and traces: parse strictly, validate against the schema, convert to values.
+
+Two trace shapes are read: ``sourcegate-trace/1`` and the minimal shape many teams already
+record (``{question, queries, results: [{position, title, link, description}], pages: {url:
+text}, answer}``), converted unchanged on load.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from gate.errors import InputError
+from gate.jsonio import load_json, load_yaml, validate
+from gate.model import Case, Citation, GoldenSet, Page, Run, SearchResult
+
+GOLDEN_NAME = "golden.yaml"
+RUNS_DIR = "runs"
+
+
+def _datetime(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
+    queries = tuple(data["queries"])
+    results = []
+    for i, r in enumerate(data["results"]):
+        q = r.get("query")
+        if q is not None and q >= len(queries):
+            raise InputError(f"query index {q} but the trace has {len(queries)} queries",
+                             file=file, path=f"$.results[{i}].query")
+        results.append(SearchResult(
+            query=q, position=r.get("position", i + 1), title=r.get("title", ""), url=r["url"],
+            snippet=r.get("snippet", ""), published=_date(r.get("published")),
+        ))
+    pages = tuple(
+        Page(url=p["url"], text=p["text"], final_url=p.get("final_url"), status=p.get("status"),
+             truncated=p.get("truncated", False), fetched_at=_datetime(p.get("fetched_at")),
+             published=_date(p.get("published")))
+        for p in data["pages"]
+    )
+    citations = None
+    if "citations" in data:
+        citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
+    agent = tuple(sorted((k, str(v)) for k, v in data.get("agent", {}).items()))
+    return Run(
+        case=data.get("case", default_case), question=data["question"], answer=data["answer"],
+        queries=queries, results=tuple(results), pages=pages, citations=citations,
+        started_at=_datetime(data.get("started_at")), agent=agent, shape="native", source=file,
+    )
+
+
+def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:
+    results = tuple(
+        SearchResult(query=None, position=r.get("position", r.get("realPosition", i + 1)),
+                     title=r.get("title", ""), url=r["link"], snippet=r.get("description", ""))
+        for i, r in enumerate(data.get("results", []))
+    )
+    pages = tuple(Page(url=u, text=t) for u, t in data.get("pages", {}).items())
+    return Run(
+        case=default_case, question=data["question"], answer=data["answer"],
+        queries=tuple(data.get("queries", [])), results=results, pages=pages, shape="minimal", source=file,
+    )
+
+
+def parse_trace(data: Any, file: str, default_case: str) -> Run:
+    """Validate a parsed trace of either shape and convert it to a Run."""
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object, got {type(data).__name__}", file=file, path="$")
+    if "format" in data:
+        validate(data, "trace", file)
+        return _native(data, file, default_case)
+    validate(data, "trace-minimal", file)
+    return _minimal(data, file, default_case)
+
+
+def load_trace(file: str) -> Run:
+    """Load one trace file; the case id defaults to the file name without ``.json``."""
+    stem = os.path.splitext(os.path.basename(file))[0]
+    return parse_trace(load_json(file), file, stem)
+
+
+def load_golden(root: str) -> GoldenSet:
+    """Load ``golden.yaml`` from a golden-set folder."""
+    file = os.path.join(root, GOLDEN_NAME)
+    if not os.path.isfile(file):
+        raise InputError(f"no {GOLDEN_NAME} in this folder (expected a golden set)", file=root)
+    data = load_yaml(file)
+    validate(data, "golden", file)
+    cases = []
+    seen: set[str] = set()
+    for i, c in enumerate(data["cases"]):
+        if c["id"] in seen:
+            raise InputError(f"duplicate case id {c['id']!r}", file=file, path=f"$.cases[{i}].id")
+        seen.add(c["id"])
+        cases.append(Case(
+            id=c["id"], question=c["question"], cls=c.get("class"), freshness=c.get("freshness"),
+            about_domains=tuple(c.get("about_domains", ())), constraints=tuple(c.get("constraints", ())),
+            entities=tuple(c.get("entities", ())),
+        ))
+    snapshot_at = data.get("snapshot_at")
+    return GoldenSet(name=data["name"], version=data["version"], cases=tuple(cases), root=root,
+                     snapshot_at=str(snapshot_at) if snapshot_at is not None else None)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A case and its run, or the input error that stands in for the missing side."""
+
+    case: Case
+    run: Run | None
+    problem: str | None = None
+
+
+def run_files(root: str) -> list[str]:
+    """The trace files of a golden set, sorted by name."""
+    folder = os.path.join(root, RUNS_DIR)
+    if not os.path.isdir(folder):
+        return []
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
+
+
+def iter_pairings(golden: GoldenSet) -> Iterator[Pairing]:
+    """Each case with its run, streamed one file at a time (memory does not grow with the set).
+
+    A run for an unknown case, or a case with no run, is a problem for that case, never skipped.
+    """
+    by_id = {c.id: c for c in golden.cases}
+    ran: set[str] = set()
+    for file in run_files(golden.root):
+        run = load_trace(file)
+        case = by_id.get(run.case)
+        if case is None:
+            yield Pairing(Case(id=run.case, question=run.question), run,
+                          f"{file}: run for case {run.case!r}, which golden.yaml does not list")
+            continue
+        if run.case in ran:
+            raise InputError(f"a second run for case {run.case!r}", file=file, path="$.case")
+        ran.add(run.case)
+        yield Pairing(case, run)
+    for case in golden.cases:
+        if case.id not in ran:
+            yield Pairing(case, None, f"no run recorded for case {case.id!r} (expected runs/{case.id}.json)")

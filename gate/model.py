@@ -1,0 +1,125 @@
+"""The values the gate works on: golden-set cases, recorded runs, findings.
+
+Everything here is a frozen dataclass built once by ``gate.load`` and never changed after:
+checks and judges read these and return new values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Literal
+
+Freshness = Literal["insensitive", "slow", "fast", "realtime"]
+FRESHNESS_REGIMES: tuple[Freshness, ...] = ("insensitive", "slow", "fast", "realtime")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One result the agent saw for one of its queries."""
+
+    query: int | None
+    position: int
+    title: str
+    url: str
+    snippet: str
+    published: date | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page the agent read, exactly as the model saw it."""
+
+    url: str
+    text: str
+    final_url: str | None = None
+    status: int | None = None
+    truncated: bool = False
+    fetched_at: datetime | None = None
+    published: date | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A URL the answer cites, with the passage it attributes to it when there is one."""
+
+    url: str
+    quote: str | None = None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One recorded agent run: what it searched, saw, read and answered.
+
+    ``shape`` is ``"native"`` for sourcegate-trace/1 files and ``"minimal"`` for the
+    ``{question, queries, results, pages, answer}`` shape; a minimal run lacks dates and
+    statuses, so the checks that need them report "not checked".
+    """
+
+    case: str
+    question: str
+    answer: str
+    queries: tuple[str, ...] = ()
+    results: tuple[SearchResult, ...] = ()
+    pages: tuple[Page, ...] = ()
+    citations: tuple[Citation, ...] | None = None
+    started_at: datetime | None = None
+    agent: tuple[tuple[str, str], ...] = ()
+    shape: Literal["native", "minimal"] = "native"
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One question of the golden set, with what the gate should know about it."""
+
+    id: str
+    question: str
+    cls: str | None = None
+    freshness: Freshness | None = None
+    about_domains: tuple[str, ...] = ()
+    constraints: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """A versioned golden set: ``golden.yaml`` plus where its runs and caches live."""
+
+    name: str
+    version: int
+    cases: tuple[Case, ...]
+    root: str = ""
+    snapshot_at: str | None = None
+
+    def case(self, case_id: str) -> Case | None:
+        """The case with this id, or None."""
+        for c in self.cases:
+            if c.id == case_id:
+                return c
+        return None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One hard-check failure: which check, which URL, and what is wrong, in a sentence."""
+
+    check: str
+    message: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one check says of one run: its findings, or why it could not check."""
+
+    findings: tuple[Finding, ...] = ()
+    not_checked: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def status(self) -> str:
+        """``fail``, ``pass`` or ``not_checked``."""
+        if self.findings:
+            return "fail"
+        return "not_checked" if self.not_checked else "pass"

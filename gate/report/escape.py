@@ -1,0 +1,140 @@
+"""The one way untrusted text enters sourcegate's GitHub-flavoured markdown.
+
+Untrusted text is anything that came from the web or a model: answers, claims, page titles, URLs,
+quotes, case ids and messages that repeat them. It must render as the same visible characters and
+nothing more: no markup, no links, no pings, no broken table.
+
+Three functions, for three places in a report:
+
+* :func:`md` for running text and table cells. The result is one line.
+* :func:`md_code` for inline code (identifiers, quotes shown verbatim). The result is one line.
+* :func:`md_url` for a URL, shown as inline code: readable and copyable, never a link.
+
+Apply each exactly once, to raw text: escaping twice shows the backslashes. Do not put the output
+of :func:`md` between backticks; backslash escapes are not read inside code, use :func:`md_code`.
+
+What :func:`md` does, and why:
+
+* Control characters (C0, DEL, C1) and bidirectional overrides/isolates are removed: they are
+  invisible, can hide or reorder text ("Trojan source"), and GitHub would keep them.
+* All whitespace, newlines included, is collapsed to single spaces and the ends are trimmed:
+  a newline would end a table row or paragraph and let the next line start a heading, list,
+  quote or code block.
+* With ``max_len``, the text is cut to ``max_len`` visible characters *before* escaping, ending in
+  ``…``, so an escape sequence or entity is never cut in half.
+* ``&``, ``<`` and ``>`` become ``&amp;`` ``&lt;`` ``&gt;``: no HTML tag or comment can open or
+  close (``</details>`` or ``<!--`` in a claim would otherwise swallow the rest of the comment).
+  ``$`` becomes ``&#36;`` because GitHub renders ``$…$`` as math, which can draw arbitrary
+  coloured text; an entity is read after the math delimiters are looked for.
+* Markdown punctuation ``\\ ` * _ { } [ ] ( ) # + - . ! | ~ =`` gets a backslash: no emphasis,
+  code, link, image (``![``), heading, list, strike-through, setext underline or table cell
+  break (``\\|`` is GitHub's documented way to keep a pipe inside a cell).
+* A zero-width space (U+200B) is inserted where GitHub would otherwise act on plain text:
+  after ``@`` (no mention pings a user or team, no e-mail autolink), before ``://`` and after
+  ``www`` (no bare-URL autolink), and after ``#`` or ``GH-`` before a digit (no issue reference,
+  which would add a cross-reference event to that issue, possibly in another repository).
+  The visible text is unchanged. Backslash escapes alone are not relied on for autolinks because
+  GitHub's autolinker works on the text after escapes are read.
+
+``md_code`` picks a backtick fence longer than any backtick run in the text, pads with spaces when
+the text starts or ends with a backtick or space (CommonMark strips one such pair), removes control
+characters, turns line breaks into spaces and, by default, escapes ``|`` as ``\\|`` (GitHub removes
+that backslash inside table cells, even in code; without it a pipe would split the cell and the rest
+would be read as markdown). Inside code nothing is a link, mention or tag, so nothing else is needed.
+Outside a table pass ``in_table=False``, or the backslash shows.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["md", "md_code", "md_url"]
+
+ELLIPSIS = "…"
+_ZWSP = "\u200b"
+
+# C0 and C1 controls and DEL, minus the whitespace that is turned into spaces instead; bidi
+# embeddings, overrides, isolates and marks; and the BOM. None of them is visible.
+_INVISIBLE_RE = re.compile(
+    "[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f"  # controls
+    "\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, overrides, isolates
+    "\ufeff]"  # byte order mark
+)
+# \s covers \t \n \v \f \r, \x85, U+2028/U+2029, no-break and other Unicode spaces.
+_SPACE_RE = re.compile(r"\s+")
+_LINE_BREAK_RE = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]")
+
+_BACKSLASHED = frozenset("\\`*_{}[]()#+-.!|~=")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"}
+
+# Where GitHub would turn plain text into a link, ping or reference. Each match gets a zero-width
+# space at the position that breaks the pattern (see the module docstring).
+_ZWSP_AFTER_AT = re.compile("@")
+_ZWSP_BEFORE_SCHEME_SEP = re.compile("(?=://)")
+_ZWSP_AFTER_WWW = re.compile(r"(?i)(?<=www)(?=\.)")
+_ZWSP_AFTER_HASH = re.compile(r"(?<=#)(?=\d)")
+_ZWSP_IN_GH_REF = re.compile(r"(?i)(?<=\bGH)(?=-\d)")
+
+
+def _clean(text: str) -> str:
+    return _INVISIBLE_RE.sub("", text)
+
+
+def _truncate(text: str, max_len: int | None) -> str:
+    if max_len is None or len(text) <= max_len:
+        return text
+    if max_len < 1:
+        raise ValueError(f"max_len must be at least 1, got {max_len}")
+    return text[: max_len - 1].rstrip() + ELLIPSIS
+
+
+def md(text: str, *, max_len: int | None = None) -> str:
+    """Escape untrusted ``text`` as one line of inert GitHub markdown (see the module docstring).
+
+    ``max_len`` caps the visible length, counting the trailing ``…`` when the text is cut.
+    """
+    plain = _SPACE_RE.sub(" ", _clean(text)).strip()
+    plain = _truncate(plain, max_len)
+    for pattern in (
+        _ZWSP_AFTER_AT,
+        _ZWSP_BEFORE_SCHEME_SEP,
+        _ZWSP_AFTER_WWW,
+        _ZWSP_AFTER_HASH,
+        _ZWSP_IN_GH_REF,
+    ):
+        plain = pattern.sub(lambda m: m.group(0) + _ZWSP, plain)
+    out: list[str] = []
+    for ch in plain:
+        if ch in _ENTITIES:
+            out.append(_ENTITIES[ch])
+        elif ch in _BACKSLASHED:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def md_code(text: str, *, max_len: int | None = None, in_table: bool = True) -> str:
+    """Show untrusted ``text`` verbatim as one inline code span (empty text gives ``""``).
+
+    ``in_table`` (default True) escapes ``|`` so the span cannot break a table cell.
+    """
+    plain = _LINE_BREAK_RE.sub(" ", _clean(text))
+    plain = _truncate(plain, max_len)
+    if not plain:
+        return ""
+    if in_table:
+        plain = plain.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", plain)), default=0)
+    fence = "`" * (longest + 1)
+    if plain[0] in "` " or plain[-1] in "` ":
+        plain = f" {plain} "
+    return f"{fence}{plain}{fence}"
+
+
+def md_url(url: str, *, max_len: int | None = None, in_table: bool = True) -> str:
+    """Show an untrusted URL as inline code: readable and copyable, never a clickable link.
+
+    Leading and trailing whitespace is dropped; see :func:`md_code` for the rest.
+    """
+    return md_code(_clean(url).strip(), max_len=max_len, in_table=in_table)

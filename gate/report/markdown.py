@@ -1,0 +1,88 @@
+"""The markdown report: verdict first, a table per check, then each failing case.
+
+Untrusted strings (questions, URLs, messages quoting pages) only pass through
+:func:`gate.report.escape.md`.
+"""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from gate.checks import CHECKS
+from gate.report.escape import md
+from gate.results import Report
+
+ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
+
+
+def _check_table(report: Report) -> str:
+    rows = []
+    for check_id in CHECKS:
+        failed = passed = unchecked = 0
+        for c in report.cases:
+            for s in c.checks:
+                if s.check != check_id:
+                    continue
+                if s.status == "fail":
+                    failed += 1
+                elif s.status == "pass":
+                    passed += 1
+                elif s.status == "not_checked":
+                    unchecked += 1
+        rows.append([f"`{check_id}`", failed, passed, unchecked])
+    return tabulate(rows, headers=["check", "failed", "passed", "not checked"], tablefmt="github")
+
+
+def _case_table(report: Report) -> str:
+    rows = []
+    for c in report.cases:
+        f = c.figures
+        rows.append([
+            f"`{md(c.id)}`",
+            "❌" if c.failed else "✅",
+            f.citations,
+            f.unique_domains,
+            "yes" if f.retrieval_succeeded else "no",
+            ", ".join(sorted({h.check for h in c.hard_failures})) or "-",
+        ])
+    return tabulate(rows, headers=["case", "", "citations", "domains", "retrieval ok", "failed checks"],
+                    tablefmt="github")
+
+
+class MarkdownReporter:
+    """Renders the report as GitHub-flavoured markdown."""
+
+    def render(self, report: Report) -> str:
+        """Verdict, per-check table, per-case table, then the failures of each case."""
+        lines = [
+            f"## {ICON[report.verdict]} sourcegate: **{report.verdict}**",
+            "",
+            f"Golden set `{md(report.golden_name)}` version {report.golden_version}, "
+            f"{len(report.cases)} cases, {report.hard_failure_count} hard failure(s).",
+            "",
+            "; ".join(md(r) for r in report.reasons),
+            "",
+            "### Hard checks",
+            "",
+            _check_table(report),
+            "",
+            "### Cases",
+            "",
+            _case_table(report),
+            "",
+        ]
+        failing = [c for c in report.cases if c.failed]
+        if failing:
+            lines += ["### Failures", ""]
+            for c in failing:
+                lines.append(f"**`{md(c.id)}`**: {md(c.question, max_len=200)}")
+                lines.append("")
+                for h in c.hard_failures:
+                    lines.append(f"- `{h.check}`: {md(h.message, max_len=400)}")
+                lines.append("")
+        unchecked = [(c.id, s) for c in report.cases for s in c.checks if s.status == "not_checked"]
+        if unchecked:
+            lines += ["<details><summary>Not checked</summary>", ""]
+            lines += [f"- `{md(cid)}` `{s.check}`: {md(s.reason or '')}" for cid, s in unchecked]
+            lines += ["", "</details>", ""]
+        return "\n".join(lines)

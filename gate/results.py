@@ -1,0 +1,94 @@
+"""The gate's results as values: per-case figures and findings, and the whole report."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from gate.model import Finding
+
+if TYPE_CHECKING:
+    Comparison = Any
+    RunJudgement = Any
+
+Verdict = Literal["pass", "fail", "inconclusive"]
+INPUT_ERROR = "input_error"
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Counts for one run that are reported, not judged."""
+
+    citations: int = 0
+    unique_domains: int = 0
+    results: int = 0
+    pages_read: int = 0
+    quoted_citations: int = 0
+    retrieval_succeeded: bool = False
+    median_source_age_days: float | None = None
+
+
+@dataclass(frozen=True)
+class CheckStatus:
+    """One check's status for one run: ``pass``, ``fail``, ``not_checked`` or ``disabled``."""
+
+    check: str
+    status: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """Everything the gate found for one case."""
+
+    id: str
+    question: str
+    hard_failures: tuple[Finding, ...]
+    checks: tuple[CheckStatus, ...]
+    figures: Figures
+    notes: tuple[str, ...] = ()
+    regime: str | None = None
+    shape: str | None = None
+    soft: Mapping[str, float | None] = field(default_factory=lambda: MappingProxyType({}))
+    """the per-query vector and judged rates by name (see ``gate.figures.SOFT_FIGURES``)"""
+    judgement: RunJudgement | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True when any hard check (or an input problem) failed for this case."""
+        return bool(self.hard_failures)
+
+
+@dataclass(frozen=True)
+class BaselineStamp:
+    """Written into a report when it becomes a baseline: when, and whether it was forced."""
+
+    written_at: str
+    forced: bool = False
+    forced_over: tuple[str, ...] = ()
+    """the reasons of the failing verdict that ``--force`` overrode"""
+
+
+@dataclass(frozen=True)
+class Report:
+    """The whole gate run: the verdict, why, and each case."""
+
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    golden_name: str
+    golden_version: int | None
+    cases: tuple[CaseResult, ...]
+    config_source: str | None = None
+    warnings: tuple[str, ...] = ()
+    judge_mode: str = "off"
+    stamp: BaselineStamp | None = None
+    """set when this report is (or was read from) a baseline file"""
+    comparison: Comparison | None = None
+    """the comparison with the baseline, when there was one"""
+
+    @property
+    def hard_failure_count(self) -> int:
+        """Total hard failures across cases."""
+        return sum(len(c.hard_failures) for c in self.cases)

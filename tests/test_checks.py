@@ -1,0 +1,75 @@
+"""Every hard check, shown by example runs: each file under fixtures/runs/<check>/fails must fail
+that check, each file under fixtures/runs/<check>/passes must not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.checks import CHECKS
+from gate.config import Config
+from gate.evaluate import evaluate_run
+from gate.load import load_trace
+from gate.model import Case
+
+RUNS = Path(__file__).parent / "fixtures" / "runs"
+
+
+def examples(kind: str) -> list[Any]:
+    out = []
+    for file in sorted(RUNS.glob(f"*/{kind}/*.json")):
+        if file.name.endswith(".case.json"):
+            continue
+        out.append(pytest.param(file.parent.parent.name, file, id=f"{file.parent.parent.name}/{file.stem}"))
+    return out
+
+
+def judge(file: Path) -> tuple[set[str], dict[str, str]]:
+    run = load_trace(str(file))
+    sidecar = file.with_name(file.stem + ".case.json")
+    extra = json.loads(sidecar.read_text()) if sidecar.exists() else {}
+    case = Case(
+        id=run.case, question=run.question, cls=extra.get("class"), freshness=extra.get("freshness"),
+        about_domains=tuple(extra.get("about_domains", ())),
+    )
+    result = evaluate_run(run, case, Config())
+    return {f.check for f in result.hard_failures}, {s.check: s.status for s in result.checks}
+
+
+@pytest.mark.parametrize(("check", "file"), examples("fails"))
+def test_run_fails_its_check(check: str, file: Path) -> None:
+    failed, _ = judge(file)
+    assert check in failed
+
+
+@pytest.mark.parametrize(("check", "file"), examples("passes"))
+def test_run_passes_its_check(check: str, file: Path) -> None:
+    failed, statuses = judge(file)
+    assert check not in failed
+    assert statuses[check] in ("pass", "not_checked")
+
+
+def test_every_check_has_a_failing_and_a_passing_example() -> None:
+    for check in CHECKS:
+        assert list(RUNS.glob(f"{check}/fails/*.json")), check
+        assert list(RUNS.glob(f"{check}/passes/*.json")), check
+
+
+def test_fabricated_and_unread_never_name_the_same_url() -> None:
+    for check, file in [(p.values[0], p.values[1]) for p in examples("fails") + examples("passes")]:
+        run = load_trace(str(file))
+        result = evaluate_run(run, Case(id=run.case, question=run.question), Config())
+        fab = {f.url for f in result.hard_failures if f.check == "fabricated_url"}
+        unread = {f.url for f in result.hard_failures if f.check == "unread_citation"}
+        assert not fab & unread, (check, file)
+
+
+def test_no_citations_leaves_cap_and_floor_unreported() -> None:
+    run = load_trace(str(RUNS / "no_citations" / "fails" / "answered-from-memory.json"))
+    result = evaluate_run(run, Case(id=run.case, question=run.question, cls="synthesis"), Config())
+    assert {f.check for f in result.hard_failures} == {"no_citations"}
+    statuses = {s.check: s.status for s in result.checks}
+    assert statuses["domain_cap"] == statuses["domain_floor"] == "not_checked"

@@ -1,0 +1,218 @@
+"""Behaviour of gate.passage: is a quoted passage really on the page?"""
+
+from __future__ import annotations
+
+import pytest
+
+from gate.passage import Match, PageIndex, find_passage, normalise
+
+# A page as fetched: HTML entities, typographic quotes and dashes, odd whitespace, a soft hyphen.
+PAGE = (
+    "<h1>History of Python</h1>\n"
+    "Python was conceived in the late 1980s by Guido van Rossum at Centrum Wiskunde &amp; Informatica "
+    "(CWI) in the Netherlands as a successor to the ABC programming language.\n\n"
+    "Its implementation began in December\u00a01989. Van Rossum shouldered sole responsibility for the "
+    "project, as the lead developer, until 12 July 2018, when he announced his \u201cpermanent "
+    "vacation\u201d from his responsibilities as Python\u2019s \u201cbenevolent dictator for life\u201d.\n"
+    "Python 2.0 was released on 16 October 2000 \u2014 with many major new features such as list "
+    "comprehensions, cycle-detecting garbage collection, reference counting, and Unicode support.\n"
+    "Python 3.0, released on 3 December 2008, was a major revision not completely backward-compatible "
+    "with earlier versions. The name comes from the British comedy troupe Monty Python, whose "
+    "members the language\u2019s creator enjoyed watching while develop\u00adingthe language.\n"
+)
+
+# --------------------------------------------------------------------------------------------------
+# normalise()
+# --------------------------------------------------------------------------------------------------
+
+NORMALISE = [
+    ("case is folded", "Hello World", "hello world"),
+    ("whitespace runs become one space", "a \t\n\n  b\u00a0\u2003c", "a b c"),
+    ("surrounding whitespace is stripped", "  a  ", "a"),
+    ("HTML entities are unescaped", "R&amp;D &lt;tag&gt; caf&eacute; &#8217;", "r&d <tag> café '"),
+    ("curly single quotes fold to '", "\u2018a\u2019 \u201ab\u201b", "'a' 'b'"),
+    ("curly double quotes fold to \"", "\u201ca\u201d \u201eb\u201f", '"a" "b"'),
+    ("guillemets fold to \"", "\u00abbonjour\u00bb", '"bonjour"'),
+    ("primes fold to quotes", "5\u2032 11\u2033", "5' 11\""),
+    ("all dashes fold to -", "a\u2010b\u2011c\u2012d\u2013e\u2014f\u2015g\u2212h", "a-b-c-d-e-f-g-h"),
+    ("NFKC: ligatures and full-width letters", "\ufb01ne \uff21\uff22", "fine ab"),
+    ("NFKC: the ellipsis character becomes ...", "wait\u2026 what", "wait... what"),
+    ("soft hyphens and zero-width spaces vanish", "hy\u00adphen\u200bated", "hyphenated"),
+    ("empty stays empty", "", ""),
+]
+
+
+@pytest.mark.parametrize(("rule", "raw", "expected"), NORMALISE, ids=[c[0] for c in NORMALISE])
+def test_normalise(rule: str, raw: str, expected: str) -> None:
+    assert normalise(raw) == expected
+
+
+# --------------------------------------------------------------------------------------------------
+# find_passage(): exact matches survive formatting differences
+# --------------------------------------------------------------------------------------------------
+
+EXACT = [
+    ("verbatim", "Python was conceived in the late 1980s by Guido van Rossum"),
+    ("different case", "PYTHON WAS CONCEIVED in the late 1980s"),
+    ("different whitespace", "Its implementation\n began   in December 1989."),
+    ("straight quotes for curly ones", 'his "permanent vacation" from his responsibilities'),
+    ("straight apostrophe for a curly one", "as Python's \"benevolent dictator for life\""),
+    ("hyphen for an em dash", "16 October 2000 - with many major new features"),
+    ("en dash for an em dash", "16 October 2000 \u2013 with many major new features"),
+    ("& for &amp; on the page", "Centrum Wiskunde & Informatica (CWI)"),
+    ("entity in the passage", "Centrum Wiskunde &amp; Informatica"),
+    ("surrounding straight quotes are stripped", '"a successor to the ABC programming language."'),
+    ("surrounding curly quotes are stripped", "\u201ca successor to the ABC programming language.\u201d"),
+    ("a soft hyphen on the page is invisible", "while developingthe language"),
+]
+
+
+@pytest.mark.parametrize(("rule", "passage"), EXACT, ids=[c[0] for c in EXACT])
+def test_exact_match_after_normalisation(rule: str, passage: str) -> None:
+    match = find_passage(passage, PAGE)
+    assert match.found
+    assert match.method == "exact"
+    assert match.score == 100.0
+
+
+def test_exact_match_offsets_point_into_the_normalised_page() -> None:
+    index = PageIndex(PAGE)
+    match = index.find("Guido van Rossum")
+    assert match.start is not None and match.end is not None
+    assert index.text[match.start : match.end] == "guido van rossum"
+
+
+# --------------------------------------------------------------------------------------------------
+# find_passage(): elided quotes are matched segment by segment, in order
+# --------------------------------------------------------------------------------------------------
+
+ELIDED = [
+    ("three dots", "Python 2.0 was released on 16 October 2000 ... garbage collection, reference counting", True),
+    ("the ellipsis character", "Python 2.0 was released\u2026 and Unicode support", True),
+    ("bracketed [...]", "Python was conceived [...] in the Netherlands", True),
+    ("spaced . . .", "Python 3.0, released on 3 December 2008 . . . The name comes from", True),
+    ("several elisions", "Guido van Rossum ... the ABC programming language ... December 1989", True),
+    ("a trailing ellipsis", "The name comes from the British comedy troupe Monty Python...", True),
+    ("segments out of order", "The name comes from the British comedy troupe ... Python 2.0 was released", False),
+    ("one segment absent", "Python 2.0 was released ... with a brand new compiler written in Rust", False),
+]
+
+
+@pytest.mark.parametrize(("rule", "passage", "found"), ELIDED, ids=[c[0] for c in ELIDED])
+def test_elided_quote(rule: str, passage: str, found: bool) -> None:
+    assert find_passage(passage, PAGE).found is found
+
+
+def test_elided_quote_spans_from_first_segment_to_last() -> None:
+    index = PageIndex(PAGE)
+    match = index.find("Python 3.0, released on 3 December 2008 ... Monty Python")
+    assert match.found and match.method == "exact"
+    assert match.start is not None and match.end is not None
+    span = index.text[match.start : match.end]
+    assert span.startswith("python 3.0, released") and span.endswith("monty python")
+
+
+def test_elided_quote_scores_its_weakest_segment() -> None:
+    match = find_passage("Python 2.0 was released ... garbage collection, reference counting", PAGE)
+    assert match.score == 100.0
+    fuzzy = find_passage("Python 2.0 was released ... cycle detecting garbage collector, reference counts", PAGE)
+    assert fuzzy.found and fuzzy.method == "fuzzy"
+    assert 80.0 <= fuzzy.score < 100.0
+
+
+# --------------------------------------------------------------------------------------------------
+# find_passage(): fuzzy matching accepts light paraphrase, rejects what is not there
+# --------------------------------------------------------------------------------------------------
+
+PARAPHRASES = [
+    (
+        "a few words changed",
+        "Python was created in the late 1980s by Guido van Rossum at Centrum Wiskunde & Informatica "
+        "in the Netherlands as the successor to the ABC language.",
+    ),
+    (
+        "a word dropped and tense changed",
+        "Van Rossum shouldered sole responsibility for the project as lead developer until July 2018, "
+        "when he announced a permanent vacation from his responsibilities.",
+    ),
+    (
+        "a typo and a synonym",
+        "Python 3.0, released on 3 December 2008, was a major revison not entirely backward-compatible "
+        "with earlier versions.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "passage"), PARAPHRASES, ids=[c[0] for c in PARAPHRASES])
+def test_light_paraphrase_is_accepted(rule: str, passage: str) -> None:
+    match = find_passage(passage, PAGE)
+    assert match.found
+    assert match.method == "fuzzy"
+    assert 80.0 <= match.score < 100.0
+    assert match.start is not None and match.end is not None and match.start < match.end
+
+
+ABSENT = [
+    "The Eiffel Tower was completed in 1889 and remained the tallest structure in the world for decades.",
+    "Regular exercise improves cardiovascular health and reduces the risk of chronic disease in adults.",
+    "Rust guarantees memory safety without a garbage collector by enforcing ownership rules at compile time.",
+]
+
+
+@pytest.mark.parametrize("passage", ABSENT)
+def test_absent_sentence_is_rejected(passage: str) -> None:
+    match = find_passage(passage, PAGE)
+    assert not match.found
+    assert match.method == "none"
+    assert match.score < 70.0
+    assert match.start is None and match.end is None
+
+
+def test_a_near_miss_reports_its_score() -> None:
+    # Half the words changed: not the same claim, but close enough that the score is worth reporting.
+    match = find_passage(
+        "Python was invented in the early 1990s by Guido van Rossum at Centrum Wiskunde & Informatica "
+        "in Amsterdam as a replacement for the ABC teaching language.",
+        PAGE,
+    )
+    assert not match.found
+    assert 60.0 <= match.score < 80.0
+
+
+def test_threshold_is_respected() -> None:
+    passage = PARAPHRASES[0][1]
+    assert find_passage(passage, PAGE, threshold=80.0).found
+    assert not find_passage(passage, PAGE, threshold=99.0).found
+
+
+EMPTY = ["", "   ", '""', "\u201c\u201d", "...", "\u2026"]
+
+
+@pytest.mark.parametrize("passage", EMPTY)
+def test_empty_passage_has_nothing_to_check(passage: str) -> None:
+    assert find_passage(passage, PAGE) == Match(found=True, score=100.0, method="empty", start=None, end=None)
+
+
+def test_nothing_is_found_on_an_empty_page() -> None:
+    assert not find_passage("Python was conceived in the late 1980s", "").found
+
+
+# --------------------------------------------------------------------------------------------------
+# PageIndex and page_is_normalised give the same answers as find_passage
+# --------------------------------------------------------------------------------------------------
+
+ALL_PASSAGES = [c[1] for c in EXACT] + [c[1] for c in ELIDED] + [c[1] for c in PARAPHRASES] + ABSENT + EMPTY
+
+
+@pytest.mark.parametrize("passage", ALL_PASSAGES)
+def test_page_index_and_prenormalised_page_agree(passage: str) -> None:
+    expected = find_passage(passage, PAGE)
+    index = PageIndex(PAGE)
+    assert index.find(passage) == expected
+    assert find_passage(passage, index.text, page_is_normalised=True) == expected
+
+
+def test_match_is_immutable() -> None:
+    match = find_passage("Guido van Rossum", PAGE)
+    with pytest.raises(AttributeError):
+        match.found = False  # type: ignore[misc]

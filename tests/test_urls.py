@@ -1,0 +1,249 @@
+"""Behaviour of gate.urls: which URLs an answer cites, and when two URLs are the same page."""
+
+from __future__ import annotations
+
+import pytest
+
+from gate.urls import canonical, extract_urls, host, is_under, registered_domain
+
+# --------------------------------------------------------------------------------------------------
+# canonical(): two spellings of one page share a key
+# --------------------------------------------------------------------------------------------------
+
+SAME_PAGE = [
+    # (rule, one spelling, another spelling)
+    ("http and https are the same", "http://example.com/a", "https://example.com/a"),
+    ("scheme case is ignored", "HTTPS://example.com/a", "https://example.com/a"),
+    ("host case is ignored", "https://Example.COM/a", "https://example.com/a"),
+    ("a leading www. is dropped", "https://www.example.com/a", "https://example.com/a"),
+    ("default port 80 is dropped", "http://example.com:80/a", "https://example.com/a"),
+    ("default port 443 is dropped", "https://example.com:443/a", "https://example.com/a"),
+    ("the fragment is dropped", "https://example.com/a#section-2", "https://example.com/a"),
+    ("a trailing slash is ignored", "https://example.com/a/", "https://example.com/a"),
+    ("an empty path is the root", "https://example.com", "https://example.com/"),
+    ("utm_* parameters are dropped", "https://example.com/a?utm_source=x&utm_medium=y", "https://example.com/a"),
+    ("any utm_ parameter is dropped", "https://example.com/a?utm_whatever=1", "https://example.com/a"),
+    ("gclid is dropped", "https://example.com/a?gclid=abc", "https://example.com/a"),
+    ("fbclid is dropped", "https://example.com/a?id=3&fbclid=abc", "https://example.com/a?id=3"),
+    ("mailchimp ids are dropped", "https://example.com/a?mc_cid=1&mc_eid=2", "https://example.com/a"),
+    ("ref_src / ref_url are dropped", "https://example.com/a?ref_src=t&ref_url=u", "https://example.com/a"),
+    ("igshid is dropped", "https://example.com/a?igshid=1", "https://example.com/a"),
+    ("msclkid and yclid are dropped", "https://example.com/a?msclkid=1&yclid=2", "https://example.com/a"),
+    ("hubspot ids are dropped", "https://example.com/a?_hsenc=1&_hsmkt=2", "https://example.com/a"),
+    ("spm is dropped", "https://example.com/a?spm=a2.b3", "https://example.com/a"),
+    ("parameter order is ignored", "https://example.com/s?b=2&a=1", "https://example.com/s?a=1&b=2"),
+    ("repeated keys sort by value", "https://example.com/s?t=z&t=a", "https://example.com/s?t=a&t=z"),
+    ("%7E is the same as ~", "https://example.com/%7Euser/", "https://example.com/~user"),
+    ("encoded unreserved letters are decoded", "https://example.com/%41bc", "https://example.com/Abc"),
+    ("escape hex case is ignored", "https://example.com/a%2fb", "https://example.com/a%2Fb"),
+    ("a space is percent-encoded", "https://example.com/a b", "https://example.com/a%20b"),
+    ("non-ASCII path is UTF-8 encoded", "https://example.com/café", "https://example.com/caf%C3%A9"),
+    ("+ and %20 in a query are both a space", "https://example.com/s?q=a+b", "https://example.com/s?q=a%20b"),
+    ("userinfo is dropped", "https://user:secret@example.com/a", "https://example.com/a"),
+    ("dot segments are resolved", "https://example.com/a/./b/../c", "https://example.com/a/c"),
+    ("surrounding whitespace is ignored", "  https://example.com/a \n", "https://example.com/a"),
+]
+
+
+@pytest.mark.parametrize(("rule", "left", "right"), SAME_PAGE, ids=[c[0] for c in SAME_PAGE])
+def test_canonical_merges_spellings_of_one_page(rule: str, left: str, right: str) -> None:
+    assert canonical(left) == canonical(right)
+
+
+DIFFERENT_PAGES = [
+    ("path case is kept", "https://example.com/Page", "https://example.com/page"),
+    ("a non-default port is kept", "https://example.com:8080/a", "https://example.com/a"),
+    ("other subdomains are kept", "https://docs.example.com/a", "https://example.com/a"),
+    ("ordinary parameters are kept", "https://example.com/item?id=1", "https://example.com/item?id=2"),
+    ("a blank value is kept", "https://example.com/s?q=", "https://example.com/s"),
+    ("an encoded slash is not a slash", "https://example.com/a%2Fb", "https://example.com/a/b"),
+]
+
+
+@pytest.mark.parametrize(("rule", "left", "right"), DIFFERENT_PAGES, ids=[c[0] for c in DIFFERENT_PAGES])
+def test_canonical_keeps_different_pages_apart(rule: str, left: str, right: str) -> None:
+    assert canonical(left) != canonical(right)
+
+
+EXACT_KEYS = [
+    ("http://WWW.Example.com:80/a/b/?utm_source=x&b=2&a=1#top", "https://example.com/a/b?a=1&b=2"),
+    ("https://example.com", "https://example.com/"),
+    ("https://example.com/?", "https://example.com/"),
+    ("https://example.com/s?a=&b=1", "https://example.com/s?a=&b=1"),
+    ("https://BÜCHER.example/Seite", "https://bücher.example/Seite"),
+    ("https://xn--bcher-kva.example/", "https://xn--bcher-kva.example/"),
+    ("https://example.com/%7euser/%2f", "https://example.com/~user/%2F"),
+    ("https://en.wikipedia.org/wiki/Python_(programming_language)",
+     "https://en.wikipedia.org/wiki/Python_(programming_language)"),
+    ("https://[::1]:8080/x", "https://[::1]:8080/x"),
+]
+
+
+@pytest.mark.parametrize(("url", "key"), EXACT_KEYS)
+def test_canonical_key_spelling(url: str, key: str) -> None:
+    assert canonical(url) == key
+
+
+JUNK = ["", "   ", "not a url", "http://[::1", "https://example.com:notaport/", "%%%", "https://", "::::",
+        "mailto:someone@example.com", "javascript:alert(1)", "\x00\x01", "http://exa mple.com/%zz%", "h" * 5000]
+
+
+@pytest.mark.parametrize("junk", JUNK)
+def test_canonical_never_raises_on_junk(junk: str) -> None:
+    assert isinstance(canonical(junk), str)
+
+
+def test_canonical_is_cached_for_the_benchmark() -> None:
+    # The benchmark calls canonical() millions of times on a small set of URLs.
+    assert canonical.cache_info().maxsize == 65536
+
+
+# --------------------------------------------------------------------------------------------------
+# host(), registered_domain(), is_under()
+# --------------------------------------------------------------------------------------------------
+
+HOSTS = [
+    ("https://News.Example.COM/a", "news.example.com"),
+    ("https://www.example.com/a", "example.com"),
+    ("http://example.com:8080/a", "example.com"),
+    ("https://user:pw@example.com/a", "example.com"),
+    ("https://[::1]:8080/", "[::1]"),
+    ("example.com", "example.com"),
+    ("WWW.Example.com:443", "example.com"),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), HOSTS)
+def test_host(url: str, expected: str) -> None:
+    assert host(url) == expected
+
+
+REGISTERED = [
+    ("a subdomain of a multi-part public suffix", "news.bbc.co.uk", "bbc.co.uk"),
+    ("the registered domain itself", "bbc.co.uk", "bbc.co.uk"),
+    ("a URL is accepted", "https://www.news.bbc.co.uk/story", "bbc.co.uk"),
+    ("github.io is a private public suffix", "alice.github.io", "alice.github.io"),
+    ("... so each user is their own domain", "docs.bob.github.io", "bob.github.io"),
+    ("an ordinary .com", "api.v2.example.com", "example.com"),
+    ("an IPv4 address is itself", "http://192.168.0.1:8000/x", "192.168.0.1"),
+    ("localhost is itself", "localhost", "localhost"),
+    ("a bare public suffix is itself", "github.io", "github.io"),
+]
+
+
+@pytest.mark.parametrize(("rule", "value", "expected"), REGISTERED, ids=[c[0] for c in REGISTERED])
+def test_registered_domain(rule: str, value: str, expected: str) -> None:
+    assert registered_domain(value) == expected
+
+
+def test_github_io_users_are_different_sites() -> None:
+    assert registered_domain("alice.github.io") != registered_domain("bob.github.io")
+
+
+UNDER = [
+    ("news.bbc.co.uk", "bbc.co.uk", True),
+    ("bbc.co.uk", "bbc.co.uk", True),
+    ("WWW.BBC.co.uk", "bbc.co.uk", True),
+    ("bbc.co.uk", "www.bbc.co.uk", True),
+    ("notbbc.co.uk", "bbc.co.uk", False),
+    ("bbc.co.uk", "news.bbc.co.uk", False),
+    ("bbc.co.uk.evil.com", "bbc.co.uk", False),
+    ("example.com", "", False),
+]
+
+
+@pytest.mark.parametrize(("host_name", "domain", "expected"), UNDER)
+def test_is_under(host_name: str, domain: str, expected: bool) -> None:
+    assert is_under(host_name, domain) is expected
+
+
+# --------------------------------------------------------------------------------------------------
+# extract_urls(): what an answer cites
+# --------------------------------------------------------------------------------------------------
+
+EXTRACT = [
+    ("an inline link", "See [the docs](https://docs.python.org/3/).", ["https://docs.python.org/3/"]),
+    ("an inline link with a title", 'See [docs](https://a.example/x "The docs").', ["https://a.example/x"]),
+    ("an autolink", "See <https://a.example/x>.", ["https://a.example/x"]),
+    ("a bare URL", "See https://a.example/x for more", ["https://a.example/x"]),
+    ("a trailing period is sentence punctuation", "Read https://a.example/x.", ["https://a.example/x"]),
+    ("a trailing comma is sentence punctuation", "Read https://a.example/x, then stop", ["https://a.example/x"]),
+    ("trailing ?!:; and quotes are dropped", "Is it \"https://a.example/x\"?!", ["https://a.example/x"]),
+    (
+        "balanced parentheses stay in a bare URL",
+        "See https://en.wikipedia.org/wiki/Python_(programming_language).",
+        ["https://en.wikipedia.org/wiki/Python_(programming_language)"],
+    ),
+    (
+        "balanced parentheses stay in a link",
+        "[Python](https://en.wikipedia.org/wiki/Python_(programming_language))",
+        ["https://en.wikipedia.org/wiki/Python_(programming_language)"],
+    ),
+    ("an unbalanced ) closes the prose", "(see https://example.com/a)", ["https://example.com/a"]),
+    ("an unbalanced ] closes the prose", "[see https://example.com/a]", ["https://example.com/a"]),
+    ("http://, not just https://", "Old: http://a.example/x", ["http://a.example/x"]),
+    ("images are not citations", "![chart](https://img.example/c.png) and [x](https://a.example/)",
+     ["https://a.example/"]),
+    ("a linked image cites its link", "[![logo](https://img.example/l.png)](https://a.example/)",
+     ["https://a.example/"]),
+    ("fenced code is not cited", "```bash\ncurl https://api.example/v1\n```\nSee https://a.example/",
+     ["https://a.example/"]),
+    ("~~~ fences too", "~~~\nhttps://api.example/v1\n~~~\n", []),
+    ("non-web links are ignored", "[mail](mailto:a@b.example) [rel](/docs/page)", []),
+    (
+        "first appearance order, de-duplicated by canonical form, first spelling kept",
+        "A http://www.a.example/x/ then https://b.example and https://a.example/x#frag",
+        ["http://www.a.example/x/", "https://b.example"],
+    ),
+    (
+        "a reference definition counts, with or without a title",
+        'Claim [one][r].\n\n[r]: https://a.example/1 "Title"\n[s]: <https://b.example/2>\n',
+        ["https://a.example/1", "https://b.example/2"],
+    ),
+    (
+        "[1]: reference definitions resolve numbered markers in order",
+        "First [2], then [1].\n\n[1]: https://one.example/\n[2]: https://two.example/\n",
+        ["https://two.example/", "https://one.example/"],
+    ),
+    (
+        "markers point into a numbered sources list",
+        "Fact [2]. Other fact [1].\n\nSources:\n1. https://one.example/\n2. https://two.example/\n",
+        ["https://two.example/", "https://one.example/"],
+    ),
+    (
+        "[2, 3] cites both, and a source only listed still counts",
+        "Claim [2, 3].\n\nSources:\n1. https://one.example/\n2. https://two.example/\n3. https://three.example/",
+        ["https://two.example/", "https://three.example/", "https://one.example/"],
+    ),
+    (
+        "[^1] footnote markers",
+        "Claim.[^2] More.[^1]\n\n[^1]: https://one.example/\n[^2]: https://two.example/\n",
+        ["https://two.example/", "https://one.example/"],
+    ),
+    (
+        "【1】 markers, including the 【1†source】 style",
+        "Claim 【2†source】 and 【1】.\n\n[1] One - https://one.example/\n[2] Two - https://two.example/",
+        ["https://two.example/", "https://one.example/"],
+    ),
+    (
+        "sources listed as [n] Title - url",
+        "Claim [2].\n\n[1] First page - https://one.example/\n[2] Second page - https://two.example/",
+        ["https://two.example/", "https://one.example/"],
+    ),
+    (
+        "sources listed as n. [Title](url)",
+        "Claim [2].\n\n1. [First](https://one.example/)\n2. [Second](https://two.example/)",
+        ["https://two.example/", "https://one.example/"],
+    ),
+    (
+        "a marker with no source is ignored",
+        "Claim [7] and [note].\n\n1. https://one.example/",
+        ["https://one.example/"],
+    ),
+    ("no citations at all", "Python is a programming language. (3 + 4) [sic]", []),
+]
+
+
+@pytest.mark.parametrize(("rule", "answer", "expected"), EXTRACT, ids=[c[0] for c in EXTRACT])
+def test_extract_urls(rule: str, answer: str, expected: list[str]) -> None:
+    assert extract_urls(answer) == expected
