@@ -9,7 +9,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from gate.checks import CHECKS
-from gate.report.escape import md
+from gate.report.escape import md, md_code
 from gate.results import Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
@@ -38,7 +38,7 @@ def _case_table(report: Report) -> str:
     for c in report.cases:
         f = c.figures
         rows.append([
-            f"`{md(c.id)}`",
+            md_code(c.id),
             "❌" if c.failed else "✅",
             f.citations,
             f.unique_domains,
@@ -57,10 +57,10 @@ class MarkdownReporter:
         lines = [
             f"## {ICON[report.verdict]} sourcegate: **{report.verdict}**",
             "",
-            f"Golden set `{md(report.golden_name)}` version {report.golden_version}, "
+            f"Golden set {md_code(report.golden_name, in_table=False)} version {report.golden_version}, "
             f"{len(report.cases)} cases, {report.hard_failure_count} hard failure(s).",
             "",
-            "; ".join(md(r) for r in report.reasons),
+            "; ".join(report.reasons),
             "",
             "### Hard checks",
             "",
@@ -75,7 +75,7 @@ class MarkdownReporter:
         if failing:
             lines += ["### Failures", ""]
             for c in failing:
-                lines.append(f"**`{md(c.id)}`**: {md(c.question, max_len=200)}")
+                lines.append(f"**{md_code(c.id, in_table=False)}**: {md(c.question, max_len=200)}")
                 lines.append("")
                 for h in c.hard_failures:
                     lines.append(f"- `{h.check}`: {md(h.message, max_len=400)}")
@@ -83,6 +83,6 @@ class MarkdownReporter:
         unchecked = [(c.id, s) for c in report.cases for s in c.checks if s.status == "not_checked"]
         if unchecked:
             lines += ["<details><summary>Not checked</summary>", ""]
-            lines += [f"- `{md(cid)}` `{s.check}`: {md(s.reason or '')}" for cid, s in unchecked]
+            lines += [f"- {md_code(cid, in_table=False)} `{s.check}`: {md(s.reason or '')}" for cid, s in unchecked]
             lines += ["", "</details>", ""]
         return "\n".join(lines)
