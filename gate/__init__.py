@@ -1,10 +1,118 @@
 """sourcegate: a merge gate that shows whether a search agent read what it cites.
 
-The public API is listed in ``__all__``; everything else is internal.
+The public API is ``__all__``; everything else is internal and may change. Names load on first
+use, so ``import gate`` stays cheap (and never imports the anthropic SDK).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+_EXPORTS: dict[str, str] = {
+    # running the gate
+    "main": "gate.cli",
+    "run_paths": "gate.gaterun",
+    "evaluate_run": "gate.evaluate",
+    "build_report": "gate.evaluate",
+    "decide": "gate.decide",
+    # formats
+    "load_golden": "gate.load",
+    "load_trace": "gate.load",
+    "parse_trace": "gate.load",
+    "load_config": "gate.config",
+    "Config": "gate.config",
+    # values
+    "Run": "gate.model",
+    "Case": "gate.model",
+    "Page": "gate.model",
+    "SearchResult": "gate.model",
+    "Citation": "gate.model",
+    "GoldenSet": "gate.model",
+    "Finding": "gate.model",
+    "Outcome": "gate.model",
+    "Report": "gate.results",
+    "CaseResult": "gate.results",
+    # checks and their building blocks
+    "CHECKS": "gate.checks",
+    "Check": "gate.checks",
+    "Subject": "gate.checks",
+    "find_passage": "gate.passage",
+    "PageIndex": "gate.passage",
+    "canonical": "gate.urls",
+    "extract_urls": "gate.urls",
+    "registered_domain": "gate.urls",
+    # errors
+    "GateError": "gate.errors",
+    "InputError": "gate.errors",
+    "SnapshotMiss": "gate.errors",
+    "JudgeUnavailable": "gate.errors",
+    "GitHubError": "gate.errors",
+}
+
+__all__ = [
+    "__version__",
+    "main",
+    "run_paths",
+    "evaluate_run",
+    "build_report",
+    "decide",
+    "load_golden",
+    "load_trace",
+    "parse_trace",
+    "load_config",
+    "Config",
+    "Run",
+    "Case",
+    "Page",
+    "SearchResult",
+    "Citation",
+    "GoldenSet",
+    "Finding",
+    "Outcome",
+    "Report",
+    "CaseResult",
+    "CHECKS",
+    "Check",
+    "Subject",
+    "find_passage",
+    "PageIndex",
+    "canonical",
+    "extract_urls",
+    "registered_domain",
+    "GateError",
+    "InputError",
+    "SnapshotMiss",
+    "JudgeUnavailable",
+    "GitHubError",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gate' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from gate.checks import CHECKS, Check, Subject
+    from gate.cli import main
+    from gate.config import Config, load_config
+    from gate.decide import decide
+    from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, SnapshotMiss
+    from gate.evaluate import build_report, evaluate_run
+    from gate.gaterun import run_paths
+    from gate.load import load_golden, load_trace, parse_trace
+    from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
+    from gate.passage import PageIndex, find_passage
+    from gate.results import CaseResult, Report
+    from gate.urls import canonical, extract_urls, registered_domain
