@@ -86,6 +86,9 @@ def _construct_float(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+# Dates and times stay the strings they were written as: the schemas check them with "format",
+# and an unquoted `snapshot_at: 2026-10-15T09:00:00Z` must read the same as a quoted one.
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
 
 
 def parse_yaml(text: str, file: str) -> Any:

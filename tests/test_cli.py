@@ -177,3 +177,10 @@ def test_internal_errors_exit_4(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(gate.gaterun, "run_paths", boom)
     assert main(["check", str(GOOD)]) == 4
+
+
+def test_unquoted_yaml_timestamps_read_as_strings(tmp_path: Path) -> None:
+    root = golden_set(tmp_path, "  - {id: a, question: q}\n", {"a": GOOD})
+    text = (root / "golden.yaml").read_text().replace("name: t\n", "name: t\nsnapshot_at: 2026-10-15T09:00:00Z\n")
+    (root / "golden.yaml").write_text(text)
+    assert main(["check", str(root)]) == 0

@@ -16,6 +16,10 @@ from gate.passage import PageIndex
 from gate.urls import canonical, extract_urls
 
 
+def _ok(page: Page) -> bool:
+    return page.status is None or 200 <= page.status < 300
+
+
 class Check(Protocol):
     """One hard check: a stable id, a one-line description, and a pure ``run``."""
 
@@ -58,11 +62,14 @@ class Subject:
         read: dict[str, Page] = {}
         targets: set[str] = set()
         for p in run.pages:
-            read.setdefault(canonical(p.url), p)
+            keys = [canonical(p.url)]
             if p.final_url:
-                key = canonical(p.final_url)
-                read.setdefault(key, p)
-                targets.add(key)
+                keys.append(canonical(p.final_url))
+                targets.add(keys[-1])
+            for key in keys:
+                # A retry that succeeded stands for the URL, not the failed attempt before it.
+                if key not in read or (not _ok(read[key]) and _ok(p)):
+                    read[key] = p
         return cls(
             run=run,
             case=case,

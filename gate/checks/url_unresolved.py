@@ -15,12 +15,16 @@ class UrlUnresolved:
 
     def run(self, subject: Subject) -> Outcome:
         """One finding per cited URL whose fetch failed or left its site."""
+        if subject.minimal:
+            return Outcome(not_checked="the minimal trace shape records no HTTP status")
         findings = []
         unknown = 0
+        read = 0
         for key, raw in subject.cited.items():
             page = subject.read.get(key)
             if page is None:
                 continue  # never read: unread_citation or fabricated_url says so
+            read += 1
             if page.status is None:
                 unknown += 1
             elif not 200 <= page.status < 300:
@@ -34,6 +38,8 @@ class UrlUnresolved:
                 if before != after:
                     findings.append(Finding(
                         self.id, f"{raw} redirected to another site: {page.final_url}", raw))
-        if not findings and unknown and unknown == len([k for k in subject.cited if k in subject.read]):
+        if not read:
+            return Outcome(not_checked="no cited page was read")
+        if not findings and unknown == read:
             return Outcome(not_checked="the trace records no HTTP status for the cited pages")
         return Outcome(findings=tuple(findings))

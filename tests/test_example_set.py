@@ -1,0 +1,156 @@
+"""The example golden set's verdicts, pinned: which hard checks each case must fail.
+
+``cached-snapshots/example`` exists to show every hard check failing and passing on realistic runs
+(see its README for what each case demonstrates). If a change to the gate or to a run moves a
+verdict, the row below names the case and what it was built to show.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gate.checks import CHECKS
+from gate.config import load_config
+from gate.evaluate import evaluate_pairing
+from gate.load import iter_pairings, load_golden
+from gate.results import CaseResult
+
+EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
+
+# case id, the exact set of hard checks it must fail, and why.
+EXPECTED: list[tuple[str, frozenset[str], str]] = [
+    ("python-dataclass-slots", frozenset(),
+     "three docs.python.org URLs, exempt from the cap because about_domains is python.org"),
+    ("euro-adoption-after-2010", frozenset(),
+     "slow regime: one four-year-old source, but the median age is under 730 days"),
+    ("uk-digital-switchover", frozenset(),
+     "news.bbc.co.uk + www.bbc.co.uk are one site with two URLs: within the cap"),
+    ("eu-ai-act-gpai-obligations", frozenset(),
+     "quotes differing only by curly quotes, dashes, whitespace and case all match"),
+    ("long-context-attention-approaches", frozenset(),
+     "synthesis with four sites (two github.io blogs count as two); paraphrase and elision match"),
+    ("numpy-2-5-highlights", frozenset(),
+     "cites the final URL of a same-site redirect"),
+    ("gha-pin-actions-sha", frozenset(),
+     "minimal trace shape: statuses and dates are not checked rather than failed"),
+    ("nobel-chemistry-2026", frozenset({"no_citations"}),
+     "searched, read, then answered from memory citing nothing"),
+    ("who-physical-activity-adults", frozenset({"fabricated_url"}),
+     "cites a plausible who.int URL that no result showed"),
+    ("halvorsen-fy2026-revenue", frozenset({"unread_citation"}),
+     "cites the 10-K from the results without ever opening it"),
+    ("storm-dervla-disruption", frozenset({"domain_cap"}),
+     "three distinct bbc.com URLs, cap two"),
+    ("ultra-processed-food-health", frozenset({"domain_floor"}),
+     "a synthesis citing two sites where four are needed"),
+    ("fomc-september-2026-decision", frozenset({"url_unresolved"}),
+     "a 404 and a redirect to another registered domain"),
+    ("solar-wind-vs-coal-2025", frozenset({"passage_missing"}),
+     "a quote attributed to a page that does not contain it"),
+    ("ecb-deposit-rate-now", frozenset({"stale_sources"}),
+     "a realtime question answered from sixteen-month-old pages"),
+    ("uk-fixed-mortgage-rates", frozenset({"stale_sources"}),
+     "a fast question answered from pages over a year and a half old"),
+    ("four-day-week-evidence", frozenset({"fabricated_url", "unread_citation", "domain_floor"}),
+     "made-up and unread citations on only two sites for a synthesis"),
+]
+
+MINIMAL_CASE = "gha-pin-actions-sha"
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, CaseResult]:
+    """Every case of the example set, evaluated once with the set's own config (or the defaults)."""
+    golden = load_golden(str(EXAMPLE))
+    config = load_config(None, beside=golden.root)
+    return {r.id: r for r in (evaluate_pairing(p, config) for p in iter_pairings(golden))}
+
+
+def failing(result: CaseResult) -> frozenset[str]:
+    """The ids of the hard checks (or input errors) a case failed."""
+    return frozenset(f.check for f in result.hard_failures)
+
+
+def status(result: CaseResult, check: str) -> str:
+    """One check's status for a case."""
+    return next(s.status for s in result.checks if s.check == check)
+
+
+def test_the_table_covers_exactly_the_cases_in_golden_yaml(results: dict[str, CaseResult]) -> None:
+    assert sorted(results) == sorted(case for case, _, _ in EXPECTED)
+    assert len(results) >= 14
+
+
+@pytest.mark.parametrize(("case", "fails"), [pytest.param(c, f, id=c) for c, f, _ in EXPECTED])
+def test_case_fails_exactly_the_checks_it_was_built_for(
+    results: dict[str, CaseResult], case: str, fails: frozenset[str]
+) -> None:
+    result = results[case]
+    assert failing(result) == fails, [f"{f.check}: {f.message}" for f in result.hard_failures]
+    for check in CHECKS:
+        if check in fails:
+            assert status(result, check) == "fail"
+        else:
+            assert status(result, check) in ("pass", "not_checked")
+
+
+def test_every_hard_check_fails_somewhere_and_passes_somewhere(results: dict[str, CaseResult]) -> None:
+    for check in CHECKS:
+        statuses = {status(r, check) for r in results.values()}
+        assert "fail" in statuses, f"{check} never fails in the example set"
+        assert "pass" in statuses, f"{check} never passes in the example set"
+
+
+def test_every_failure_names_a_url_except_the_case_level_ones(results: dict[str, CaseResult]) -> None:
+    case_level = {"no_citations", "domain_floor"}
+    for r in results.values():
+        for f in r.hard_failures:
+            assert (f.url is None) == (f.check in case_level), (r.id, f)
+
+
+def test_minimal_shape_run_reports_what_it_cannot_check(results: dict[str, CaseResult]) -> None:
+    result = results[MINIMAL_CASE]
+    assert result.shape == "minimal"
+    assert status(result, "url_unresolved") == "not_checked"
+    assert status(result, "stale_sources") == "not_checked"
+    # What it does carry (results, pages, an answer with links) is still checked.
+    for check in ("fabricated_url", "unread_citation", "no_citations", "domain_cap", "domain_floor"):
+        assert status(result, check) == "pass"
+
+
+def test_unresolved_urls_are_the_404_and_the_off_site_redirect(results: dict[str, CaseResult]) -> None:
+    wsj = "https://www.wsj.com/economy/central-banking/fed-cuts-rates-september-2026-3f9a1c7e"
+    reuters = ("https://www.reuters.com/markets/us/"
+               "fed-cuts-rates-quarter-point-signals-more-easing-2026-09-16/")
+    found = {f.url: f.message for f in results["fomc-september-2026-decision"].hard_failures}
+    assert set(found) == {wsj, reuters}
+    assert "HTTP 404" in found[reuters]
+    assert "sso.accounts.dowjones.com" in found[wsj]
+
+
+def test_fabricated_and_unread_urls_are_told_apart(results: dict[str, CaseResult]) -> None:
+    by_check: dict[str, set[str | None]] = {}
+    for f in results["four-day-week-evidence"].hard_failures:
+        by_check.setdefault(f.check, set()).add(f.url)
+    assert by_check["fabricated_url"] == {
+        "https://autonomy.work/portfolio/4-day-week-final-results-2026/",
+        "https://autonomy.work/wp-content/uploads/2026/02/four-day-week-employer-survey.pdf",
+    }
+    assert by_check["unread_citation"] == {
+        "https://www.theguardian.com/business/2026/aug/19/four-day-week-trial-second-uk-pilot-results",
+    }
+
+
+def test_only_the_misquote_is_reported_missing(results: dict[str, CaseResult]) -> None:
+    missing = [f for f in results["solar-wind-vs-coal-2025"].hard_failures if f.check == "passage_missing"]
+    assert len(missing) == 1
+    assert "rooftop installations" in missing[0].message
+
+
+def test_stale_verdicts_are_measured_from_the_run_not_from_today(results: dict[str, CaseResult]) -> None:
+    # Ages come from started_at (October 2026), so these stay fixed however old the set gets.
+    assert results["ecb-deposit-rate-now"].figures.median_source_age_days == 497
+    assert results["uk-fixed-mortgage-rates"].figures.median_source_age_days == 600.5
+    assert results["euro-adoption-after-2010"].figures.median_source_age_days == 463
