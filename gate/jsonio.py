@@ -88,7 +88,11 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 # Dates and times stay the strings they were written as: the schemas check them with "format",
 # and an unquoted `snapshot_at: 2026-10-15T09:00:00Z` must read the same as a quoted one.
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> str:
+    return str(loader.construct_scalar(node))
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 def parse_yaml(text: str, file: str) -> Any:
