@@ -20,7 +20,7 @@ DEFAULT_STALE_DAYS: Mapping[str, float | None] = MappingProxyType(
 )
 
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 """A current model from the anthropic SDK's own list of model names."""
 
 DEFAULT_PRICES: Mapping[str, Mapping[str, float]] = MappingProxyType({

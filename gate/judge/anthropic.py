@@ -1,0 +1,63 @@
+"""The :class:`Caller` for the Anthropic Messages API: the only module that imports the SDK.
+
+It is imported only when a live judge runs (``import gate.cli`` and replay or off runs never load
+the SDK, which takes seconds). The SDK retries 429, 5xx and 529 itself, honouring ``retry-after``;
+``max_retries`` comes from ``judge.max_retries``. Whatever still fails is translated here, once, into
+:class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+
+from gate.config import JudgeConfig
+from gate.errors import InputError, JudgeUnavailable
+from gate.judge.base import ToolCall, ToolReply
+from gate.judge.model import Usage
+
+
+def _usage(usage: Any) -> Usage:
+    def n(name: str) -> int:
+        value = getattr(usage, name, None)
+        return int(value) if isinstance(value, int) else 0
+
+    return Usage(calls=1, input_tokens=n("input_tokens"), output_tokens=n("output_tokens"),
+                 cache_read_tokens=n("cache_read_input_tokens"),
+                 cache_write_tokens=n("cache_creation_input_tokens"))
+
+
+class AnthropicCaller:
+    """Sends tool calls through the official ``anthropic`` SDK (sync client, thread-safe)."""
+
+    def __init__(self, config: JudgeConfig, *, base_url: str | None = None,
+                 api_key: str | None = None) -> None:
+        """Build the client; ``base_url`` and ``api_key`` default to ``ANTHROPIC_BASE_URL`` / ``_API_KEY``."""
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=config.max_retries)
+        if self._client.api_key is None and getattr(self._client, "auth_token", None) is None:
+            raise InputError("live judging needs an API key: set ANTHROPIC_API_KEY (or use --judge replay)")
+
+    def call(self, call: ToolCall, timeout: float) -> ToolReply:
+        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``."""
+        try:
+            message = self._client.with_options(timeout=timeout).messages.create(**call.body())
+        except anthropic.APIStatusError as e:
+            kind = e.type or "error"
+            detail = e.api_message or e.message
+            raise JudgeUnavailable(f"API error {e.status_code} {kind}: {detail}"
+                                   f"{' (request ' + e.request_id + ')' if e.request_id else ''}") from e
+        except anthropic.APITimeoutError as e:
+            raise JudgeUnavailable(f"the API did not answer within {timeout:.0f} s") from e
+        except anthropic.APIConnectionError as e:
+            raise JudgeUnavailable(f"cannot reach the API: {e.message}") from e
+        except anthropic.AnthropicError as e:
+            raise JudgeUnavailable(f"the SDK failed: {e}") from e
+        tool_input = None
+        text = []
+        for block in message.content:
+            if block.type == "tool_use" and block.name == call.tool.name and isinstance(block.input, dict):
+                tool_input = block.input
+            elif block.type == "text":
+                text.append(block.text)
+        return ToolReply(tool_input, message.stop_reason, _usage(message.usage), "\n".join(text))

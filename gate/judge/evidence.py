@@ -1,0 +1,171 @@
+"""Which passages of the retrieved pages the grader sees.
+
+Every page the agent read is a source, labelled with its URL. The grader does not get whole pages:
+each page is cut into passages of about ``CHUNK_CHARS`` characters, and for every claim the code
+keeps the passages that share the most (IDF-weighted, numbers counted double) words with it: the
+best one on each page the claim cites, then the best ones anywhere, taken in turns across claims until
+the budget (``PER_CLAIM_CHARS`` per claim, at most ``judge.max_evidence_chars``) is spent. This is
+what keeps one grading call small; the quotes the judge returns are still verified against the whole
+page text, so an excerpt can only hide support, never invent it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from gate.judge.model import Claim
+from gate.model import Page
+from gate.passage import normalise
+from gate.urls import canonical
+
+CHUNK_CHARS = 480
+PER_CLAIM_CHARS = 1500
+PASSAGES_PER_CLAIM = 3
+GAP = " […] "
+
+_BOUNDARY = re.compile(r"\n\s*\n|(?<=[.!?])\s+")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]{3,}")
+STOPWORDS = frozenset({
+    "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one", "our",
+    "out", "has", "his", "how", "its", "may", "new", "now", "old", "see", "two", "who", "did", "get", "let",
+    "say", "she", "too", "use", "that", "with", "have", "this", "will", "your", "from", "they", "been",
+    "more", "when", "were", "what", "which", "their", "there", "than", "then", "them", "into", "some",
+    "could", "would", "about", "other", "these", "those", "also", "only", "over", "such", "after", "most",
+    "very", "where", "while", "being", "both", "each", "just", "like", "made", "many", "much", "must",
+    "said", "should", "since", "still", "through", "under", "until", "upon", "within", "without",
+})
+
+
+@dataclass(frozen=True)
+class Source:
+    """One retrieved page as the grader sees it: ``S<number>``, its URL, and the selected passages."""
+
+    number: int
+    url: str
+    keys: frozenset[str]
+    """every canonical URL the page was read under (requested and final)"""
+    excerpt: str
+
+
+def terms(text: str) -> set[str]:
+    """Content words and numbers of a text, normalised (numbers lose thousands separators)."""
+    out = set()
+    for tok in _TOKEN.findall(normalise(text)):
+        if tok[0].isdigit():
+            out.add(tok.replace(",", ""))
+        elif tok not in STOPWORDS:
+            out.add(tok)
+    return out
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int]]:
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        if m.start() > start:
+            yield start, m.start()
+        start = m.end()
+    if start < len(text):
+        yield start, len(text)
+
+
+def chunks(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` of at most about ``CHUNK_CHARS``, cut at sentence or paragraph ends."""
+    out: list[tuple[int, int]] = []
+    cur: tuple[int, int] | None = None
+    for a, b in _pieces(text):
+        while b - a > CHUNK_CHARS:
+            cut = text.rfind(" ", a + 1, a + CHUNK_CHARS)
+            cut = cut if cut > a else a + CHUNK_CHARS
+            if cur is not None:
+                out.append(cur)
+                cur = None
+            out.append((a, cut))
+            a = cut + 1 if text[cut : cut + 1] == " " else cut
+        if a >= b:
+            continue
+        if cur is not None and b - cur[0] <= CHUNK_CHARS:
+            cur = (cur[0], b)
+        else:
+            if cur is not None:
+                out.append(cur)
+            cur = (a, b)
+    if cur is not None:
+        out.append(cur)
+    return out
+
+
+def _excerpt(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return ""
+    spans.sort()
+    parts = [text[spans[0][0] : spans[0][1]]]
+    for (_, prev_end), (a, b) in zip(spans, spans[1:], strict=False):
+        parts.append(" " if not text[prev_end:a].strip() else GAP)
+        parts.append(text[a:b])
+    head = GAP.lstrip() if text[: spans[0][0]].strip() else ""
+    tail = GAP.rstrip() if text[spans[-1][1] :].strip() else ""
+    return head + "".join(parts) + tail
+
+
+def select_sources(pages: Sequence[Page], claims: Sequence[Claim], budget: int) -> tuple[Source, ...]:
+    """The sources for grading ``claims``, with passages chosen within ``budget`` characters."""
+    unique: list[Page] = []
+    seen: set[str] = set()
+    for p in pages:
+        if canonical(p.url) not in seen:
+            seen.add(canonical(p.url))
+            unique.append(p)
+    keys = [frozenset({canonical(p.url), canonical(p.final_url or p.url)}) for p in unique]
+    spans = [chunks(p.text) for p in unique]
+    bags = [[terms(p.text[a:b]) for a, b in s] for p, s in zip(unique, spans, strict=True)]
+    df: dict[str, int] = {}
+    for page_bags in bags:
+        for bag in page_bags:
+            for t in bag:
+                df[t] = df.get(t, 0) + 1
+    n = sum(len(b) for b in bags)
+    idf = {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
+
+    wishes: list[list[tuple[int, int]]] = []
+    for claim in claims:
+        want = terms(claim.text)
+        weight = {t: idf.get(t, 0.0) * (2.0 if t[0].isdigit() else 1.0) for t in want}
+        # fsum: exactly rounded whatever the set's iteration order (which varies with the hash seed),
+        # so the same run always selects the same passages and renders the same cache key.
+        scored = [
+            (math.fsum(weight[t] for t in want & bag), i, j)
+            for i, page_bags in enumerate(bags) for j, bag in enumerate(page_bags)
+        ]
+        ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1], s[2]))
+        cited = {canonical(u) for u in claim.citations}
+        order: list[tuple[int, int]] = []
+        for i, k in enumerate(keys):
+            if k & cited:
+                best = next(((ii, jj) for _, ii, jj in ranked if ii == i), None)
+                if best is not None:
+                    order.append(best)
+        order += [(i, j) for _, i, j in ranked[:PASSAGES_PER_CLAIM] if (i, j) not in order]
+        wishes.append(order)
+
+    budget = min(budget, PER_CLAIM_CHARS * max(1, len(claims)))
+    chosen: dict[int, list[tuple[int, int]]] = {}
+    taken: set[tuple[int, int]] = set()
+    used = 0
+    for rank in range(max((len(w) for w in wishes), default=0)):
+        for order in wishes:
+            if rank >= len(order) or order[rank] in taken:
+                continue
+            i, j = order[rank]
+            a, b = spans[i][j]
+            if used + (b - a) > budget:
+                continue
+            taken.add((i, j))
+            used += b - a
+            chosen.setdefault(i, []).append((a, b))
+    return tuple(
+        Source(number=i + 1, url=p.url, keys=keys[i], excerpt=_excerpt(p.text, chosen.get(i, [])))
+        for i, p in enumerate(unique)
+    )

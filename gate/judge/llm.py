@@ -1,0 +1,228 @@
+"""The LLM judge: at most three tool calls per run, the cache in front of them, the code's checks after.
+
+Per run: ``extract_claims`` (the answer), then ``grade_claims`` (all claims in one call, each source's
+relevant passages sent once), then ``assess_run`` (query quality, regime and the source types no rule
+decides, together; skipped when there is nothing to ask). Every reply is validated, every quote is
+verified (:mod:`gate.judge.verify`), and anything the judge could not answer is unscored with a reason.
+
+Cost controls, all here: the judge cache (a second live run makes no call); the static prefix (tool and
+system prompt) is marked for Anthropic prompt caching only when it is long enough to be cached and
+will be reused by other runs, and the first call with that prefix goes alone so the others can read
+it; an overall deadline; and after ``BREAKER_AFTER`` failed calls in a row (the SDK having retried each)
+the judge stops calling, so an outage costs seconds, not the deadline.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from gate.checks.base import Subject
+from gate.config import Config
+from gate.errors import JudgeUnavailable
+from gate.judge.base import Caller, JudgeRequest, ToolCall, ToolReply, worth_caching
+from gate.judge.cache import JudgeCache
+from gate.judge.cost import priced
+from gate.judge.evidence import select_sources
+from gate.judge.model import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
+from gate.judge.parse import Assessment, parse_assessment, parse_claims, parse_verdicts
+from gate.judge.render import assess_user, claims_user, grade_user, marker
+from gate.judge.sources import dropped, rule_source_type
+from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, TOOLS, Tool
+from gate.judge.verify import Material, check
+from gate.model import Run
+
+T = TypeVar("T")
+BREAKER_AFTER = 3
+NO_PRIMARY_CLASSES = ("regulatory", "synthesis")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def estimate_claims(answer: str) -> int:
+    """Sentences of three words or more: how many claims an answer whose claims are unknown counts as."""
+    return max(1, sum(1 for s in _SENTENCE.split(answer) if len(s.split()) >= 3))
+
+
+class _PrefixGate:
+    """The first call with a given cached prefix goes alone; the others wait so they can read it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done: dict[str, threading.Event] = {}
+
+    def run(self, prefix: str, fn: Callable[[], T], timeout: float) -> T:
+        with self._lock:
+            event = self._done.get(prefix)
+            first = event is None
+            if event is None:
+                event = self._done[prefix] = threading.Event()
+        if not first:
+            event.wait(timeout)
+            return fn()
+        try:
+            return fn()
+        finally:
+            event.set()
+
+
+@dataclass
+class _Tally:
+    usage: Usage = field(default_factory=Usage)
+    warnings: list[str] = field(default_factory=list)
+
+
+class LLMJudge:
+    """Implements the ``Judge`` seam with forced tool calls through a :class:`Caller`.
+
+    ``caller`` None means replay: a reply missing from ``cache`` leaves its claims unscored with the
+    reason "not in judge cache". ``expected_runs`` says how many runs this judge will see, which
+    decides whether a static prefix is reused enough to be worth caching.
+    """
+
+    def __init__(self, config: Config, *, cache: JudgeCache | None, caller: Caller | None,
+                 expected_runs: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
+        """Set up the judge; the overall deadline starts now."""
+        self._config = config
+        self._cfg = config.judge
+        self._cache = cache
+        self._caller = caller
+        self._clock = clock
+        self._deadline = clock() + self._cfg.deadline_seconds
+        model = self._cfg.model
+        self._cache_prefix = {
+            name: worth_caching(ToolCall(tool, model, "").prefix_chars, model, expected_runs)
+            for name, tool in TOOLS.items()
+        }
+        self._gate = _PrefixGate()
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._last_failure = ""
+
+    def _call(self, tool: Tool, user: str) -> ToolCall:
+        return ToolCall(tool, self._cfg.model, user, self._cfg.max_tokens, self._cache_prefix[tool.name])
+
+    def _send(self, call: ToolCall) -> ToolReply:
+        assert self._caller is not None
+        caller = self._caller
+        with self._lock:
+            if self._failures >= BREAKER_AFTER:
+                raise JudgeUnavailable(f"not sent: the judge API failed {self._failures} times in a row "
+                                       f"(last: {self._last_failure})")
+        remaining = self._deadline - self._clock()
+        if remaining <= 0:
+            raise JudgeUnavailable(f"the judge's deadline of {self._cfg.deadline_seconds:g} s has passed")
+        try:
+            if call.cache_prefix:
+                reply = self._gate.run(call.tool.prompt, lambda: caller.call(call, remaining), remaining)
+            else:
+                reply = caller.call(call, remaining)
+        except JudgeUnavailable as e:
+            with self._lock:
+                self._failures += 1
+                self._last_failure = str(e)
+            raise
+        with self._lock:
+            self._failures = 0
+        return reply
+
+    def _ask(self, call: ToolCall, parse: Callable[[Mapping[str, Any]], tuple[T, bool]], tally: _Tally) -> T:
+        if self._cache is not None:
+            hit = self._cache.get(call)
+            if hit is not None:
+                return parse(hit)[0]
+        if self._caller is None:
+            raise JudgeUnavailable(NOT_IN_CACHE)
+        reply = self._send(call)
+        tally.usage += priced(replace(reply.usage, calls=1), call.model, self._cfg.prices)
+        if reply.stop_reason == "refusal":
+            raise JudgeUnavailable("the model refused to answer")
+        if reply.tool_input is None:
+            raise JudgeUnavailable(f"the reply has no {call.tool.name} call "
+                                   f"(stop reason {reply.stop_reason})")
+        if reply.stop_reason == "max_tokens":
+            raise JudgeUnavailable(f"the reply was cut off at max_tokens ({call.max_tokens})")
+        value, complete = parse(reply.tool_input)
+        if complete and self._cache is not None:
+            self._cache.put(call, reply.tool_input, reply.usage)
+        return value
+
+    def _grade(self, run: Run, claims: tuple[Claim, ...], mark: str,
+               tally: _Tally) -> tuple[ClaimVerdict, ...]:
+        sources = select_sources(run.pages, claims, self._cfg.max_evidence_chars)
+        call = self._call(GRADE_CLAIMS, grade_user(claims, sources, mark))
+        graded: Mapping[int, Any]
+        try:
+            graded, warnings = self._ask(call, lambda i: parse_verdicts(i, claims), tally)
+            tally.warnings += warnings
+        except JudgeUnavailable as e:
+            graded = {c.id: str(e) for c in claims}
+        material = Material(run.pages)
+        return tuple(check(c, graded[c.id], material, self._config.passage_threshold) for c in claims)
+
+    def _assess(self, subject: Subject, classify: list[str], mark: str, tally: _Tally) -> Assessment | None:
+        """Query scores, regime and source types in one call; None when there is nothing to ask."""
+        run, case = subject.run, subject.case
+        if not run.queries and case.freshness is not None and not classify:
+            return None
+        seen = {r.url: f"{r.title}\n{r.snippet}" for r in run.results}
+        seen.update((p.url, p.text) for p in run.pages)
+        call = self._call(ASSESS_RUN, assess_user(run, case, mark, [(u, seen.get(u, "")) for u in classify]))
+        return self._ask(call, lambda i: parse_assessment(i, run.queries, classify), tally)
+
+    def judge(self, request: JudgeRequest) -> RunJudgement:
+        """Judge one run; the judge's failures are unscored claims and problems, never exceptions."""
+        run, case = request.run, request.case
+        subject = Subject.build(run, case, self._config)
+        mark = marker(run)
+        tally = _Tally()
+        notes: list[str] = []
+        problems: list[str] = []
+        claims: tuple[Claim, ...] = ()
+        claims_error = None
+        try:
+            call = self._call(EXTRACT_CLAIMS, claims_user(run, mark, list(subject.cited.values())))
+            claims, warnings = self._ask(call, lambda i: parse_claims(i, subject.cited), tally)
+            tally.warnings += warnings
+        except JudgeUnavailable as e:
+            claims_error = f"claims could not be extracted: {e}"
+        if claims_error is None and not claims:
+            notes.append("the answer makes no factual claims: grounding is not measured (which is not 100%)")
+        verdicts = self._grade(run, claims, mark, tally) if claims else ()
+
+        rules = {u: rule_source_type(u, case.about_domains) for u in subject.cited.values()}
+        classify = [u for u, rule in rules.items() if rule is None]
+        assessment: Assessment | None = None
+        try:
+            assessment = self._assess(subject, classify, mark, tally)
+        except JudgeUnavailable as e:
+            problems.append(f"query quality, regime and source types: {e}")
+        kinds = assessment[2] if assessment else {}
+        typed = [rule or SourceType(u, kinds.get(u), "judge" if u in kinds else None,
+                                    None if u in kinds else "not judged")
+                 for u, rule in rules.items()]
+        if assessment:
+            tally.warnings += assessment[3]
+        if case.cls in NO_PRIMARY_CLASSES and any(s.kind for s in typed) and not any(
+                s.kind == "primary" for s in typed):
+            notes.append(f"a {case.cls} case that cites no primary source")
+        if not run.queries:
+            notes.append("no queries recorded: query quality not measured")
+        return RunJudgement(
+            claims=claims,
+            verdicts=verdicts,
+            regime=assessment[1] if assessment and case.freshness is None else None,
+            query_scores=assessment[0] if assessment else (),
+            dropped_constraints=dropped(case.constraints, run.queries) if run.queries else (),
+            dropped_entities=dropped(case.entities, run.queries) if run.queries else (),
+            source_types=tuple(typed),
+            usage=tally.usage,
+            warnings=tuple(tally.warnings),
+            notes=tuple(notes),
+            problems=tuple(problems),
+            claims_error=claims_error,
+            estimated_claims=estimate_claims(run.answer) if claims_error else 0,
+        )

@@ -1,0 +1,140 @@
+"""One gate run's judging: the judge for the mode, bounded concurrency in case order, SDK warnings.
+
+Modes: ``live`` calls the API and writes the judge cache; ``replay`` reads the cache only (a miss
+leaves claims unscored with "not in judge cache"; a golden set with no ``judgements/`` folder at all is
+not judged, and the report says so); ``off`` does not judge.
+
+Runs are judged on a thread pool of ``judge.concurrency`` workers. At most twice that many runs are
+in flight, and results come back in case order, so memory stays flat however large the set is.
+
+Warnings: the SDK reports a deprecated model with a ``DeprecationWarning``. The session records every
+warning raised while it is open (``warnings.catch_warnings(record=True)``, entered once in the thread
+that drives the pool: warning filters are process-wide, so a per-thread capture would race). Those
+raised by the SDK or the Anthropic caller go into the report; any other is re-raised as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import TracebackType
+from typing import TypeVar
+
+from gate.config import Config
+from gate.judge.base import Caller, Judge, JudgeRequest
+from gate.judge.cache import JudgeCache
+from gate.judge.model import RunJudgement
+from gate.model import Case, Run
+
+MODES = ("live", "replay", "off")
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+def ordered_map(fn: Callable[[A], B], items: Iterable[A], workers: int) -> Iterator[B]:
+    """``map(fn, items)`` on ``workers`` threads, in order, with at most ``2 * workers`` in flight."""
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sourcegate-judge") as pool:
+        pending: deque[Future[B]] = deque()
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _is_sdk(filename: str) -> bool:
+    if filename.endswith(os.path.join("gate", "judge", "anthropic.py")):
+        return True
+    sdk = sys.modules.get("anthropic")
+    root = os.path.dirname(sdk.__file__) if sdk is not None and sdk.__file__ else None
+    return root is not None and filename.startswith(root + os.sep)
+
+
+class JudgeSession:
+    """Context manager around judging one set: ``with JudgeSession(...) as s: s.judge(run, case)``."""
+
+    def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
+                 *, caller: Caller | None = None) -> None:
+        """Prepare a session; ``caller`` replaces the Anthropic caller (tests, benchmarks)."""
+        if mode not in MODES:
+            raise ValueError(f"judge mode {mode!r} is not one of {MODES}")
+        self.mode = mode
+        self.config = config
+        self._cache_dir = cache_dir
+        self._expected = expected_runs
+        self._caller = caller
+        self._judge: Judge | None = None
+        self._notes: list[str] = []
+        self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
+        self._records: list[warnings.WarningMessage] = []
+
+    def _open(self) -> Judge | None:
+        from gate.judge.llm import LLMJudge
+
+        if self.mode == "off":
+            return None
+        has_cache = self._cache_dir is not None and os.path.isdir(self._cache_dir)
+        if self.mode == "replay":
+            if not has_cache:
+                where = self._cache_dir or "trace files (no golden set)"
+                self._notes.append(f"judge: no judge cache for {where}; judged figures are not computed "
+                                   "(record one with --judge live)")
+                return None
+            return LLMJudge(self.config, cache=JudgeCache(str(self._cache_dir)), caller=None,
+                            expected_runs=self._expected)
+        caller = self._caller
+        if caller is None:
+            from gate.judge.anthropic import AnthropicCaller
+
+            caller = AnthropicCaller(self.config.judge)
+        if self._cache_dir is None:
+            self._notes.append("judge: trace files have no golden set, so judge replies are not cached")
+        cache = JudgeCache(self._cache_dir) if self._cache_dir is not None else None
+        return LLMJudge(self.config, cache=cache, caller=caller, expected_runs=self._expected)
+
+    def __enter__(self) -> JudgeSession:
+        self._catcher = warnings.catch_warnings(record=True)
+        self._records = self._catcher.__enter__()
+        warnings.simplefilter("always")
+        try:
+            self._judge = self._open()
+        except BaseException:
+            self._catcher.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        assert self._catcher is not None
+        self._catcher.__exit__(et, ev, tb)
+        if et is None:
+            for w in self._records:
+                if not _is_sdk(w.filename):
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+    @property
+    def active(self) -> bool:
+        """True when runs are really judged (not off, and replay has a cache)."""
+        return self._judge is not None
+
+    def judge(self, run: Run, case: Case) -> RunJudgement | None:
+        """Judge one run, or None when the session does not judge."""
+        return None if self._judge is None else self._judge.judge(JudgeRequest(run, case))
+
+    def map(self, fn: Callable[[A], B], items: Iterable[A]) -> Iterator[B]:
+        """``fn`` over ``items`` on the judge's thread pool, in order."""
+        return ordered_map(fn, items, self.config.judge.concurrency if self.active else 1)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the report should say: setup notes, then each distinct SDK warning."""
+        sdk = [f"{w.category.__name__}: {w.message}" for w in self._records if _is_sdk(w.filename)]
+        return tuple(dict.fromkeys(self._notes + sdk))
