@@ -7,16 +7,28 @@ Pure: values in, values out. The rules, in order:
    (an outage is never a pass);
 3. a soft figure configured with ``block: true`` out of bounds -> ``fail``; otherwise a warning;
 4. otherwise ``pass``.
+
+With a baseline :class:`~gate.compare.Comparison`, rules 1 and 3 read the comparison:
+
+1. each hard failure is *new* or *already in the baseline* (both are named); with
+   ``compare.block_on: new`` only new ones block;
+3. a soft figure blocks only when it is configured ``block: true``, **and** it is out of bounds or
+   regressed past its ``tolerance``, **and** the paired per-case sign test says the change is beyond
+   judge noise (p <= ``compare.significance`` over at least ``compare.min_cases`` paired cases).
+   Each blocking figure's reason says why it counts; one that fails only the noise test is a warning.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from statistics import fmean
 
+from gate.compare import MOVED, Comparison, FigureChange, FigureStatus
 from gate.config import Config
 from gate.figures import SOFT_FIGURES
-from gate.results import CaseResult, Verdict
+from gate.results import CaseResult, Report, Verdict
 
 
 def set_mean(cases: Sequence[CaseResult], name: str) -> float | None:
@@ -50,28 +62,149 @@ def unscored_share(cases: Sequence[CaseResult]) -> tuple[int, int]:
     return unscored, total
 
 
-def decide(cases: Sequence[CaseResult], config: Config) -> tuple[Verdict, tuple[str, ...]]:
-    """The verdict and the reasons for it, most important first."""
-    counts: dict[str, int] = {}
-    for c in cases:
-        for f in c.hard_failures:
-            counts[f.check] = counts.get(f.check, 0) + 1
-    reasons: list[str] = [f"{n} {check} failure(s)" for check, n in sorted(counts.items())]
-    verdict: Verdict = "fail" if counts else "pass"
+def _bound_broken(value: float, config: Config, figure: str) -> str | None:
+    bound = config.soft.get(figure)
+    if bound is None:
+        return None
+    if bound.floor is not None and value < bound.floor:
+        return f"below its floor {bound.floor:g}"
+    if bound.ceiling is not None and value > bound.ceiling:
+        return f"above its ceiling {bound.ceiling:g}"
+    return None
 
+
+def figure_status(change: FigureChange, config: Config) -> FigureStatus:
+    """Apply the soft rule (module docstring, rule 3 with a baseline) to one set figure."""
+    if change.current is None:
+        return FigureStatus("n/a", f"{change.label}: no value in this run")
+    bound = config.soft.get(change.figure) if change.key == change.figure else None
+    broken = _bound_broken(change.current, config, change.figure) if bound is not None else None
+    regressed = bound is not None and change.delta is not None and change.worsening > bound.tolerance + MOVED
+    what = "; ".join(x for x in (
+        broken,
+        f"regressed by {change.worsening:.2f}, past its tolerance {bound.tolerance:g}"
+        if regressed and bound else None,
+    ) if x)
+    moved = (f"{change.label} {_num(change.baseline)} → {_num(change.current)}"
+             if change.baseline is not None else f"{change.label} {_num(change.current)}")
+    if not what:
+        if change.worsening < -MOVED:
+            return FigureStatus("improved", f"{moved}: improved")
+        if bound is None and change.worsening > MOVED:
+            return FigureStatus("worse", f"{moved}: worse (shown for diagnosis, not gated)")
+        return FigureStatus("ok", f"{moved}: within bounds")
+    cfg = config.compare
+    p = change.p_value
+    evidence = f"worse in {change.worse} and better in {change.better} of {change.pairs} paired cases"
+    if p is not None:
+        evidence += f" (sign test p = {p:.3f})"
+    beyond = p is not None and p <= cfg.significance and change.pairs >= cfg.min_cases
+    if bound is not None and bound.block and beyond:
+        return FigureStatus("blocking", f"{moved}: {what}, and beyond judge noise: {evidence}, "
+                                        f"p <= {cfg.significance:g}")
+    if bound is not None and bound.block:
+        short = (f"fewer than compare.min_cases = {cfg.min_cases} paired cases"
+                 if change.pairs < cfg.min_cases else f"p > {cfg.significance:g}")
+        return FigureStatus("noise",
+                            f"{moved}: {what}, but within judge noise: {evidence}, {short} (warning)")
+    return FigureStatus("warn", f"{moved}: {what} (warning; not configured to block)")
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _by_check(findings: Counter[str]) -> str:
+    return ", ".join(f"{n} {check}" for check, n in sorted(findings.items()))
+
+
+def _hard_with_baseline(cases: Sequence[CaseResult], config: Config,
+                        cmp: Comparison) -> tuple[bool, list[str]]:
+    new: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
+    fixed: Counter[str] = Counter()
+    new_in: list[str] = []
+    for c in cases:
+        change = cmp.case(c.id)
+        fresh = change.new_failures if change is not None else c.hard_failures
+        new.update(f.check for f in fresh)
+        if fresh:
+            new_in.append(c.id)
+        if change is not None:
+            kept.update(f.check for f in change.kept_failures)
+            fixed.update(f.check for f in change.fixed_failures)
+    reasons = []
+    if new:
+        reasons.append(f"{sum(new.values())} new hard failure(s) the baseline did not have: {_by_check(new)} "
+                       f"(in {', '.join(new_in)})")
+    only_new = config.compare.block_on == "new"
+    if kept:
+        reasons.append(f"{sum(kept.values())} hard failure(s) the baseline already had: {_by_check(kept)}"
+                       + (" (not blocking: compare.block_on is new)" if only_new else ""))
+    if fixed:
+        reasons.append(f"{sum(fixed.values())} baseline hard failure(s) fixed: {_by_check(fixed)}")
+    return bool(new) or (bool(kept) and not only_new), reasons
+
+
+def _hard_alone(cases: Sequence[CaseResult]) -> tuple[bool, list[str]]:
+    counts: Counter[str] = Counter(f.check for c in cases for f in c.hard_failures)
+    return bool(counts), [f"{n} {check} failure(s)" for check, n in sorted(counts.items())]
+
+
+def _soft_alone(cases: Sequence[CaseResult], config: Config) -> tuple[bool, list[str]]:
     soft = soft_out_of_bounds(cases, config)
-    for name, value, why, blocks in soft:
-        reasons.append(f"{name} {value:.2f} is {why}" + (" (blocking)" if blocks else " (warning)"))
-    if verdict == "pass" and any(blocks for *_, blocks in soft):
-        verdict = "fail"
+    reasons = [f"{name} {value:.2f} is {why}" + (" (blocking)" if blocks else " (warning)")
+               for name, value, why, blocks in soft]
+    return any(blocks for *_, blocks in soft), reasons
+
+
+def _soft_with_baseline(config: Config, cmp: Comparison) -> tuple[bool, list[str], list[str]]:
+    blocking, warnings = [], []
+    for change in cmp.figures:
+        st = change.status or figure_status(change, config)
+        if st.status == "blocking":
+            blocking.append(st.why)
+        elif st.status in ("noise", "warn"):
+            warnings.append(st.why)
+    return bool(blocking), blocking, warnings
+
+
+def decide(cases: Sequence[CaseResult], config: Config,
+           comparison: Comparison | None = None) -> tuple[Verdict, tuple[str, ...]]:
+    """The verdict and the reasons for it, most important first (blocking reasons lead)."""
+    if comparison is None:
+        hard_blocks, hard = _hard_alone(cases)
+        soft_blocks, soft = _soft_alone(cases, config)
+        blocking_soft = [r for r in soft if r.endswith("(blocking)")]
+        soft_warnings = [r for r in soft if not r.endswith("(blocking)")]
+    else:
+        hard_blocks, hard = _hard_with_baseline(cases, config, comparison)
+        soft_blocks, blocking_soft, soft_warnings = _soft_with_baseline(config, comparison)
+    verdict: Verdict = "fail" if hard_blocks or soft_blocks else "pass"
+    reasons = hard + blocking_soft
+    if comparison is not None and not hard_blocks and hard:
+        reasons = blocking_soft + hard  # non-blocking hard reasons must not read as the cause
 
     unscored, total = unscored_share(cases)
     if total and unscored / total > config.judge.inconclusive_unscored_share:
-        reasons.insert(0 if verdict != "fail" else len(counts),
-                       f"{unscored} of {total} claims unscored (judge unavailable or unparseable); "
-                       f"more than {config.judge.inconclusive_unscored_share:.0%} makes the run inconclusive")
+        why = (f"{unscored} of {total} claims unscored (judge unavailable or unparseable); "
+               f"more than {config.judge.inconclusive_unscored_share:.0%} makes the run inconclusive")
         if verdict == "pass":
             verdict = "inconclusive"
-    if verdict == "pass" and not reasons:
+            reasons.insert(0, why)
+        else:
+            reasons.append(why)
+    reasons += soft_warnings
+    if verdict == "pass" and comparison is not None:
+        reasons.insert(0, "no new hard failure and no soft figure regressed beyond noise")
+    elif verdict == "pass" and not reasons:
         reasons.append("no hard check failed")
     return verdict, tuple(reasons)
+
+
+def decide_report(report: Report, config: Config, comparison: Comparison) -> Report:
+    """``report`` decided again against its baseline: figure statuses, verdict, reasons, comparison."""
+    figures = tuple(replace(f, status=figure_status(f, config)) for f in comparison.figures)
+    cmp = replace(comparison, figures=figures)
+    verdict, reasons = decide(report.cases, config, cmp)
+    return replace(report, verdict=verdict, reasons=reasons, comparison=cmp)

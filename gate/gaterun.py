@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from gate.config import Config, load_config
 from gate.errors import InputError
-from gate.evaluate import build_report, evaluate_pairing
+from gate.evaluate import build_report, evaluate_pairing, evaluate_run
 from gate.load import Pairing, load_golden, load_trace
 from gate.model import Case
-from gate.results import Report
+from gate.results import CaseResult, Report
+
+if TYPE_CHECKING:
+    from gate.judge.session import JudgeSession
 
 
 def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
@@ -23,8 +29,36 @@ def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
         yield Pairing(Case(id=run.case, question=run.question), run)
 
 
-def run_paths(paths: Sequence[str], config_file: str | None) -> Report:
-    """Run the gate on one golden-set folder, or on a list of trace files."""
+def _judged(p: Pairing, config: Config, session: JudgeSession) -> CaseResult:
+    """Judge one run (on a pool thread), evaluate it with the judged regime, attach the judgement."""
+    if p.problem is not None or p.run is None:
+        return evaluate_pairing(p, config)
+    judgement = session.judge(p.run, p.case)
+    result = evaluate_run(p.run, p.case, config, judged_regime=judgement.regime if judgement else None)
+    if judgement is None:
+        return result
+    return replace(result, judgement=judgement, soft=MappingProxyType({**result.soft, **judgement.figures()}))
+
+
+def _report(name: str, version: int | None, pairings: Iterable[Pairing], config: Config,
+            judge_mode: str | None, judgements: str | None, expected_runs: int) -> Report:
+    """Evaluate every pairing, judged unless the mode is ``off``, into a report."""
+    mode = judge_mode or config.judge.mode
+    if mode == "off":
+        return build_report(name, version, (evaluate_pairing(p, config) for p in pairings), config)
+    from gate.judge.session import JudgeSession
+
+    with JudgeSession(mode, config, judgements, expected_runs) as session:
+        report = build_report(name, version, session.map(lambda p: _judged(p, config, session), pairings),
+                              config, judge_mode=mode)
+    return replace(report, warnings=report.warnings + session.warnings)
+
+
+def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None) -> Report:
+    """Run the gate on one golden-set folder, or on a list of trace files.
+
+    ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
+    """
     dirs = [p for p in paths if os.path.isdir(p)]
     if dirs and len(paths) > 1:
         raise InputError("give one golden-set folder, or trace files, not both or several folders")
@@ -36,7 +70,9 @@ def run_paths(paths: Sequence[str], config_file: str | None) -> Report:
 
         golden = load_golden(dirs[0])
         config = load_config(config_file, beside=golden.root)
-        return build_report(golden.name, golden.version,
-                            (evaluate_pairing(p, config) for p in iter_pairings(golden)), config)
+        from gate.judge.cache import JUDGEMENTS_DIR
+
+        return _report(golden.name, golden.version, iter_pairings(golden), config, judge_mode,
+                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
     config = load_config(config_file) if config_file else Config()
-    return build_report("traces", None, (evaluate_pairing(p, config) for p in _trace_pairings(paths)), config)
+    return _report("traces", None, _trace_pairings(paths), config, judge_mode, None, len(paths))

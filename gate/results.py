@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from gate.model import Finding
 
 if TYPE_CHECKING:
-    Comparison = Any
-    RunJudgement = Any
+    from gate.compare import Comparison
+    from gate.judge.model import RunJudgement
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 INPUT_ERROR = "input_error"

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from gate import __version__
 from gate.jsonio import dump_json
-from gate.results import CaseResult, Report
+from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
+from gate.model import Finding
+from gate.report.json_comparison import comparison_from_dict, comparison_to_dict
+from gate.results import BaselineStamp, CaseResult, CheckStatus, Figures, Report
+
+if TYPE_CHECKING:
+    from gate.judge.model import RunJudgement
 
 
 def case_to_dict(c: CaseResult) -> dict[str, Any]:
@@ -21,6 +29,8 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         "notes": list(c.notes),
         "regime": c.regime,
         "shape": c.shape,
+        "soft": dict(c.soft),
+        **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
 
 
@@ -37,6 +47,9 @@ def report_to_dict(r: Report) -> dict[str, Any]:
         "golden": {"name": r.golden_name, "version": r.golden_version},
         "tool": {"name": "sourcegate", "version": __version__},
         "config": r.config_source,
+        "judge_mode": r.judge_mode,
+        "warnings": list(r.warnings),
+        **({"judge": summary_to_dict(judged)} if (judged := summarise(r.cases)) is not None else {}),
         "summary": {
             "cases": len(r.cases),
             "failed_cases": sum(1 for c in r.cases if c.failed),
@@ -44,7 +57,61 @@ def report_to_dict(r: Report) -> dict[str, Any]:
             "by_check": dict(sorted(by_check.items())),
         },
         "cases": [case_to_dict(c) for c in r.cases],
+        **({"baseline": {**asdict(r.stamp), "forced_over": list(r.stamp.forced_over)}} if r.stamp else {}),
+        **({"comparison": comparison_to_dict(r.comparison)} if r.comparison is not None else {}),
     }
+
+
+def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
+    """One case read back from (schema-valid) report JSON data."""
+    judgement = _judgement_from_dict(d["judgement"]) if d.get("judgement") is not None else None
+    return CaseResult(
+        id=d["id"], question=d.get("question", ""),
+        hard_failures=tuple(Finding(check=f["check"], message=f["message"], url=f["url"])
+                            for f in d["hard_failures"]),
+        checks=tuple(CheckStatus(k, v["status"], v.get("reason")) for k, v in d.get("checks", {}).items()),
+        figures=Figures(**{k: v for k, v in d["figures"].items() if k in Figures.__dataclass_fields__}),
+        notes=tuple(d.get("notes", ())), regime=d.get("regime"), shape=d.get("shape"),
+        soft=MappingProxyType(dict(d.get("soft", {}))), judgement=judgement,
+    )
+
+
+def _judgement_from_dict(d: Mapping[str, Any]) -> RunJudgement:
+    """A judgement as ``dataclasses.asdict`` wrote it (keys this version does not know are ignored)."""
+    from gate.judge import model as jm
+
+    def build(cls: Any, data: Mapping[str, Any], **nested: Any) -> Any:
+        fields = cls.__dataclass_fields__
+        kw = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items() if k in fields}
+        return cls(**{**kw, **nested})
+
+    return build(  # type: ignore[no-any-return]
+        jm.RunJudgement, d,
+        claims=tuple(build(jm.Claim, c) for c in d.get("claims", ())),
+        verdicts=tuple(build(jm.ClaimVerdict, v) for v in d.get("verdicts", ())),
+        query_scores=tuple(build(jm.QueryScore, q) for q in d.get("query_scores", ())),
+        source_types=tuple(build(jm.SourceType, t) for t in d.get("source_types", ())),
+        usage=build(jm.Usage, d.get("usage", {})),
+    )
+
+
+def report_from_dict(d: Mapping[str, Any]) -> Report:
+    """A report read back from (schema-valid) JSON data: a baseline is such a report.
+
+    A comparison is read back too (to render the PR comment from a report artifact); a baseline's
+    own comparison is history and is dropped when it becomes a baseline.
+    """
+    stamp = d.get("baseline")
+    cmp = d.get("comparison")
+    return Report(
+        verdict=d["verdict"], reasons=tuple(d["reasons"]), golden_name=d["golden"]["name"],
+        golden_version=d["golden"]["version"], cases=tuple(case_from_dict(c) for c in d["cases"]),
+        config_source=d.get("config"),
+        stamp=BaselineStamp(written_at=stamp["written_at"], forced=stamp.get("forced", False),
+                            forced_over=tuple(stamp.get("forced_over", ()))) if stamp else None,
+        comparison=comparison_from_dict(cmp, d["golden"]["version"]) if cmp else None,
+        warnings=tuple(d.get("warnings", ())), judge_mode=d.get("judge_mode", "off"),
+    )
 
 
 class JsonReporter:

@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from gate.checks import CHECKS
 from gate.report.escape import md, md_code
+from gate.report.judged import judged_lines
 from gate.results import Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
@@ -62,6 +63,7 @@ class MarkdownReporter:
             "",
             "; ".join(report.reasons),
             "",
+            *(line for w in report.warnings for line in (f"> ⚠️ {md(w, max_len=600)}", "")),
             "### Hard checks",
             "",
             _check_table(report),
@@ -80,6 +82,8 @@ class MarkdownReporter:
                 for h in c.hard_failures:
                     lines.append(f"- `{h.check}`: {md(h.message, max_len=400)}")
                 lines.append("")
+        if report.judge_mode != "off" or any(c.judgement is not None for c in report.cases):
+            lines += judged_lines(report)
         unchecked = [(c.id, s) for c in report.cases for s in c.checks if s.status == "not_checked"]
         if unchecked:
             lines += ["<details><summary>Not checked</summary>", ""]

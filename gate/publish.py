@@ -1,0 +1,104 @@
+"""Where the rendered reports go outside the process: the job summary file and the PR comment.
+
+An I/O edge. Neither step can change the verdict or the exit code: a failure to post (the
+read-only token of a fork PR answers 403) is said on stderr and the job summary is kept, so the
+reviewer still sees the result in the workflow run (see ``docs/fork-safe.md`` for posting from a
+second, trusted workflow).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TextIO
+
+from gate.errors import GitHubError
+from gate.jsonio import write_atomic
+
+if TYPE_CHECKING:
+    from gate.github import PullRequestContext
+
+__all__ = ["post_comment", "run_url", "summary_target", "write_summary"]
+
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_SAFE_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d+)?(/[A-Za-z0-9._~/-]*)?$")
+
+
+def summary_target(explicit: str | None, env: Mapping[str, str]) -> tuple[str | None, bool]:
+    """(file, append): ``--summary FILE`` is replaced; ``$GITHUB_STEP_SUMMARY`` is appended to.
+
+    GitHub collects the summary file of a step after it ends; other commands of the same step may
+    have written to it already, so the default is appended to rather than replaced.
+    """
+    if explicit is not None:
+        return explicit, False
+    default = env.get("GITHUB_STEP_SUMMARY")
+    return (default, True) if default else (None, False)
+
+
+def write_summary(text: str, target: str, append: bool) -> None:
+    """Write (or append) the job summary; '-' prints it."""
+    if target == "-":
+        sys.stdout.write(text)
+    elif append:
+        with open(target, "a", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+    else:
+        write_atomic(target, text)
+
+
+def run_url(env: Mapping[str, str]) -> str | None:
+    """The URL of this workflow run (for the comment's link to the job summary), when Actions set it."""
+    server, repo, run = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
+    if not (server and repo and run and run.isdigit()):
+        return None
+    url = f"{server.rstrip('/')}/{repo}/actions/runs/{run}"
+    return url if _SAFE_URL.match(url) else None
+
+
+def _context(env: Mapping[str, str], number: int | None) -> PullRequestContext | None:
+    from gate.github import DEFAULT_API_URL, PullRequestContext, pr_context_from_env
+
+    if number is None:
+        return pr_context_from_env(env)
+    repo = env.get("GITHUB_REPOSITORY", "")
+    if not _REPO.match(repo):
+        raise GitHubError(f"GITHUB_REPOSITORY must be owner/name, got {repo!r}")
+    api = (env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+    return PullRequestContext(api_url=api, repository=repo, number=number, base_sha=None, head_sha=None,
+                              is_fork=True)
+
+
+def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | None = None,
+                 err: TextIO | None = None) -> bool:
+    """Create or update sourcegate's comment on a PR; True when it was posted.
+
+    The PR is ``number`` (in ``GITHUB_REPOSITORY``), else the one of this Actions run
+    (``GITHUB_EVENT_PATH``); the API root is ``GITHUB_API_URL``, the token ``GITHUB_TOKEN``.
+    Every problem is a message on ``err`` (stderr), never an exception: the verdict stands.
+    """
+    from gate.github import FORK_HINT, GitHubClient, upsert_comment
+
+    out = err if err is not None else sys.stderr
+    try:
+        ctx = _context(env, number)
+        if ctx is None:
+            out.write("sourcegate: --comment: this is not a pull_request event (GITHUB_EVENT_PATH); "
+                      "no comment posted\n")
+            return False
+        token = env.get("GITHUB_TOKEN", "")
+        if not token:
+            out.write("sourcegate: --comment: GITHUB_TOKEN is not set; no comment posted "
+                      "(pass `env: GITHUB_TOKEN: ${{ github.token }}` to the step)\n")
+            return False
+        with GitHubClient(ctx.api_url, token) as client:
+            done = upsert_comment(client, ctx.repository, ctx.number, key, body)
+    except GitHubError as e:
+        hint = f" ({FORK_HINT})" if e.status == 403 else ""
+        out.write(f"sourcegate: --comment: could not post the PR comment: {e}{hint}. The verdict and "
+                  "exit code are unchanged; the job summary and the report artifact have the full report\n")
+        return False
+    out.write(f"sourcegate: PR comment {done.action}: {done.url or done.comment_id}\n")
+    return True
+

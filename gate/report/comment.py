@@ -1,0 +1,252 @@
+"""The PR comment: what a reviewer reads to learn whether the PR made the agent worse, and where.
+
+Order, most important first: the verdict and its one-line reason; the summary table (figure,
+baseline, PR, delta, status); notes a reader must not miss (version mismatch, stale or forced
+baseline, files the PR changed); the per-query vector of the four axes for the cases that changed
+or fail; the hard failures with check id, case and URL; the claims that flipped; a collapsible
+``<details>`` with the rest; cost and judge-cache figures; golden-set version and baseline commit;
+the hidden marker. Over GitHub's 65,536 characters, sections are trimmed from the bottom up, keeping
+the verdict, the summary and the footer (see :func:`gate.report.sections.fit`).
+
+Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.escape`.
+"""
+
+from __future__ import annotations
+
+from gate import __version__
+from gate.compare import Comparison
+from gate.decide import set_mean
+from gate.figures import AXES
+from gate.judge.model import NOT_IN_CACHE, Usage
+from gate.model import Finding
+from gate.report.escape import md, md_code, md_url
+from gate.report.sections import ICON, Section, fit, num, quote_list, signed, table
+from gate.results import CaseResult, Report
+
+__all__ = ["COMMENT_LIMIT", "CommentReporter", "body_sections"]
+
+COMMENT_LIMIT = 65_536
+"""GitHub's limit on a comment body, marker included."""
+MARGIN = 512
+"""Kept free under the limit: GitHub may count some characters differently than Python does."""
+MAX_NOTES = 12
+"""Notes shown in the comment (they are never trimmed, so their number is capped)."""
+
+STATUS = {"blocking": "❌ blocking", "noise": "⚠️ within noise", "warn": "⚠️ warning",
+          "improved": "✅ improved", "worse": "🔻 worse (not gated)", "ok": "✅", "n/a": "–"}
+LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity": "diversity",
+         "citation_validity": "citation validity"}
+
+
+def header(report: Report) -> Section:
+    """The verdict and its one-line reason."""
+    why = md(report.reasons[0], max_len=300) if report.reasons else "no reason given"
+    more = f" ({len(report.reasons) - 1} more reason(s) below)" if len(report.reasons) > 1 else ""
+    return Section((f"## {ICON[report.verdict]} sourcegate: **{report.verdict}** · "
+                    f"golden set {md_code(report.golden_name, in_table=False)}", "",
+                    f"**Why:** {why}{more}"), keep=True)
+
+
+def _hard_row(report: Report, cmp: Comparison | None) -> list[str]:
+    now = report.hard_failure_count
+    if cmp is None:
+        return ["hard failures", "–", str(now), "–", "❌" if now else "✅"]
+    new = now - sum(len(c.kept_failures) for c in cmp.cases)
+    fixed = sum(len(c.fixed_failures) for c in cmp.cases)
+    before = sum(len(c.kept_failures) + len(c.fixed_failures) for c in cmp.cases)
+    icon = "❌" if new else ("⚠️" if now else "✅")
+    return ["hard failures", str(before), str(now), f"{now - before:+d}", f"{icon} {new} new · {fixed} fixed"]
+
+
+def summary(report: Report) -> Section:
+    """The summary table: one row per figure with baseline, PR, delta and status."""
+    cmp = report.comparison
+    rows = [_hard_row(report, cmp)]
+    if cmp is not None:
+        for f in cmp.figures:
+            if f.baseline is None and f.current is None:
+                continue
+            rows.append([f.label, num(f.baseline), num(f.current), signed(f.delta),
+                         STATUS[f.status.status] if f.status else "–"])
+        before = sum(c.unscored[0] for c in cmp.cases)
+        after = sum(c.unscored[1] for c in cmp.cases)
+        rows.append(["unscored claims", str(before), str(after), f"{after - before:+d}",
+                     "⚠️" if after else "✅"])
+    else:
+        for name in ("grounding_rate", "hallucination_rate", "query_quality", "freshness", "diversity",
+                     "primary_share", "citation_validity"):
+            value = set_mean(report.cases, name)
+            if value is not None:
+                label = name.replace("_rate", "").replace("_", " ")
+                rows.append([label, "–", num(value), "–", "no baseline"])
+    head, body = table(["figure", "baseline", "PR", "delta", "status"], "lrrrl", rows)
+    return Section(head + body, keep=True)
+
+
+def notes(report: Report, max_notes: int | None = MAX_NOTES) -> Section:
+    """What a reader must not miss: no baseline, mismatches, staleness, forced baseline, edits, warnings."""
+    cmp = report.comparison
+    items = [md(n, max_len=600) for n in (cmp.notes() if cmp is not None else ())]
+    if cmp is None and not any(w.startswith("no baseline at ") for w in report.warnings):
+        items.append("no baseline to compare with: every hard failure counts; "
+                     "record one with `sourcegate baseline update`")
+    items += [md(w, max_len=600) for w in report.warnings]
+    if max_notes is not None and len(items) > max_notes:  # never trimmed, so their number is capped
+        items = [*items[:max_notes], f"{len(items) - max_notes} more note(s) in the job summary"]
+    # Two trailing spaces end a line inside the quote block without starting a new paragraph.
+    return Section(tuple(f"> ⚠️ {n}  " if i < len(items) - 1 else f"> ⚠️ {n}" for i, n in enumerate(items)),
+                   keep=True)
+
+
+def _cell(case: CaseResult, name: str, cmp: Comparison | None) -> str:
+    change = cmp.case(case.id) if cmp is not None else None
+    moved = next((m for m in change.moved if m.name == name), None) if change is not None else None
+    if moved is not None:
+        return f"{num(moved.baseline)} → {num(moved.current)}"
+    return num(case.soft.get(name))
+
+
+def _failure_cell(case: CaseResult, cmp: Comparison | None) -> str:
+    change = cmp.case(case.id) if cmp is not None else None
+    if cmp is not None and change is None:
+        return f"{len(case.hard_failures)} (new case)" if case.hard_failures else "new case"
+    if change is None:
+        return str(len(case.hard_failures)) if case.hard_failures else "–"
+    parts = [f"{len(change.new_failures)} new" if change.new_failures else "",
+             f"{len(change.kept_failures)} kept" if change.kept_failures else "",
+             f"{len(change.fixed_failures)} fixed" if change.fixed_failures else ""]
+    return " · ".join(p for p in parts if p) or "–"
+
+
+def shown_cases(report: Report) -> list[CaseResult]:
+    """The cases the comment shows: those that fail, changed, or are new to the baseline."""
+    cmp = report.comparison
+    out = []
+    for c in report.cases:
+        change = cmp.case(c.id) if cmp is not None else None
+        if c.failed or (change is not None and change.changed) or (cmp is not None and change is None):
+            out.append(c)
+    return out
+
+
+def vectors(report: Report, cases: list[CaseResult], title: str = "Cases that changed or fail") -> Section:
+    """The per-query vector of the four axes, one row per case."""
+    cmp = report.comparison
+    rows = [[md_code(c.id), *(_cell(c, a, cmp) for a in AXES), _failure_cell(c, cmp)] for c in cases]
+    head, body = table(["case", *(LABEL[a] for a in AXES), "hard failures"], "lrrrrl", rows)
+    return Section((f"### {title}", "", *head), body, title=title.lower(), unit="case")
+
+
+def failures(report: Report) -> Section:
+    """Every hard failure with check id, case and URL; new ones first when there is a baseline."""
+    cmp = report.comparison
+    new: list[tuple[str, str, Finding]] = []
+    old: list[tuple[str, str, Finding]] = []
+    for c in report.cases:
+        change = cmp.case(c.id) if cmp is not None else None
+        if cmp is None:
+            new += [("–", c.id, f) for f in c.hard_failures]
+        elif change is None:
+            new += [("🆕 new case", c.id, f) for f in c.hard_failures]
+        else:
+            new += [("🆕 new", c.id, f) for f in change.new_failures]
+            old += [("baseline", c.id, f) for f in change.kept_failures]
+    rows = [[tag, md_code(f.check), md_code(cid), md_url(f.url, max_len=200) if f.url else "–",
+             md(f.message, max_len=300)] for tag, cid, f in new + old]
+    head, body = table(["", "check", "case", "URL", "message"], "lllll", rows)
+    return Section(("### Hard failures", "", *head), body, title="hard failures", unit="failure")
+
+
+def flips(report: Report) -> Section:
+    """Claims whose verdict changed since the baseline."""
+    cmp = report.comparison
+    rows = []
+    for c in cmp.cases if cmp is not None else ():
+        for f in c.flips:
+            why = f", {md(f.reason.replace('_', ' '), max_len=80)}" if f.reason else ""
+            arrow = "🔻" if f.worse else "🔺"
+            rows.append(f"- {arrow} {md_code(c.id, in_table=False)} claim {f.number}: "
+                        f"{f.before} → {f.after}{why}: “{md(f.text, max_len=200)}”")
+    return Section(("### Claims that flipped", ""), tuple(rows), title="claims that flipped", unit="claim")
+
+
+def details(report: Report) -> Section:
+    """The collapsible rest: every reason, fixed failures, files and cases the baseline differs in."""
+    cmp = report.comparison
+    rows = ["**Every reason**", "", *(f"- {md(r, max_len=500)}" for r in report.reasons), ""]
+    if cmp is not None:
+        fixed = [(c.id, f) for c in cmp.cases for f in c.fixed_failures]
+        if fixed:
+            rows += ["**Fixed since the baseline**", ""]
+            rows += [f"- {md_code(f.check, in_table=False)} in {md_code(cid, in_table=False)}"
+                     + (f": {md_url(f.url, max_len=200, in_table=False)}" if f.url else "")
+                     for cid, f in fixed]
+            rows.append("")
+        for title, items in (("Golden-set files this PR changes", cmp.origin.changed_files),
+                             ("Cases redefined in golden.yaml", cmp.origin.redefined_cases),
+                             ("Cases not in the baseline", cmp.added),
+                             ("Baseline cases not in this run", cmp.removed)):
+            if items:
+                rows += [f"**{title}**: {quote_list(items)}", ""]
+        same = [c for c in cmp.common if not ((ch := cmp.case(c)) and (ch.changed or ch.kept_failures))]
+        if same:
+            rows += [f"**Unchanged cases** ({len(same)}): {quote_list(same)}", ""]
+    return Section(("<details><summary>Everything else</summary>", ""), tuple(rows), ("</details>",),
+                   title="details", unit="line")
+
+
+def usage_line(report: Report) -> str:
+    """API calls, tokens, prompt-cache tokens, estimated cost, and how many runs the judge cache served."""
+    judged = [c.judgement for c in report.cases if c.judgement is not None]
+    if not judged:
+        return f"Judge: {report.judge_mode}, no run judged."
+    total = sum((j.usage for j in judged), Usage())
+    misses = sum(1 for j in judged if NOT_IN_CACHE in j.unscored_reasons)
+    cached = sum(1 for j in judged if j.usage.calls == 0 and NOT_IN_CACHE not in j.unscored_reasons)
+    cost = "n/a" if total.cost_usd is None else f"${total.cost_usd:.2f}"
+    return (f"Judge ({report.judge_mode}): {total.calls} API call(s), {total.input_tokens:,} input and "
+            f"{total.output_tokens:,} output tokens, prompt cache {total.cache_read_tokens:,} read / "
+            f"{total.cache_write_tokens:,} written, estimated cost {cost}; judge cache: {cached} of "
+            f"{len(judged)} judged run(s) served with no API call"
+            + (f", {misses} missed" if misses else "") + ".")
+
+
+def footer(report: Report, run_url: str | None = None) -> Section:
+    """Cost, golden-set version, baseline commit, where the full report is."""
+    cmp = report.comparison
+    where = f"golden set {md_code(report.golden_name, in_table=False)} version {report.golden_version}"
+    if cmp is not None:
+        o = cmp.origin
+        at = f" at {md_code(o.commit[:12], in_table=False)}" if o.commit else " (working tree)"
+        ref = f" ({md_code(o.ref, max_len=80, in_table=False)})" if o.ref else ""
+        when = f", written {md(cmp.baseline_written_at[:10])}" if cmp.baseline_written_at else ""
+        forced = ", ⚠️ forced over a failing run" if cmp.baseline_forced else ""
+        where += (f" · baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}, golden-set version "
+                  f"{cmp.baseline_version}{when}{forced}")
+    full = "the job summary" if run_url is None else f"the [job summary]({run_url})"
+    return Section((f"<sub>{usage_line(report)}<br>{where} · sourcegate {__version__}<br>"
+                    f"Full report: {full} and the report artifact of this workflow run.</sub>",), keep=True)
+
+
+def body_sections(report: Report, run_url: str | None = None,
+                  max_notes: int | None = MAX_NOTES) -> list[Section]:
+    """Every section of the comment, in order (the summary reuses them, with every note)."""
+    return [header(report), summary(report), notes(report, max_notes), vectors(report, shown_cases(report)),
+            failures(report), flips(report), details(report), footer(report, run_url)]
+
+
+class CommentReporter:
+    """Renders the PR comment, trimmed under GitHub's limit, ending with the hidden marker."""
+
+    def __init__(self, limit: int = COMMENT_LIMIT, run_url: str | None = None) -> None:
+        self.limit = limit
+        self.run_url = run_url
+
+    def render(self, report: Report) -> str:
+        """The comment body, marker included, at most ``limit - MARGIN`` characters."""
+        from gate.github import marker  # the marker format belongs to the client that looks for it
+
+        mark = marker(report.golden_name)
+        sections = [s for s in body_sections(report, self.run_url) if s.head and (s.keep or s.rows)]
+        text = fit(sections, self.limit - MARGIN - len(mark) - 2)
+        return f"{text}\n{mark}\n"

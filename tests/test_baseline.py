@@ -1,0 +1,154 @@
+"""Baselines on disk and in git: written only from a passing run, read from the PR's base revision."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.baseline import read_at_ref, read_baseline
+from gate.cli import main
+from gate.errors import InputError
+from gate.report.json import report_from_dict, report_to_dict
+from tests.support.golden_factory import run_for, write_golden
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid",
+                           "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+                          cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def check_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / "report.json"
+    code = main(["check", *argv, "--json", str(out)])
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def golden(tmp_path: Path) -> Path:
+    return write_golden(tmp_path / "repo" / "cached-snapshots" / "demo", ["a", "b", "c"])
+
+
+def test_update_writes_a_stamped_baseline_that_round_trips(golden: Path) -> None:
+    assert main(["baseline", "update", str(golden)]) == 0
+    data = json.loads((golden / "baseline.json").read_text(encoding="utf-8"))
+    assert data["verdict"] == "pass" and data["baseline"]["forced"] is False
+    assert data["baseline"]["written_at"].endswith("+00:00")
+    base = read_baseline(str(golden / "baseline.json"))
+    assert base is not None and [c.id for c in base.cases] == ["a", "b", "c"]
+    again = report_to_dict(report_from_dict(data))
+    assert again["cases"] == data["cases"] and again["baseline"] == data["baseline"]
+
+
+def test_a_failing_run_never_becomes_the_baseline_without_force(golden: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    write_golden(golden, ["a", "b", "c"], bad=["b"])
+    assert main(["baseline", "update", str(golden)]) == 1
+    assert not (golden / "baseline.json").exists()
+    assert "a run that does not pass never becomes the baseline" in capsys.readouterr().err
+
+    assert main(["baseline", "update", str(golden), "--force"]) == 0
+    data = json.loads((golden / "baseline.json").read_text(encoding="utf-8"))
+    assert data["verdict"] == "fail" and data["baseline"]["forced"] is True
+    assert data["baseline"]["forced_over"][0].startswith("1 fabricated_url failure(s)")
+
+
+def test_forced_baseline_is_shown_in_the_comparison(golden: Path, tmp_path: Path) -> None:
+    write_golden(golden, ["a", "b", "c"], bad=["b"])
+    assert main(["baseline", "update", str(golden), "--force"]) == 0
+    code, report = check_json(tmp_path, str(golden))
+    cmp = report["comparison"]
+    assert cmp["baseline"]["forced"] is True
+    assert "the baseline was forced from a run whose verdict was fail" in cmp["notes"]
+    assert code == 1 and report["reasons"][0].startswith("1 hard failure(s) the baseline already had")
+
+
+def test_no_baseline_is_said_not_silent(golden: Path, tmp_path: Path) -> None:
+    code, report = check_json(tmp_path, str(golden))
+    assert code == 0 and "comparison" not in report
+    with pytest.raises(InputError):
+        read_at_ref(str(golden), "-x")
+    assert main(["check", str(golden), "--baseline", str(tmp_path / "missing.json")]) == 2
+
+
+@pytest.fixture
+def repo(golden: Path) -> Path:
+    """A git repository whose one commit holds the golden set and a baseline from a passing run."""
+    root = golden.parent.parent
+    git(root, "init", "-q")
+    assert main(["baseline", "update", str(golden)]) == 0
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "golden set and its baseline")
+    return root
+
+
+def test_baseline_is_read_from_the_git_revision(repo: Path, golden: Path, tmp_path: Path) -> None:
+    # The PR breaks case b, and rewrites baseline.json so that it already had that failure.
+    write_golden(golden, ["a", "b", "c"], bad=["b"])
+    assert main(["baseline", "update", str(golden), "--force"]) == 0
+
+    # Against the working tree's baseline the failure looks old; block_on: new would let it through.
+    config = 'judge:\n  mode: "off"\ncompare:\n  block_on: new\n'
+    (golden / "sourcegate.yaml").write_text(config, encoding="utf-8")
+    code, lowered = check_json(tmp_path, str(golden))
+    assert code == 0 and lowered["comparison"]["baseline"]["forced"] is True
+
+    # Against the base revision's baseline it is new, and blocks.
+    head = git(repo, "rev-parse", "HEAD")
+    code, report = check_json(tmp_path, str(golden), "--baseline-ref", "HEAD")
+    assert code == 1
+    assert report["reasons"][0] == "1 new hard failure(s) the baseline did not have: 1 fabricated_url (in b)"
+    base = report["comparison"]["baseline"]
+    assert (base["ref"], base["commit"], base["forced"]) == ("HEAD", head, False)
+    assert base["file"] == "cached-snapshots/demo/baseline.json"
+    assert report["comparison"]["changed_files"] == [
+        "cached-snapshots/demo/baseline.json", "cached-snapshots/demo/runs/b.json",
+        "cached-snapshots/demo/sourcegate.yaml"]
+
+
+def test_ref_lists_added_files_and_redefined_cases(repo: Path, golden: Path, tmp_path: Path) -> None:
+    write_golden(golden, ["a", "b", "c", "d"], classes={"a": "synthesis"}, version=2)
+    code, report = check_json(tmp_path, str(golden), "--baseline-ref", "HEAD")
+    cmp = report["comparison"]
+    assert cmp["version_mismatch"] is True and cmp["added_cases"] == ["d"]
+    assert cmp["redefined_cases"] == ["a"]
+    assert "cached-snapshots/demo/runs/d.json" in cmp["changed_files"]  # untracked files count too
+    assert code == 1  # a synthesis case needs four domains: a new domain_floor failure
+
+
+def test_a_ref_without_a_baseline_says_so(golden: Path, tmp_path: Path) -> None:
+    root = golden.parent.parent
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "golden set, no baseline yet")
+    code, report = check_json(tmp_path, str(golden), "--baseline-ref", "HEAD")
+    assert code == 0 and "comparison" not in report
+    at = read_at_ref(str(golden), "HEAD")
+    assert at.report is None and at.origin.commit == git(root, "rev-parse", "HEAD")
+
+
+def test_unknown_revision_is_an_input_error(repo: Path, golden: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(golden), "--baseline-ref", "no-such-branch"]) == 2
+    assert "'no-such-branch' is not a commit of this repository" in capsys.readouterr().err
+
+
+def test_baseline_of_another_golden_set_is_refused(golden: Path, tmp_path: Path) -> None:
+    other = write_golden(tmp_path / "other", ["a"], name="other")
+    assert main(["baseline", "update", str(other)]) == 0
+    assert main(["check", str(golden), "--baseline", str(other / "baseline.json")]) == 2
+
+
+def test_trace_files_compare_with_an_explicit_baseline(tmp_path: Path) -> None:
+    run = tmp_path / "a.json"
+    run.write_text(json.dumps(run_for("a")), encoding="utf-8")
+    first = tmp_path / "first.json"
+    assert main(["check", str(run), "--json", str(first)]) == 0
+    run.write_text(json.dumps(run_for("a", bad=True)), encoding="utf-8")
+    code, report = check_json(tmp_path, str(run), "--baseline", str(first))
+    assert code == 1 and report["comparison"]["cases"][0]["new_failures"][0]["check"] == "fabricated_url"

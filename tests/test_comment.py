@@ -1,0 +1,238 @@
+"""The PR comment and job summary: pinned by golden files, escaped, trimmed, posted (loopback only)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cli import main
+from gate.github import ACTIONS_BOT_LOGIN, marker
+from gate.model import Finding
+from gate.report.comment import COMMENT_LIMIT, CommentReporter
+from gate.report.json import JsonReporter
+from gate.report.summary import SummaryReporter
+from gate.results import Report
+from tests.support.github_server import FIXTURES, FakeGitHub, forbidden_integration
+from tests.support.golden_factory import write_golden
+from tests.support.report_factory import (
+    CONFIG,
+    assert_golden,
+    case,
+    judgement,
+    regression_pair,
+    regression_report,
+)
+
+RUN_URL = "https://github.com/Codertocat/Hello-World/actions/runs/42"
+TOKEN = "ghs_loopbackTokenForCommentTests000000000"
+REPO = "Codertocat/Hello-World"
+
+
+def test_comment_with_a_baseline_matches_its_golden_file() -> None:
+    assert_golden("comment_regression.md", CommentReporter(run_url=RUN_URL).render(regression_report()))
+
+
+def test_comment_without_a_baseline_matches_its_golden_file() -> None:
+    assert_golden("comment_no_baseline.md", CommentReporter().render(regression_pair()[1]))
+
+
+def test_job_summary_matches_its_golden_file() -> None:
+    assert_golden("summary_regression.md", SummaryReporter().render(regression_report()))
+
+
+def test_json_comparison_matches_its_golden_file() -> None:
+    assert_golden("report_regression.json", JsonReporter().render(regression_report()))
+
+
+HOSTILE = ("@octocat </details><!-- x --> <img src=x onerror=alert(1)> ![p](https://evil.example/p.png) "
+           "| ## head #12 www.evil.example $x$\n- item\n```")
+
+
+def hostile_report() -> Report:
+    bad = Finding("fabricated_url", HOSTILE, "https://evil.example/a)|![x](https://evil.example/i.png)<!--")
+    j = judgement([("supported", None)])
+    j = replace(j, claims=(replace(j.claims[0], text=HOSTILE),))
+    base = case("c|@x`</details>", {"grounding_rate": 1.0}, [], j)
+    flipped = replace(j, verdicts=(replace(j.verdicts[0], verdict="unsupported", overruled=True,
+                                           overrule_reason="quote_not_found"),))
+    cur = case("c|@x`</details>", {"grounding_rate": 0.0}, [bad], flipped)
+    from gate.compare import BaselineOrigin, compare
+    from gate.decide import decide_report
+
+    before = Report("pass", (), "demo", 1, (base,))
+    after = Report("fail", (HOSTILE,), "demo", 1, (cur,), warnings=(HOSTILE,))
+    origin = BaselineOrigin(file="b.json", ref=HOSTILE)
+    return decide_report(after, CONFIG, compare(before, after, CONFIG, origin))
+
+
+def unescaped_pipes(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+@pytest.mark.parametrize("render", [CommentReporter().render, SummaryReporter().render])
+def test_untrusted_text_cannot_ping_open_tags_load_images_or_break_tables(render: Any) -> None:
+    full = render(hostile_report())
+    # Inside a code span nothing is a mention, tag, link or image: look at the rest.
+    text = re.sub(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)", "CODE", full)
+    assert "CODE" in text
+    assert "@octocat" not in text and "@\u200boctocat" in text
+    assert text.count("<details>") == 1 and text.count("</details>") == 1
+    assert text.count("<!--") == (1 if render.__self__.__class__ is CommentReporter else 0)
+    assert "<img" not in text and "![" not in text
+    assert "#12" not in text and "https://evil" not in text.replace("`https://evil", "")
+    for line in full.splitlines():
+        assert not line.startswith(("## head", "- item", "```"))
+        if line.startswith("| "):
+            header = {"case": 7, "figure": 6, "": 6}
+            assert unescaped_pipes(line) in header.values(), line
+
+
+def test_an_oversize_report_is_trimmed_under_the_limit() -> None:
+    base, cur = regression_pair()
+    many = tuple(Finding("fabricated_url", "x" * 280, f"https://made-up.example.net/{i}/{'y' * 150}")
+                 for i in range(2000))
+    cur = replace(cur, cases=(*cur.cases, case("huge", {"query_quality": 1.0}, many)))
+    from gate.compare import BaselineOrigin, compare
+    from gate.decide import decide_report
+
+    report = decide_report(cur, CONFIG, compare(base, cur, CONFIG, BaselineOrigin(file="baseline.json")))
+    text = CommentReporter(run_url=RUN_URL).render(report)
+    assert len(text) <= COMMENT_LIMIT
+    assert text.startswith("## ❌ sourcegate: **fail**")
+    assert "| figure | baseline | PR | delta | status |" in text
+    assert "more failure(s) not shown here: see the job summary or the report artifact" in text
+    assert "This comment was trimmed to fit GitHub's 65,536-character limit. The full report is in" in text
+    assert "claim 2: supported → unsupported, quote not found" in text  # a short section is not pushed out
+    assert text.rstrip().endswith(marker("demo"))
+    assert text.count("<details>") == text.count("</details>")
+    assert len(SummaryReporter().render(report)) > COMMENT_LIMIT  # the summary keeps it all
+
+
+# -- posting through the loopback fake GitHub -------------------------------------------------------
+
+
+@pytest.fixture
+def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub(token=TOKEN) as fake:
+        event = json.loads((FIXTURES / "pull_request.synchronize.json").read_text(encoding="utf-8"))
+        (tmp_path / "event.json").write_text(json.dumps(event), encoding="utf-8")
+        monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
+        monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        monkeypatch.setenv("GITHUB_API_URL", fake.base_url)
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+        monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+        monkeypatch.setenv("GITHUB_RUN_ID", "42")
+        yield fake
+
+
+@pytest.fixture
+def failing_set(tmp_path: Path) -> Path:
+    golden = write_golden(tmp_path / "demo", ["a", "b"])
+    assert main(["baseline", "update", str(golden)]) == 0
+    return write_golden(golden, ["a", "b"], bad=["b"])
+
+
+def check(golden: Path) -> int:
+    return main(["check", str(golden), "--comment", "--markdown", str(golden.parent / "out.md")])
+
+
+def test_the_marker_comment_on_the_second_page_is_updated(github: FakeGitHub, failing_set: Path) -> None:
+    for i in range(130):
+        body = f"comment {i}" if i != 117 else f"old report\n\n{marker('demo')}\n"
+        github.add_comment(REPO, 2, body, login=ACTIONS_BOT_LOGIN if i == 117 else "octocat",
+                           user_type="Bot" if i == 117 else "User")
+    ours = github.comments(REPO, 2)[117]["id"]
+    assert check(failing_set) == 1
+    assert not github.requests_to("create_comment")
+    patched = github.requests_to("update_comment")
+    assert len(patched) == 1 and patched[0].path.endswith(f"/issues/comments/{ours}")
+    body = github.comments(REPO, 2)[117]["body"]
+    assert body.startswith("## ❌ sourcegate: **fail**") and body.rstrip().endswith(marker("demo"))
+    assert f"[job summary]({RUN_URL})" in body
+    pages = [r.query.get("page") for r in github.requests_to("list_comments")]
+    assert ["2"] in pages
+
+
+def test_a_marker_planted_by_another_user_is_ignored(github: FakeGitHub, failing_set: Path) -> None:
+    planted = github.add_comment(REPO, 2, f"gotcha\n{marker('demo')}", login="mallory")
+    assert check(failing_set) == 1
+    assert not github.requests_to("update_comment")
+    assert len(github.requests_to("create_comment")) == 1
+    comments = github.comments(REPO, 2)
+    assert comments[0]["body"] == planted["body"] and len(comments) == 2
+
+
+def fork_event(tmp_path: Path) -> Path:
+    event = json.loads((FIXTURES / "pull_request.opened.json").read_text(encoding="utf-8"))
+    forked = copy.deepcopy(event)
+    forked["pull_request"]["head"]["repo"]["full_name"] = "mallory/Hello-World"
+    path = tmp_path / "fork-event.json"
+    path.write_text(json.dumps(forked), encoding="utf-8")
+    return path
+
+
+def test_a_403_never_changes_the_verdict(github: FakeGitHub, failing_set: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(fork_event(tmp_path)))
+    github.script("create_comment", forbidden_integration())
+    assert check(failing_set) == 1
+    err = capsys.readouterr().err
+    assert "could not post the PR comment" in err and "read-only" in err
+    assert "verdict and exit code are unchanged" in err and TOKEN not in err
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("## ❌ sourcegate: **fail**")
+
+    write_golden(failing_set, ["a", "b"])  # fixed: the same 403 leaves a pass a pass
+    github.script("create_comment", forbidden_integration())
+    assert check(failing_set) == 0
+
+
+def test_no_pull_request_no_token_no_comment(github: FakeGitHub, failing_set: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(FIXTURES / "push.json"))
+    assert check(failing_set) == 1
+    assert "not a pull_request event" in capsys.readouterr().err
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(FIXTURES / "pull_request.opened.json"))
+    monkeypatch.delenv("GITHUB_TOKEN")
+    assert check(failing_set) == 1
+    assert "GITHUB_TOKEN is not set" in capsys.readouterr().err
+    assert not github.requests
+
+
+def test_the_comment_renders_the_same_from_the_report_artifact(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID"):
+        monkeypatch.delenv(name, raising=False)
+    report = regression_report()
+    artifact = tmp_path / "report.json"
+    artifact.write_text(JsonReporter().render(report), encoding="utf-8")
+    assert main(["comment", str(artifact), "--output", str(tmp_path / "comment.md")]) == 0
+    assert (tmp_path / "comment.md").read_text(encoding="utf-8") == CommentReporter().render(report)
+
+
+def test_a_tampered_artifact_is_an_input_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(JsonReporter().render(regression_report()))
+    data["comparison"]["cases"][0]["flipped_claims"] = [{"claim": "1; rm -rf /", "text": 3}]
+    artifact = tmp_path / "report.json"
+    artifact.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["comment", str(artifact), "--output", "-"]) == 2
+    assert "$.comparison.cases[0].flipped_claims[0]" in capsys.readouterr().err
+
+
+def test_comment_posts_to_the_pr_given_by_number(github: FakeGitHub, tmp_path: Path) -> None:
+    artifact = tmp_path / "report.json"
+    artifact.write_text(JsonReporter().render(regression_report()), encoding="utf-8")
+    assert main(["comment", str(artifact), "--pr", "7"]) == 0
+    (posted,) = github.requests_to("create_comment")
+    assert posted.path.endswith(f"/repos/{REPO}/issues/7/comments")
+    assert posted.json["body"].rstrip().endswith(marker("demo"))

@@ -1,0 +1,209 @@
+"""The comparison with a baseline, and the baseline-aware decision, on plain values (no files)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from types import MappingProxyType
+
+import pytest
+
+from gate.compare import BaselineOrigin, Comparison, compare, sign_test
+from gate.config import DEFAULT_SOFT, CompareConfig, Config, SoftBound
+from gate.decide import decide, decide_report
+from gate.judge.model import QUOTE_NOT_FOUND, Claim, ClaimVerdict, RunJudgement
+from gate.model import Finding
+from gate.results import BaselineStamp, CaseResult, Figures, Report
+
+ORIGIN = BaselineOrigin(file="cached-snapshots/demo/baseline.json")
+NOW = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def case(cid: str, soft: Mapping[str, float | None] | None = None, failures: Sequence[Finding] = (),
+         retrieval: bool = True, judgement: RunJudgement | None = None) -> CaseResult:
+    return CaseResult(id=cid, question=f"question {cid}", hard_failures=tuple(failures), checks=(),
+                      figures=Figures(retrieval_succeeded=retrieval), soft=MappingProxyType(dict(soft or {})),
+                      judgement=judgement)
+
+
+def report(cases: Sequence[CaseResult], version: int = 1, stamp: BaselineStamp | None = None) -> Report:
+    return Report(verdict="pass", reasons=(), golden_name="demo", golden_version=version, cases=tuple(cases),
+                  stamp=stamp)
+
+
+def config(block: bool = True, **compare_kw: object) -> Config:
+    soft = {**DEFAULT_SOFT, "grounding_rate": SoftBound(floor=0.5, block=block, tolerance=0.05)}
+    return Config(soft=MappingProxyType(soft), compare=CompareConfig(**compare_kw))  # type: ignore[arg-type]
+
+
+def run(base: Report, cur: Report, cfg: Config) -> tuple[Report, Comparison]:
+    decided = decide_report(cur, cfg, compare(base, cur, cfg, ORIGIN, NOW))
+    assert decided.comparison is not None
+    return decided, decided.comparison
+
+
+FAB = Finding("fabricated_url", "cited, never in any result", "https://made-up.example.net/x")
+UNREAD = Finding("unread_citation", "cited, never read", "https://example.org/a")
+
+
+def test_sign_test_is_exact_one_sided_binomial() -> None:
+    assert sign_test(0, 0) is None
+    assert sign_test(1, 0) == 0.5
+    assert sign_test(5, 0) == 1 / 32
+    assert sign_test(10, 0) == pytest.approx(1 / 1024)
+    assert sign_test(2, 8) == pytest.approx(1013 / 1024)
+
+
+def test_one_noisy_case_does_not_block() -> None:
+    """Grounding falls past its tolerance because the judge disliked one case: noise, a warning."""
+    base = report([case(f"c{i}", {"grounding_rate": 0.9}) for i in range(10)])
+    cur = report([case("c0", {"grounding_rate": 0.0}),
+                  *(case(f"c{i}", {"grounding_rate": 0.9}) for i in range(1, 10))])
+    decided, cmp = run(base, cur, config())
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert (g.worse, g.better, g.pairs, g.p_value) == (1, 0, 10, 0.5)
+    assert g.status is not None and g.status.status == "noise"
+    assert decided.verdict == "pass"
+    assert any("within judge noise" in r and "p = 0.500" in r for r in decided.reasons)
+
+
+def test_consistent_regression_across_many_cases_blocks() -> None:
+    base = report([case(f"c{i}", {"grounding_rate": 0.9}) for i in range(10)])
+    cur = report([case(f"c{i}", {"grounding_rate": 0.8}) for i in range(10)])
+    decided, cmp = run(base, cur, config())
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert g.status is not None and g.status.status == "blocking"
+    assert decided.verdict == "fail"
+    assert "regressed by 0.10, past its tolerance 0.05" in decided.reasons[0]
+    assert "beyond judge noise: worse in 10 and better in 0 of 10 paired cases (sign test p = 0.001)" \
+        in decided.reasons[0]
+
+
+def test_a_regression_blocks_only_when_configured_to() -> None:
+    base = report([case(f"c{i}", {"grounding_rate": 0.9}) for i in range(10)])
+    cur = report([case(f"c{i}", {"grounding_rate": 0.8}) for i in range(10)])
+    decided, _ = run(base, cur, config(block=False))
+    assert decided.verdict == "pass"
+    assert any("(warning; not configured to block)" in r for r in decided.reasons)
+
+
+def test_too_few_paired_cases_is_within_noise() -> None:
+    base = report([case(f"c{i}", {"grounding_rate": 0.9}) for i in range(6)])
+    cur = report([case(f"c{i}", {"grounding_rate": 0.7}) for i in range(6)])
+    decided, _ = run(base, cur, config(min_cases=10))
+    assert decided.verdict == "pass"
+    assert any("fewer than compare.min_cases = 10 paired cases" in r for r in decided.reasons)
+
+
+def test_below_floor_but_no_worse_than_the_baseline_does_not_block() -> None:
+    base = report([case(f"c{i}", {"grounding_rate": 0.3}) for i in range(8)])
+    cur = report([case(f"c{i}", {"grounding_rate": 0.3}) for i in range(8)])
+    decided, cmp = run(base, cur, config())
+    assert decided.verdict == "pass"
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert g.status is not None and g.status.status == "noise"
+    assert "below its floor 0.5" in g.status.why
+
+
+def test_hallucination_is_split_by_retrieval_success() -> None:
+    base = report([case("a", {"hallucination_rate": 0.0}, retrieval=True),
+                   case("b", {"hallucination_rate": 0.5}, retrieval=False)])
+    cur = report([case("a", {"hallucination_rate": 0.2}, retrieval=True),
+                  case("b", {"hallucination_rate": 1.0}, retrieval=False)])
+    _, cmp = run(base, cur, config())
+    by_key = {f.key: f for f in cmp.figures}
+    assert by_key["hallucination_rate.retrieval_ok"].current == pytest.approx(0.2)
+    assert by_key["hallucination_rate.retrieval_failed"].current == pytest.approx(1.0)
+    assert by_key["hallucination_rate"].delta == pytest.approx(0.35)
+    assert by_key["hallucination_rate"].worse == 2  # lower is better for hallucination
+
+
+def test_new_and_kept_hard_failures_are_told_apart() -> None:
+    base = report([case("a", failures=[UNREAD]), case("b")])
+    cur = report([case("a", failures=[UNREAD]), case("b", failures=[FAB])])
+    decided, cmp = run(base, cur, config())
+    assert decided.verdict == "fail"
+    assert decided.reasons[0] == "1 new hard failure(s) the baseline did not have: 1 fabricated_url (in b)"
+    assert decided.reasons[1] == "1 hard failure(s) the baseline already had: 1 unread_citation"
+    a, b = cmp.cases
+    assert a.kept_failures == (UNREAD,) and not a.changed
+    assert b.new_failures == (FAB,) and b.changed
+
+
+def test_block_on_new_lets_old_failures_through_and_says_so() -> None:
+    base = report([case("a", failures=[UNREAD])])
+    cur = report([case("a", failures=[UNREAD])])
+    decided, _ = run(base, cur, config(block_on="new"))
+    assert decided.verdict == "pass"
+    assert decided.reasons == (
+        "no new hard failure and no soft figure regressed beyond noise",
+        "1 hard failure(s) the baseline already had: 1 unread_citation "
+        "(not blocking: compare.block_on is new)",
+    )
+    decided, _ = run(base, cur, config(block_on="all"))
+    assert decided.verdict == "fail"
+
+
+def test_fixed_failures_are_reported() -> None:
+    decided, cmp = run(report([case("a", failures=[FAB])]), report([case("a")]), config())
+    assert decided.verdict == "pass"
+    assert cmp.cases[0].fixed_failures == (FAB,)
+    assert "1 baseline hard failure(s) fixed: 1 fabricated_url" in decided.reasons
+
+
+def test_version_mismatch_compares_only_common_cases() -> None:
+    base = report([case("gone", {"grounding_rate": 0.0}, failures=[FAB]),
+                   case("kept", {"grounding_rate": 0.9})], version=1)
+    cur = report([case("kept", {"grounding_rate": 0.9}),
+                  case("fresh", {"grounding_rate": 0.1}, failures=[FAB])], version=2)
+    decided, cmp = run(base, cur, config())
+    assert cmp.version_mismatch
+    assert (cmp.common, cmp.added, cmp.removed) == (("kept",), ("fresh",), ("gone",))
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert (g.baseline, g.current, g.pairs) == (0.9, 0.9, 1)  # the new case is not in the set means
+    notes = cmp.notes()
+    assert notes[0] == ("the baseline is for golden-set version 1, this run is version 2: "
+                        "only the 1 common cases are compared")
+    assert "1 case(s) not in the baseline: fresh" in notes
+    assert "1 baseline case(s) not in this run: gone" in notes
+    # A failure in a case the baseline never had is new.
+    assert decided.verdict == "fail" and "(in fresh)" in decided.reasons[0]
+
+
+def test_baseline_age_and_force_are_flagged() -> None:
+    stamp = BaselineStamp(written_at="2025-10-01T00:00:00+00:00", forced=True,
+                          forced_over=("1 x failure(s)",))
+    base = Report(verdict="fail", reasons=("1 x failure(s)",), golden_name="demo", golden_version=1,
+                  cases=(case("a"),), stamp=stamp)
+    _, cmp = run(base, report([case("a")]), config(max_baseline_age_days=90))
+    assert cmp.baseline_age_days == pytest.approx(151)
+    assert cmp.stale and cmp.baseline_forced
+    assert any("151 days old" in n for n in cmp.notes())
+    assert any("forced from a run whose verdict was fail" in n for n in cmp.notes())
+
+
+def judged(*verdicts: ClaimVerdict) -> RunJudgement:
+    claims = tuple(Claim(v.claim_id, f"Claim number {v.claim_id}.", ("https://example.org/a",))
+                   for v in verdicts)
+    return RunJudgement(claims=claims, verdicts=verdicts)
+
+
+def test_flipped_claims_say_why() -> None:
+    before = judged(ClaimVerdict(1, "supported"), ClaimVerdict(2, "supported"), ClaimVerdict(3, "supported"))
+    after = judged(ClaimVerdict(1, "supported"), ClaimVerdict(2, None, unscored_reason="not in judge cache"),
+                   ClaimVerdict(3, "unsupported", overruled=True, overrule_reason=QUOTE_NOT_FOUND,
+                                judge_verdict="supported"))
+    _, cmp = run(report([case("a", judgement=before)]), report([case("a", judgement=after)]), config())
+    flips = cmp.cases[0].flips
+    assert [(f.number, f.before, f.after, f.reason, f.worse) for f in flips] == [
+        (2, "supported", "unscored", "not in judge cache", True),
+        (3, "supported", "unsupported", QUOTE_NOT_FOUND, True),
+    ]
+    assert cmp.cases[0].unscored == (0, 1)
+
+
+def test_without_a_baseline_the_old_rules_hold() -> None:
+    cfg = config()
+    cases = [case("a", {"grounding_rate": 0.2})]
+    assert decide(cases, cfg) == ("fail", ("grounding_rate 0.20 is below its floor 0.5 (blocking)",))
+    assert decide([case("a", failures=[FAB])], cfg)[0] == "fail"

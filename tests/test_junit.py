@@ -1,0 +1,61 @@
+"""JUnit XML: one test case per run and check, parseable, pinned by a golden file."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from gate.cli import main
+from gate.model import Finding
+from gate.report.junit import JUnitReporter
+from gate.results import INPUT_ERROR, Report
+from tests.support.golden_factory import write_golden
+from tests.support.report_factory import CHECKS, assert_golden, case, regression_pair, regression_report
+
+
+def test_junit_matches_its_golden_file() -> None:
+    assert_golden("junit_regression.xml", JUnitReporter().render(regression_report()))
+
+
+def test_one_testcase_per_run_and_check_with_counts() -> None:
+    report = regression_report()
+    root = ET.fromstring(JUnitReporter().render(report))
+    checks, figures = root.findall("testsuite")
+    assert len(checks.findall("testcase")) == len(report.cases) * len(CHECKS)
+    assert checks.get("failures") == "3" and checks.get("skipped") == str(len(report.cases))
+    names = {(tc.get("classname"), tc.get("name")) for tc in checks.findall("testcase")}
+    assert ("sourcegate.demo.alpha", "fabricated_url") in names
+    failure = checks.find("testcase[@name='fabricated_url'][@classname='sourcegate.demo.alpha']/failure")
+    assert failure is not None and "https://made-up.example.net/rust-1.80" in (failure.text or "")
+    assert figures.get("name") == "demo.figures" and figures.get("failures") == "0"
+    assert root.get("tests") == str(int(checks.get("tests", "")) + int(figures.get("tests", "")))
+
+
+def test_control_characters_and_markup_stay_well_formed() -> None:
+    _, cur = regression_pair()
+    nasty = Finding("fabricated_url", "bell \x07 and </failure><x> & \"quotes\" \ufffe", "https://e.example/\x00")
+    missing = Finding(INPUT_ERROR, "no run recorded for case 'gone'")
+    cur = replace(cur, cases=(case("nasty\x1b", {}, [nasty]), case("gone", {}, [missing])))
+    root = ET.fromstring(JUnitReporter().render(cur))
+    failure = root.find(".//failure")
+    assert failure is not None and failure.get("message") == "bell  and </failure><x> & \"quotes\" "
+    error = root.find(".//testcase[@name='input_error']/error")
+    assert error is not None and error.get("message") == "no run recorded for case 'gone'"
+    assert isinstance(cur, Report)
+
+
+def test_check_writes_junit_and_the_summary_where_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    golden = write_golden(tmp_path / "demo", ["a", "b"], bad=["b"])
+    junit, summary = tmp_path / "junit.xml", tmp_path / "summary.md"
+    argv = ["check", str(golden), "--junit", str(junit), "--summary", str(summary), "--json", str(tmp_path / "r")]
+    assert main(argv) == 1
+    root = ET.fromstring(junit.read_text(encoding="utf-8"))
+    failed = root.findall(".//testcase/failure")
+    assert [f.get("type") for f in failed] == ["fabricated_url"]
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("## ❌ sourcegate: **fail** · golden set `demo`")
+    assert "### All cases" in text and "<!--" not in text
