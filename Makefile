@@ -17,9 +17,10 @@ demo: $(STAMP)
 	@$(BIN)/sourcegate check cached-snapshots/example --markdown - ; \
 	  rc=$$?; if [ $$rc -le 1 ] || [ $$rc -eq 3 ]; then exit 0; else exit $$rc; fi
 
+# Linters first, so the last lines a reader (or CI) sees are the test summary.
 test: $(STAMP)
-	$(BIN)/python -m pytest
 	@$(MAKE) --no-print-directory lint
+	$(BIN)/python -m pytest
 
 # Workflows of this repository and the users' examples; action.yml is checked on its own.
 WORKFLOWS := $(wildcard .github/workflows/*.yml) $(wildcard examples/*.yml) $(wildcard examples/*/*.yml)

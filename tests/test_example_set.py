@@ -154,3 +154,16 @@ def test_stale_verdicts_are_measured_from_the_run_not_from_today(results: dict[s
     assert results["ecb-deposit-rate-now"].figures.median_source_age_days == 497
     assert results["uk-fixed-mortgage-rates"].figures.median_source_age_days == 600.5
     assert results["euro-adoption-after-2010"].figures.median_source_age_days == 463
+
+
+def test_the_shipped_baseline_shows_what_the_pr_made_worse(tmp_path: Path) -> None:
+    """The example's baseline is the agent before the PR: two answers got worse since."""
+    import json
+
+    from gate.cli import main
+
+    out = tmp_path / "r.json"
+    assert main(["check", str(EXAMPLE), "--json", str(out)]) == 1
+    comparison = json.loads(out.read_text())["comparison"]
+    new = {(c["id"], f["check"]) for c in comparison["cases"] for f in c.get("new_failures", [])}
+    assert new == {("who-physical-activity-adults", "fabricated_url"), ("storm-dervla-disruption", "domain_cap")}
