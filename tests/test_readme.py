@@ -1,0 +1,54 @@
+"""The README shows a real rendering of the PR comment for the example set, kept current.
+
+Regenerate after an intended change: ``SOURCEGATE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_readme.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+
+from gate.baseline import attach_baseline
+from gate.gaterun import run_paths
+from gate.report.comment import CommentReporter
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE = ROOT / "cached-snapshots" / "example"
+README = ROOT / "README.md"
+START, END = "<!-- readme-comment:start -->\n", "<!-- readme-comment:end -->\n"
+
+
+def example_comment() -> str:
+    """The example set's PR comment, dated at its baseline so the rendering does not age."""
+    written = json.loads((EXAMPLE / "baseline.json").read_text(encoding="utf-8"))["baseline"]["written_at"]
+    report = run_paths([str(EXAMPLE)], None)
+    report = attach_baseline(report, [str(EXAMPLE)], None, file=None, ref=None,
+                             now=datetime.fromisoformat(written))
+    body = CommentReporter().render(report)
+    return re.sub(r"\n?<!-- sourcegate:comment[^>]*-->\n?", "\n", body).strip() + "\n"
+
+
+def test_readme_shows_the_current_comment_of_the_example_set() -> None:
+    text = README.read_text(encoding="utf-8")
+    before, rest = text.split(START, 1)
+    shown, after = rest.split(END, 1)
+    expected = example_comment()
+    if os.environ.get("SOURCEGATE_UPDATE_GOLDEN") == "1":
+        README.write_text(before + START + expected + END + after, encoding="utf-8")
+        return
+    assert shown == expected, "README comment is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    first_block = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    assert first_block.splitlines()[0].startswith("make demo")
+    assert first_block.splitlines()[1].startswith("make test")
+
+
+def test_readme_quick_start_is_the_example_workflow() -> None:
+    workflow = (ROOT / "examples" / "sourcegate.yml").read_text(encoding="utf-8").strip()
+    assert workflow in README.read_text(encoding="utf-8")
