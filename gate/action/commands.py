@@ -1,0 +1,121 @@
+"""Talking to the runner: workflow commands, output blocks, masking, and keeping the log safe.
+
+Every value the runner reads is escaped here: a command's message and properties
+(:func:`escape_data`, :func:`escape_property`, as ``@actions/core`` does), and outputs are written
+as ``name<<DELIM`` blocks with a random delimiter (:func:`output_block`). While the gate runs,
+workflow commands are stopped (:func:`commands_stopped`) so that no text from a page, an answer or
+a golden-set file can act as one in the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import sys
+from collections.abc import Iterator, Mapping
+from typing import TextIO
+
+__all__ = [
+    "Tee",
+    "append_file",
+    "commands_stopped",
+    "environ_overlay",
+    "escape_data",
+    "escape_property",
+    "mask",
+    "output_block",
+    "workflow_command",
+]
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow command's message (``%``, CR, LF), as ``@actions/core`` does."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow command's property value: the message escapes plus ``:`` and ``,``."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(name: str, message: str, **props: str | None) -> str:
+    """One ``::name key=value,...::message`` line, every part escaped."""
+    rendered = ",".join(f"{k}={escape_property(v)}" for k, v in props.items() if v is not None)
+    return f"::{name}{' ' + rendered if rendered else ''}::{escape_data(message)}"
+
+
+def output_block(name: str, value: str, delimiter: str | None = None) -> str:
+    """``name<<DELIM`` / value / ``DELIM``: safe for any value, with a delimiter it cannot contain."""
+    delimiter = delimiter or f"ghadelimiter_{secrets.token_hex(16)}"
+    if delimiter in value or delimiter in name:
+        raise ValueError("the output delimiter occurs in the value")
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+def mask(secrets_to_hide: tuple[str, ...], out: TextIO) -> None:
+    """``::add-mask::`` every non-empty line of each secret, so the runner hides it in the log.
+
+    Lines are stripped as the inputs are: the value that flows on is the one that is masked.
+    """
+    for secret in secrets_to_hide:
+        for line in secret.splitlines():
+            if line.strip():
+                print(workflow_command("add-mask", line.strip()), file=out)
+
+
+def append_file(path: str | None, text: str) -> None:
+    """Append to a runner file (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) when it is set."""
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+@contextlib.contextmanager
+def commands_stopped(out: TextIO) -> Iterator[None]:
+    """Stop workflow-command processing while untrusted text may reach the log."""
+    token = secrets.token_hex(16)
+    print(f"::stop-commands::{token}", file=out, flush=True)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        print(f"::{token}::", file=out, flush=True)
+
+
+@contextlib.contextmanager
+def environ_overlay(updates: Mapping[str, str | None]) -> Iterator[None]:
+    """Set (or, with None, remove) process variables for the in-process CLI; restore them after."""
+    saved = {k: os.environ.get(k) for k in updates}
+    try:
+        for k, v in updates.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, old in saved.items():
+            if old is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = old
+
+
+class Tee:
+    """Writes to a stream and keeps a copy, so the CLI's error message can become an annotation."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def text(self) -> str:
+        """Everything written so far."""
+        return "".join(self.parts)

@@ -1,0 +1,161 @@
+"""The action's inputs: ``INPUT_*`` variables read into a frozen :class:`Inputs`, and what follows
+from them alone (the judge mode, the golden set when none is named).
+
+The runner names the variable for input ``golden-set`` ``INPUT_GOLDEN-SET``: ``INPUT_`` + the name
+upper-cased with spaces turned into ``_`` (dashes are kept). A malformed value is an
+:class:`~gate.errors.InputError`, so the step exits 2 before anything runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gate.errors import InputError
+
+__all__ = [
+    "FAIL_ON",
+    "INPUT_NAMES",
+    "JUDGE_MODES",
+    "OUTPUT_NAMES",
+    "SECRET_INPUTS",
+    "SNAPSHOT_ROOT",
+    "Inputs",
+    "discover_golden_set",
+    "input_env_name",
+    "read_inputs",
+    "resolve_judge",
+]
+
+INPUT_NAMES = (
+    "golden-set", "config", "judge", "anthropic-api-key", "github-token", "comment", "baseline-ref",
+    "fail-on", "report-dir", "comment-from", "pr-number",
+)
+"""Every input ``action.yml`` declares; a test keeps the two lists equal."""
+OUTPUT_NAMES = (
+    "verdict", "exit-code", "report-path", "markdown-path", "hard-failures", "soft-warnings",
+    "grounding-rate", "hallucination-rate", "judge", "comment-url",
+)
+"""Every output ``action.yml`` declares (``comment-url`` in comment mode only)."""
+SECRET_INPUTS = ("anthropic-api-key", "github-token")
+"""Inputs that are masked in the log (``::add-mask::``) before anything else is printed."""
+JUDGE_MODES = ("auto", "live", "replay", "off")
+FAIL_ON = ("hard", "soft", "none")
+SNAPSHOT_ROOT = "cached-snapshots"
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off", ""}
+
+
+def input_env_name(name: str) -> str:
+    """The variable the runner sets for input ``name`` (actions/runner, ``Handler.cs``)."""
+    return "INPUT_" + name.replace(" ", "_").upper()
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The action's inputs, parsed and checked; see ``action.yml`` for what each one means."""
+
+    golden_set: tuple[str, ...] = ()
+    config: str | None = None
+    judge: str = "auto"
+    api_key: str = ""
+    github_token: str = ""
+    comment: bool = True
+    baseline_ref: str | None = None
+    fail_on: str = "hard"
+    report_dir: str = "sourcegate-report"
+    comment_from: str | None = None
+    pr_number: int | None = None
+
+
+def _get(env: Mapping[str, str], name: str) -> str:
+    return env.get(input_env_name(name), "").strip()
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: Sequence[str], default: str) -> str:
+    value = _get(env, name).lower() or default
+    if value not in allowed:
+        raise InputError(f"input {name!r} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = _get(env, name).lower()
+    if not raw:
+        return default
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise InputError(f"input {name!r} must be true or false; got {raw!r}")
+
+
+def read_inputs(env: Mapping[str, str]) -> Inputs:
+    """Parse the ``INPUT_*`` variables; a malformed value is an :class:`InputError` (exit 2)."""
+    golden = tuple(line.strip() for line in _get(env, "golden-set").splitlines() if line.strip())
+    ref = _get(env, "baseline-ref") or None
+    if ref is not None and (ref.startswith("-") or any(c.isspace() for c in ref)):
+        # A ref starting with '-' would be read by git as an option.
+        raise InputError(f"input 'baseline-ref' is not a git revision: {ref!r}")
+    report_dir = _get(env, "report-dir") or "sourcegate-report"
+    if os.path.isabs(report_dir) or ".." in report_dir.replace("\\", "/").split("/"):
+        raise InputError(
+            f"input 'report-dir' must be a relative path inside the workspace; got {report_dir!r}"
+        )
+    number_text = _get(env, "pr-number")
+    number: int | None = None
+    if number_text:
+        if not number_text.isdigit() or int(number_text) <= 0:
+            raise InputError(f"input 'pr-number' must be a positive integer; got {number_text!r}")
+        number = int(number_text)
+    return Inputs(
+        golden_set=golden,
+        config=_get(env, "config") or None,
+        judge=_choice(env, "judge", JUDGE_MODES, "auto"),
+        api_key=_get(env, "anthropic-api-key"),
+        github_token=_get(env, "github-token"),
+        comment=_flag(env, "comment", True),
+        baseline_ref=ref,
+        fail_on=_choice(env, "fail-on", FAIL_ON, "hard"),
+        report_dir=report_dir,
+        comment_from=_get(env, "comment-from") or None,
+        pr_number=number,
+    )
+
+
+def resolve_judge(requested: str, has_key: bool) -> tuple[str, str | None]:
+    """The judge mode to run and, when it differs from what a reader might expect, why."""
+    if requested == "auto":
+        if has_key:
+            return "live", None
+        return "replay", (
+            "no anthropic-api-key was given (pull requests from forks get no secrets): "
+            "the judge replays its cache; claims missing from it stay unscored, and too many unscored "
+            "claims make the run inconclusive, never a pass"
+        )
+    if requested == "live" and not has_key:
+        return "replay", (
+            "judge 'live' was asked for but no anthropic-api-key was given: the judge replays its cache "
+            "instead; claims missing from it stay unscored"
+        )
+    return requested, None
+
+
+def discover_golden_set(root: str) -> str:
+    """The one golden set under ``cached-snapshots/``; none or several is an input error."""
+    base = os.path.join(root, SNAPSHOT_ROOT)
+    found = sorted(
+        os.path.join(SNAPSHOT_ROOT, name)
+        for name in (os.listdir(base) if os.path.isdir(base) else ())
+        if os.path.isfile(os.path.join(base, name, "golden.yaml"))
+    )
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise InputError(f"no golden set found under {SNAPSHOT_ROOT}/: set the 'golden-set' input")
+    raise InputError(
+        f"several golden sets under {SNAPSHOT_ROOT}/ ({', '.join(found)}): choose one with the "
+        "'golden-set' input (run the action once per set, for example with a matrix)"
+    )

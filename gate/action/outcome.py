@@ -1,0 +1,113 @@
+"""What the step reports from a JSON report: the verdict, the exit code, the outputs' figures and
+one ``::error`` annotation per hard failure, pointing at the run file of its case.
+
+Exit codes (the CLI's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,
+4 internal error. ``fail-on: none`` turns 1 and 3 into 0; input and internal errors still fail.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+from gate.action.commands import workflow_command
+from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_INTERNAL, EXIT_PASS
+
+__all__ = ["MAX_ANNOTATIONS", "Outcome", "annotation_lines", "exit_code", "figure", "outcome_from_report"]
+
+MAX_ANNOTATIONS = 10
+"""GitHub shows at most 10 error annotations of one step; the rest are summed up in one."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the outputs, annotations and exit code need from a JSON report."""
+
+    verdict: str
+    hard_failures: tuple[tuple[str, str, str | None, str], ...]
+    """(case id, check id, url, message) for each hard failure"""
+    grounding_rate: float | None = None
+    hallucination_rate: float | None = None
+    soft_warnings: tuple[str, ...] = field(default=())
+
+
+def _mean(cases: Sequence[Mapping[str, Any]], name: str) -> float | None:
+    values = [v for c in cases if isinstance(v := (c.get("soft") or {}).get(name), int | float)]
+    return fmean(values) if values else None
+
+
+def outcome_from_report(report: Mapping[str, Any]) -> Outcome:
+    """Read the verdict, hard failures, key figures and soft warnings from report JSON data."""
+    cases = [c for c in report.get("cases", []) if isinstance(c, Mapping)]
+    failures = tuple(
+        (str(c.get("id", "")), str(f.get("check", "")), f.get("url"), str(f.get("message", "")))
+        for c in cases
+        for f in c.get("hard_failures", [])
+        if isinstance(f, Mapping)
+    )
+    summary = report.get("summary") if isinstance(report.get("summary"), Mapping) else {}
+    listed = summary.get("soft_warnings") if isinstance(summary, Mapping) else None
+    if isinstance(listed, list):
+        warnings = tuple(str(w) for w in listed)
+    else:
+        # decide() marks every soft figure out of bounds that does not block with "(warning".
+        warnings = tuple(r for r in report.get("reasons", []) if isinstance(r, str) and "(warning" in r)
+    return Outcome(
+        verdict=str(report.get("verdict", "")),
+        hard_failures=failures,
+        grounding_rate=_mean(cases, "grounding_rate"),
+        hallucination_rate=_mean(cases, "hallucination_rate"),
+        soft_warnings=warnings,
+    )
+
+
+def exit_code(cli_code: int, outcome: Outcome | None, fail_on: str) -> int:
+    """The step's exit code from the CLI's, the verdict and ``fail-on``."""
+    if cli_code in (EXIT_INPUT, EXIT_INTERNAL) or outcome is None:
+        return cli_code if cli_code in (EXIT_INPUT, EXIT_INTERNAL) else EXIT_INTERNAL
+    if fail_on == "none":
+        return EXIT_PASS
+    if outcome.verdict == "fail":
+        return EXIT_FAIL
+    if outcome.verdict == "inconclusive":
+        return EXIT_INCONCLUSIVE
+    if outcome.verdict == "pass":
+        return EXIT_FAIL if fail_on == "soft" and outcome.soft_warnings else EXIT_PASS
+    return EXIT_INTERNAL
+
+
+def figure(value: float | None) -> str:
+    """A rate as an output value: four decimals, or empty when there is none."""
+    return "" if value is None else f"{value:.4f}"
+
+
+def _annotation_file(case: str, paths: Sequence[str], root: str) -> str | None:
+    candidates = []
+    for p in paths:
+        if os.path.isdir(p):
+            candidates += [os.path.join(p, "runs", f"{case}.json"), os.path.join(p, "golden.yaml")]
+        elif os.path.splitext(os.path.basename(p))[0] == case or len(paths) == 1:
+            candidates.append(p)
+    for c in candidates:
+        if os.path.isfile(c):
+            return os.path.relpath(os.path.abspath(c), root).replace(os.sep, "/")
+    return None
+
+
+def annotation_lines(outcome: Outcome, paths: Sequence[str], root: str) -> list[str]:
+    """One ``::error`` line per hard failure (file and case), at most :data:`MAX_ANNOTATIONS`."""
+    lines = []
+    failures = outcome.hard_failures
+    shown = failures if len(failures) <= MAX_ANNOTATIONS else failures[: MAX_ANNOTATIONS - 1]
+    for case, check, url, message in shown:
+        text = message if url is None or url in message else f"{message} ({url})"
+        lines.append(workflow_command("error", text, file=_annotation_file(case, paths, root),
+                                      title=f"sourcegate {check}: {case}"))
+    if len(shown) < len(failures):
+        lines.append(workflow_command(
+            "error", f"{len(failures) - len(shown)} more hard failures: see the job summary and the report",
+            title="sourcegate: more hard failures"))
+    return lines

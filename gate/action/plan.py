@@ -1,0 +1,71 @@
+"""What a check run will do, decided from the inputs and the event before anything runs. Pure.
+
+:func:`plan_check` turns the :class:`~gate.action.inputs.Inputs` and the pull request (if any) into
+the ``sourcegate check`` arguments, the judge mode, the baseline commit, whether to comment, the
+report files and the notes that tell the reader why (no key, a fork, not a pull request).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gate.action.inputs import Inputs, resolve_judge
+
+if TYPE_CHECKING:
+    from gate.github import PullRequestContext
+
+__all__ = ["Plan", "plan_check"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the check run will do, decided from the inputs and the event before anything runs."""
+
+    argv: tuple[str, ...]
+    judge: str
+    baseline_ref: str | None
+    comment: bool
+    notes: tuple[str, ...]
+    files: Mapping[str, str]
+
+
+def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None) -> Plan:
+    """The CLI arguments and the notes for the log and the summary. Pure: no I/O."""
+    notes: list[str] = []
+    judge, why = resolve_judge(inputs.judge, bool(inputs.api_key))
+    if why:
+        notes.append(why)
+    elif inputs.api_key and judge != "live":
+        notes.append(f"judge '{judge}' was asked for: the anthropic-api-key is not used")
+    baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None)
+    if baseline is None:
+        notes.append("not a pull request and no baseline-ref: the baseline is read from the working tree")
+    comment = inputs.comment and pr is not None and bool(inputs.github_token)
+    if inputs.comment and pr is None:
+        notes.append("not a pull request: no comment is posted")
+    elif inputs.comment and not inputs.github_token:
+        notes.append("no github-token: no comment is posted")
+    elif comment and pr is not None and pr.is_fork:
+        notes.append(
+            "pull request from a fork: its token is usually read-only, so the comment may be refused; "
+            "the verdict does not change, and the fork-safe pair in docs/action.md posts it instead"
+        )
+    d = inputs.report_dir
+    files = {
+        "json": os.path.join(d, "report.json"),
+        "markdown": os.path.join(d, "report.md"),
+        "summary": os.path.join(d, "summary.md"),
+        "junit": os.path.join(d, "junit.xml"),
+    }
+    argv = ["check", *paths, "--json", files["json"], "--markdown", files["markdown"],
+            "--summary", files["summary"], "--junit", files["junit"], "--judge", judge]
+    if inputs.config:
+        argv += ["--config", inputs.config]
+    if baseline:
+        argv += ["--baseline-ref", baseline]
+    if comment:
+        argv.append("--comment")
+    return Plan(tuple(argv), judge, baseline, comment, tuple(notes), files)
