@@ -1,0 +1,86 @@
+"""The snapshot: recorded search calls, page fetches and extractions, so an agent can be re-run.
+
+``records`` holds the three formats and their keys, ``store`` reads and records them (one small
+JSON file per entry, content-addressed), ``build`` derives them from a golden set's recorded
+runs, ``verify`` checks that every run is covered, and ``serve`` answers the agent under test
+from them over loopback HTTP. A missing recording is a :class:`gate.errors.SnapshotMiss`, never
+a live call. See docs/snapshots.md. Names load on first use, so the CLI's parser stays cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "Anchor": "gate.snapshot.records",
+    "ExtractionRecord": "gate.snapshot.records",
+    "PageRecord": "gate.snapshot.records",
+    "SearchRecord": "gate.snapshot.records",
+    "normalise_query": "gate.snapshot.records",
+    "search_key": "gate.snapshot.records",
+    "url_key": "gate.snapshot.records",
+    "SnapshotIndex": "gate.snapshot.store",
+    "SnapshotStore": "gate.snapshot.store",
+    "snapshot_dir": "gate.snapshot.store",
+    "BuildResult": "gate.snapshot.build",
+    "Plan": "gate.snapshot.build",
+    "build": "gate.snapshot.build",
+    "plan": "gate.snapshot.build",
+    "CaseCoverage": "gate.snapshot.verify",
+    "Coverage": "gate.snapshot.verify",
+    "verify": "gate.snapshot.verify",
+    "ReplayServer": "gate.snapshot.serve",
+    "serve": "gate.snapshot.serve",
+}
+
+__all__ = [
+    "Anchor",
+    "BuildResult",
+    "CaseCoverage",
+    "Coverage",
+    "ExtractionRecord",
+    "PageRecord",
+    "Plan",
+    "ReplayServer",
+    "SearchRecord",
+    "SnapshotIndex",
+    "SnapshotStore",
+    "build",
+    "normalise_query",
+    "plan",
+    "search_key",
+    "serve",
+    "snapshot_dir",
+    "url_key",
+    "verify",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gate.snapshot' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from gate.snapshot.build import BuildResult, Plan, build, plan
+    from gate.snapshot.records import (
+        Anchor,
+        ExtractionRecord,
+        PageRecord,
+        SearchRecord,
+        normalise_query,
+        search_key,
+        url_key,
+    )
+    from gate.snapshot.serve import ReplayServer, serve
+    from gate.snapshot.store import SnapshotIndex, SnapshotStore, snapshot_dir
+    from gate.snapshot.verify import CaseCoverage, Coverage, verify

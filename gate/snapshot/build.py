@@ -1,0 +1,277 @@
+"""Build the snapshot layers of a golden set from its recorded runs.
+
+Each run already holds what the web answered when it was recorded: its queries with their
+results, and the pages it read. :func:`plan` turns runs into records (pure, deterministic);
+:func:`build` writes them into ``<golden set>/snapshot/`` (idempotent: a second build changes no
+file). The search layer gets a neutral response shape under the provider ``trace``::
+
+    {"results": [{"position", "title", "url", "snippet", "published"}]}
+
+Results name the query they answer (``results[].query``). A minimal trace does not: with one
+query they are all its results; with several, positions that restart at 1 mark where the next
+query's results begin, and when they do not split into one group per query the run's queries
+are left out and a note says so (guessing would record results a query never returned).
+
+The extraction layer gets the text the run read, its publication date and the links found in the
+text (markdown inline, reference and angle-bracket links; relative ones resolved).
+
+Two runs that recorded the same key differently (the same query answered twice with different
+results, a page fetched twice with different text) keep the first run's recording, by file name,
+and a note names both. A transient failure (HTTP 408, 429, 5xx) is not recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Generic, TypeVar
+from urllib.parse import urljoin
+
+from gate.load import iter_pairings, load_golden
+from gate.model import Run, SearchResult
+from gate.snapshot.records import (
+    EXTRACTIONS,
+    PAGES,
+    SEARCH,
+    Anchor,
+    ExtractionRecord,
+    PageRecord,
+    SearchRecord,
+    normalise_query,
+    search_key,
+    url_key,
+)
+from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
+
+TRACE_PROVIDER = "trace"
+
+R = TypeVar("R")
+
+# ---------------------------------------------------------------------------------------------------
+# Anchors: the links of a page's text, ``[text](href)``, ``[text][label]`` and ``<href>``. Recorded
+# traces keep the text the model read, often markdown; its links are the page's anchors. Images are
+# not anchors and fenced code is skipped (its links are examples); relative links are resolved
+# against the page's final URL, as a browser would.
+# ---------------------------------------------------------------------------------------------------
+# Link text may hold one level of nested brackets, e.g. a linked image "[![alt](img)](url)".
+_TEXT = r"\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+# A destination: <...>, or a run without spaces that may hold balanced parentheses (one level).
+_DEST = r"(?:<(?P<angled>[^<>\n]*)>|(?P<plain>(?:[^\s()<>]|\([^\s()]*\))+))"
+_TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?"""
+
+_DEFINITION = re.compile(
+    r"^[ \t]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>\S+))", re.MULTILINE)
+_TOKEN = re.compile(
+    r"(?P<image>!\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\](?:\([^)\n]*\)|\[[^\]\n]*\])?)"
+    r"|(?P<definition>^[ \t]{0,3}\[[^\]\n]+\]:[^\n]*)"
+    r"|" + _TEXT + r"(?:\(\s*" + _DEST + _TITLE + r"\s*\)|\[(?P<ref>[^\[\]\n]*)\])"
+    r"|<(?P<auto>https?://[^<>\s]+)>",
+    re.MULTILINE | re.IGNORECASE,
+)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INNER_IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\([^)\n]*\)")
+
+
+def _label(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _without_fences(text: str) -> str:
+    """Blank out fenced code blocks, keeping line structure."""
+    lines = text.split("\n")
+    fence = ""
+    for i, line in enumerate(lines):
+        if fence:
+            if line.strip().startswith(fence) and line.strip().strip(fence[0]) == "":
+                fence = ""
+            lines[i] = ""
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence = m.group(1)
+            lines[i] = ""
+    return "\n".join(lines)
+
+
+def extract_anchors(text: str, base: str) -> tuple[Anchor, ...]:
+    """The links of a markdown text, in order, with hrefs resolved against ``base``."""
+    text = _without_fences(text)
+    definitions: dict[str, str] = {}
+    for m in _DEFINITION.finditer(text):
+        href = m.group("angled") if m.group("angled") is not None else m.group("plain")
+        definitions.setdefault(_label(m.group("label")), href)  # CommonMark: the first one wins
+    anchors = []
+    for m in _TOKEN.finditer(text):
+        if m.group("image") is not None or m.group("definition") is not None:
+            continue
+        if m.group("auto") is not None:
+            href, label = m.group("auto"), m.group("auto")
+        else:
+            label = m.group("text")
+            if m.group("ref") is not None:
+                found = definitions.get(_label(m.group("ref") or label))
+                if found is None:
+                    continue  # "[text][x]" with no definition of x is plain text, not a link
+                href = found
+            else:
+                href = m.group("angled") if m.group("angled") is not None else m.group("plain")
+        label = " ".join(_INNER_IMAGE.sub(r"\1", label).split())
+        anchors.append(Anchor(href=urljoin(base, href.strip()), text=label))
+    return tuple(anchors)
+
+# ---------------------------------------------------------------------------------------------------
+# Plan and build
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The records a set of runs gives, one per key, and what the build has to say about them."""
+
+    searches: tuple[SearchRecord, ...]
+    pages: tuple[PageRecord, ...]
+    extractions: tuple[ExtractionRecord, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class _Layer(Generic[R]):
+    """Records of one layer by key: the first recording wins, a different later one is a note."""
+
+    what: str
+    kept: dict[str, tuple[R, str]] = field(default_factory=dict)
+
+    def add(self, key: str, record: R, source: str, notes: list[str]) -> None:
+        """Keep ``record`` under ``key`` unless one is kept already; a different one is noted."""
+        first = self.kept.get(key)
+        if first is None:
+            self.kept[key] = (record, source)
+        elif _identity(first[0]) != _identity(record):
+            notes.append(f"{self.what}: {source} recorded it differently from {first[1]}; kept {first[1]}")
+
+
+def _identity(record: Any) -> Any:
+    """What makes two recordings the same answer (when and by which spelling it was asked do not)."""
+    if isinstance(record, SearchRecord):
+        return record.response
+    if isinstance(record, PageRecord):
+        return (record.status, record.final_url, record.body, record.truncated, record.content_type)
+    assert isinstance(record, ExtractionRecord)
+    return (record.text, record.published, record.anchors)
+
+
+def _neutral(results: Sequence[SearchResult]) -> dict[str, Any]:
+    return {"results": [
+        {"position": r.position, "title": r.title, "url": r.url, "snippet": r.snippet,
+         "published": None if r.published is None else r.published.isoformat()}
+        for r in results
+    ]}
+
+
+def _by_query(run: Run) -> tuple[dict[int, list[SearchResult]], str | None]:
+    """The results of each query of a run, or a note on why they cannot be told apart."""
+    groups: dict[int, list[SearchResult]] = {i: [] for i in range(len(run.queries))}
+    loose = [r for r in run.results if r.query is None]
+    for r in run.results:
+        if r.query is not None:
+            groups[r.query].append(r)
+    if not loose:
+        return groups, None
+    if len(run.queries) == 1 and len(loose) == len(run.results):
+        groups[0] = loose
+        return groups, None
+    segments: list[list[SearchResult]] = []
+    for r in loose:
+        if not segments or r.position <= segments[-1][-1].position:
+            segments.append([])
+        segments[-1].append(r)
+    if len(loose) == len(run.results) and len(segments) == len(run.queries):
+        return dict(enumerate(segments)), None
+    return {}, (f"{run.source}: {len(loose)} result(s) name no query and do not split into one group "
+                f"per query (positions restart {len(segments)} time(s) for {len(run.queries)} queries); "
+                "its queries are not recorded")
+
+
+def plan(runs: Iterable[Run]) -> Plan:
+    """The records that ``runs`` give, in a stable order (pure: no file is read or written)."""
+    notes: list[str] = []
+    searches: _Layer[SearchRecord] = _Layer("search")
+    pages: _Layer[PageRecord] = _Layer("page")
+    extractions: _Layer[ExtractionRecord] = _Layer("extraction")
+    for run in runs:
+        groups, note = _by_query(run)
+        if note:
+            notes.append(note)
+        for i, results in sorted(groups.items()):
+            query = normalise_query(run.queries[i])
+            record = SearchRecord(TRACE_PROVIDER, query, _neutral(results), recorded_at=run.started_at)
+            searches.add(search_key(TRACE_PROVIDER, query), record, run.source, notes)
+        for page in run.pages:
+            why = page_failure(page.status)
+            if why is not None:
+                notes.append(f"{run.source}: {page.url} not recorded: {why}")
+                continue
+            fetched = PageRecord(url=page.url, status=page.status, body=page.text, final_url=page.final_url,
+                                 fetched_at=page.fetched_at, truncated=page.truncated)
+            key = url_key(page.url)
+            pages.add(key, fetched, run.source, notes)
+            extracted = ExtractionRecord(url=page.url, text=page.text, published=page.published,
+                                         anchors=extract_anchors(page.text, page.final_url or page.url))
+            extractions.add(key, extracted, run.source, notes)
+    return Plan(
+        searches=tuple(r for _, (r, _src) in sorted(searches.kept.items())),
+        pages=tuple(r for _, (r, _src) in sorted(pages.kept.items())),
+        extractions=tuple(r for _, (r, _src) in sorted(extractions.kept.items())),
+        notes=tuple(notes),
+    )
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build wrote, what it left alone, and entries no run produced (kept, listed)."""
+
+    folder: str
+    written: tuple[str, ...]
+    unchanged: int
+    stale: tuple[str, ...]
+    notes: tuple[str, ...]
+    counts: tuple[tuple[str, int], ...]
+
+    def summary(self) -> str:
+        """A few lines for the terminal."""
+        layers = ", ".join(f"{n} {name}" for name, n in self.counts)
+        lines = [f"snapshot {self.folder}: {layers}; {len(self.written)} file(s) written, "
+                 f"{self.unchanged} unchanged"]
+        lines += [f"note: {n}" for n in self.notes]
+        lines += [f"not from these runs (kept; delete it if it is no longer wanted): {f}" for f in self.stale]
+        return "\n".join(lines)
+
+
+def runs_of(golden_root: str) -> list[Run]:
+    """The recorded runs of a golden set, in file-name order."""
+    golden = load_golden(golden_root)
+    return [p.run for p in iter_pairings(golden) if p.run is not None]
+
+
+def build(golden_root: str, snapshot_root: str | None = None) -> BuildResult:
+    """Write the layers of ``golden_root``'s runs into its snapshot folder (or ``snapshot_root``)."""
+    folder = snapshot_root or snapshot_dir(golden_root)
+    store = SnapshotStore(folder)
+    p = plan(runs_of(golden_root))
+    puts: list[tuple[str, Callable[[], bool]]] = []
+    for s in p.searches:
+        puts.append((store.path(SEARCH, search_key(s.provider, s.query)), partial(store.put_search, s)))
+    for g in p.pages:
+        puts.append((store.path(PAGES, url_key(g.url)), partial(store.put_page, g)))
+    for x in p.extractions:
+        puts.append((store.path(EXTRACTIONS, url_key(x.url)), partial(store.put_extraction, x)))
+    written = [file for file, put in puts if put()]
+    produced = {os.path.abspath(file) for file, _ in puts}
+    stale = tuple(f for layer in (SEARCH, PAGES, EXTRACTIONS) for f in store.files(layer)
+                  if os.path.abspath(f) not in produced)
+    counts = (("search", len(p.searches)), ("pages", len(p.pages)), ("extractions", len(p.extractions)))
+    return BuildResult(folder=folder, written=tuple(written), unchanged=len(puts) - len(written),
+                       stale=stale, notes=p.notes, counts=counts)

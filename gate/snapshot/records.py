@@ -1,0 +1,193 @@
+"""The three snapshot formats: their values, their keys and their JSON entries.
+
+    layer         folder          format                     key: sha256 of
+    search        search/         sourcegate-search/1        provider + the query, whitespace collapsed
+    page          pages/          sourcegate-page/1          gate.urls.canonical(url)
+    extraction    extractions/    sourcegate-extraction/1    gate.urls.canonical(url)
+
+A key holds exactly what identifies an entry. Query case is kept (search engines treat "US" and
+"us" differently); only whitespace is collapsed, because no engine reads it. Pages are keyed by
+the canonical URL, the same key the checks use to match a citation to what was read. Everything
+here is pure: the store does the reading and writing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from gate.errors import InputError
+from gate.urls import canonical
+
+SEARCH_FORMAT = "sourcegate-search/1"
+PAGE_FORMAT = "sourcegate-page/1"
+EXTRACTION_FORMAT = "sourcegate-extraction/1"
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One cache layer: its name, its folder under ``snapshot/``, its schema and format."""
+
+    name: str
+    folder: str
+    schema: str
+    format: str
+
+
+SEARCH = Layer("search", "search", "snapshot-search", SEARCH_FORMAT)
+PAGES = Layer("page", "pages", "snapshot-page", PAGE_FORMAT)
+EXTRACTIONS = Layer("extraction", "extractions", "snapshot-extraction", EXTRACTION_FORMAT)
+LAYERS = (SEARCH, PAGES, EXTRACTIONS)
+
+
+@dataclass(frozen=True)
+class SearchRecord:
+    """What one search API returned for one query: the provider's JSON, kept as it came."""
+
+    provider: str
+    query: str
+    response: Any
+    recorded_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """One page fetch. An HTTP 404 is a recording like any other: the status is the data."""
+
+    url: str
+    status: int | None
+    body: str
+    final_url: str | None = None
+    content_type: str | None = None
+    fetched_at: datetime | None = None
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """One link found in a page's text."""
+
+    href: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ExtractionRecord:
+    """The clean text of a page, its publication date and its links."""
+
+    url: str
+    text: str
+    published: date | None = None
+    anchors: tuple[Anchor, ...] = ()
+
+
+def normalise_query(query: str) -> str:
+    """Collapse runs of whitespace and trim the ends; nothing else (case matters to search engines)."""
+    return " ".join(query.split())
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def search_key(provider: str, query: str) -> str:
+    """The file name (without ``.json``) of a search entry."""
+    return _sha256(json.dumps([provider, normalise_query(query)], ensure_ascii=False))
+
+
+def url_key(url: str) -> str:
+    """The file name (without ``.json``) of a page or extraction entry."""
+    return _sha256(canonical(url))
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat().replace("+00:00", "Z")
+
+
+def _parse_time(value: str | None, file: str, path: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise InputError(f"{value!r} is not an RFC 3339 date-time with a time zone "
+                         "(e.g. 2026-10-15T09:00:00Z)", file=file, path=path)
+    return parsed
+
+
+def _parse_date(value: str | None) -> date | None:
+    # The schema's "date" format has already been checked, so this cannot fail.
+    return None if value is None else date.fromisoformat(value)
+
+
+def search_entry(record: SearchRecord) -> dict[str, Any]:
+    """The JSON entry of a search record (the query stored normalised, as it is keyed)."""
+    return {
+        "format": SEARCH_FORMAT,
+        "key": search_key(record.provider, record.query),
+        "provider": record.provider,
+        "query": normalise_query(record.query),
+        "recorded_at": _time(record.recorded_at),
+        "response": record.response,
+    }
+
+
+def page_entry(record: PageRecord) -> dict[str, Any]:
+    """The JSON entry of a page record."""
+    return {
+        "format": PAGE_FORMAT,
+        "key": url_key(record.url),
+        "url": record.url,
+        "status": record.status,
+        "final_url": record.final_url,
+        "content_type": record.content_type,
+        "fetched_at": _time(record.fetched_at),
+        "truncated": record.truncated,
+        "body": record.body,
+    }
+
+
+def extraction_entry(record: ExtractionRecord) -> dict[str, Any]:
+    """The JSON entry of an extraction record."""
+    return {
+        "format": EXTRACTION_FORMAT,
+        "key": url_key(record.url),
+        "url": record.url,
+        "published": None if record.published is None else record.published.isoformat(),
+        "anchors": [{"href": a.href, "text": a.text} for a in record.anchors],
+        "text": record.text,
+    }
+
+
+def search_record(data: Mapping[str, Any], file: str) -> SearchRecord:
+    """A search record from an entry that passed its schema."""
+    return SearchRecord(provider=data["provider"], query=data["query"], response=data["response"],
+                        recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"))
+
+
+def page_record(data: Mapping[str, Any], file: str) -> PageRecord:
+    """A page record from an entry that passed its schema."""
+    return PageRecord(url=data["url"], status=data["status"], body=data["body"], final_url=data["final_url"],
+                      content_type=data["content_type"], truncated=data.get("truncated", False),
+                      fetched_at=_parse_time(data["fetched_at"], file, "$.fetched_at"))
+
+
+def extraction_record(data: Mapping[str, Any], file: str) -> ExtractionRecord:
+    """An extraction record from an entry that passed its schema."""
+    del file  # every field is checked by the schema; kept for a uniform signature
+    anchors = tuple(Anchor(href=a["href"], text=a["text"]) for a in data["anchors"])
+    return ExtractionRecord(url=data["url"], text=data["text"], published=_parse_date(data["published"]),
+                            anchors=anchors)
+
+
+def entry_key(layer: Layer, data: Mapping[str, Any]) -> str:
+    """The key an entry's own content gives (compared with its file name on load)."""
+    if layer is SEARCH:
+        return search_key(data["provider"], data["query"])
+    return url_key(data["url"])

@@ -1,0 +1,134 @@
+"""A replay server for the agent under test: its search and fetch tools answered from the snapshot.
+
+    GET /search?provider=serpapi&q=...  200: the provider's recorded JSON, exactly as it came
+    GET /fetch?url=...                  200: {url, status, final_url, content_type, body, fetched_at,
+                                             truncated}
+    GET /extract?url=...                200: {url, text, published, anchors: [{href, text}]}
+
+A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Anything the snapshot
+lacks answers 404 with ``{"error", "layer", "key", "miss": true}`` and a line on stderr: a miss is
+said out loud, never turned into a live request. The server never proxies to the network, reads
+entries from disk on each request (a rebuild is picked up without a restart), and binds to
+127.0.0.1 unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, TextIO
+from urllib.parse import parse_qs, urlsplit
+
+from gate.errors import InputError, SnapshotMiss
+from gate.snapshot.records import (
+    EXTRACTIONS,
+    PAGES,
+    SEARCH,
+    extraction_entry,
+    page_entry,
+    search_key,
+    url_key,
+)
+from gate.snapshot.store import SnapshotStore
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+class ReplayServer(ThreadingHTTPServer):
+    """An HTTP server bound to one snapshot store."""
+
+    daemon_threads = True
+
+    def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
+                 log: TextIO | None = None) -> None:
+        """Bind to ``host:port`` (port 0: any free port; see :attr:`url`)."""
+        self.store = store
+        self.log = log if log is not None else sys.stderr
+        super().__init__((host, port), _Handler)
+
+    @property
+    def url(self) -> str:
+        """The base URL the agent under test should use."""
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+
+class _BadRequest(Exception):
+    """A request the server cannot answer: a missing or repeated parameter."""
+
+
+def _one(params: Mapping[str, list[str]], name: str) -> str:
+    values = params.get(name, [])
+    if len(values) != 1:
+        raise _BadRequest(f"expected exactly one {name!r} parameter, got {len(values)}")
+    return values[0]
+
+
+def _public(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """An entry as the agent sees it: the recording, without the snapshot's bookkeeping."""
+    return {k: v for k, v in entry.items() if k not in ("format", "key")}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ReplayServer
+    server_version = "sourcegate-snapshot"
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
+        """Answer one request: a hit, a miss (404), a bad request (400) or a damaged entry (500)."""
+        parts = urlsplit(self.path)
+        params = parse_qs(parts.query, keep_blank_values=True)
+        try:
+            status, body = self._answer(parts.path, params)
+        except _BadRequest as e:
+            status, body = 400, {"error": str(e)}
+        except InputError as e:  # a damaged entry: the snapshot needs fixing, say which file
+            self.server.log.write(f"sourcegate snapshot: ERROR {e}\n")
+            status, body = 500, {"error": str(e)}
+        self._send(status, body)
+
+    def _answer(self, path: str, params: Mapping[str, list[str]]) -> tuple[int, Any]:
+        store = self.server.store
+        if path == "/search":
+            provider, query = _one(params, "provider"), _one(params, "q")
+            try:
+                return 200, store.search(provider, query).response
+            except SnapshotMiss as e:
+                return self._miss(SEARCH.name, search_key(provider, query), e)
+        if path in ("/fetch", "/extract"):
+            url = _one(params, "url")
+            try:
+                if path == "/fetch":
+                    return 200, _public(page_entry(store.page(url)))
+                return 200, _public(extraction_entry(store.extraction(url)))
+            except SnapshotMiss as e:
+                layer = PAGES if path == "/fetch" else EXTRACTIONS
+                return self._miss(layer.name, url_key(url), e)
+        return 404, {"error": f"no such endpoint {path!r}: use /search, /fetch or /extract"}
+
+    def _miss(self, layer: str, key: str, error: SnapshotMiss) -> tuple[int, Any]:
+        self.server.log.write(f"sourcegate snapshot: MISS {error}\n")
+        self.server.log.flush()
+        return 404, {"error": str(error), "layer": layer, "key": key, "miss": True}
+
+    def _send(self, status: int, body: Any) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the signature of the base class)
+        """Quiet: hits are not logged, misses and damaged entries are (see ``_miss``)."""
+
+
+def serve(store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0, log: TextIO | None = None) -> None:
+    """Serve ``store`` until interrupted (Ctrl-C); prints where it listens to ``log`` (stderr)."""
+    with ReplayServer(store, host, port, log) as server:
+        server.log.write(f"sourcegate snapshot: replaying {store.root} on {server.url} "
+                         "(/search, /fetch, /extract); misses are 404, never live calls\n")
+        server.log.flush()
+        server.serve_forever()

@@ -1,0 +1,277 @@
+"""The snapshot store: one small JSON file per recorded search, page fetch and extraction.
+
+    <golden set>/snapshot/
+        search/<key>.json         sourcegate-search/1
+        pages/<key>.json          sourcegate-page/1
+        extractions/<key>.json    sourcegate-extraction/1
+
+Replay is a feature: a lookup that finds nothing raises :class:`gate.errors.SnapshotMiss`, naming
+the layer, the key and the folder. Nothing here ever goes to the network. Every entry is
+validated against its schema on load, and its key is checked against its file name and content,
+so a hand-edited or damaged file is an input error that names the file and the JSON path.
+Writes are atomic, validated before they land, and skipped when the file already holds the same
+text.
+
+What may be recorded: answers are, failures are not. A snapshot freezes what the web *answered*.
+A failed search (a bad key, a quota, a provider outage) or a transient HTTP failure (408, 429,
+5xx) is not an answer: recording it would replay a flake forever, so the store refuses it and
+the recorder tries again later. A definitive HTTP answer such as 404 or 410 is data and is
+recorded like a 200. A failed search is recognised by the provider's own error markers:
+
+    serpapi     search_metadata.status other than "Success" (a "Success" with a top-level "error"
+                only means the engine found nothing, which is an answer)
+    bing        "_type": "ErrorResponse", "errors": [...]
+    brave       "type": "ErrorResponse", "error": {...}
+    anthropic   "type": "web_search_tool_result_error", "error_code": ...
+    tavily      "detail": {"error": ...}
+    any         a top-level "error" or "errors"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from gate.errors import InputError, SnapshotMiss
+from gate.jsonio import dump_json, json_path, load_json, read_text, validate, write_atomic
+from gate.snapshot.records import (
+    EXTRACTIONS,
+    LAYERS,
+    PAGES,
+    SEARCH,
+    ExtractionRecord,
+    Layer,
+    PageRecord,
+    SearchRecord,
+    entry_key,
+    extraction_entry,
+    extraction_record,
+    normalise_query,
+    page_entry,
+    page_record,
+    search_entry,
+    search_key,
+    search_record,
+    url_key,
+)
+from gate.urls import canonical
+
+SNAPSHOT_DIR = "snapshot"
+
+T = TypeVar("T")
+
+PROVIDER = re.compile(r"^[a-z][a-z0-9_.-]*$")
+_ERROR_TYPES = frozenset({"ErrorResponse", "web_search_tool_result_error"})
+_TRANSIENT = frozenset({408, 429})
+
+
+def provider_problem(provider: str) -> str | None:
+    """Why ``provider`` is not a usable provider name, or None."""
+    if PROVIDER.match(provider):
+        return None
+    return f"provider name {provider!r} must be lower-case letters, digits, '_', '.' or '-' (e.g. 'serpapi')"
+
+
+def search_failure(response: Any) -> str | None:
+    """Why a search response is a failure rather than an answer, or None when it may be recorded."""
+    if not isinstance(response, dict):
+        return None  # a bare list of results (the Anthropic tool result) is an answer
+    meta = response.get("search_metadata")
+    if isinstance(meta, dict) and "status" in meta:
+        # SerpApi states the outcome itself; trust it over the presence of "error".
+        status = meta["status"]
+        return None if status == "Success" else f"search_metadata.status is {status!r}"
+    for field in ("type", "_type"):
+        if response.get(field) in _ERROR_TYPES:
+            return f"{field} is {response[field]!r}"
+    for field in ("error", "errors"):
+        if response.get(field):
+            return f"it carries {field!r}: {_short(response[field])}"
+    detail = response.get("detail")
+    if isinstance(detail, dict) and detail.get("error"):
+        return f"it carries 'detail.error': {_short(detail['error'])}"
+    return None
+
+
+def page_failure(status: int | None) -> str | None:
+    """Why a fetch with this HTTP status is a transient failure, or None when it may be recorded."""
+    if status is None:
+        return None  # the recording kept no status (a minimal trace): the page was read all the same
+    if status in _TRANSIENT or status >= 500:
+        return f"HTTP {status} is a transient failure, not the page's answer"
+    return None
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as the key-value pairs it was written with (duplicates kept)."""
+
+
+def _duplicate_at(node: Any, parts: list[object]) -> str | None:
+    """The JSON path of the first repeated key under ``node``, or None."""
+    if isinstance(node, _Pairs):
+        seen: set[str] = set()
+        for key, value in node:
+            if key in seen:
+                return json_path([*parts, key])
+            seen.add(key)
+            found = _duplicate_at(value, [*parts, key])
+            if found:
+                return found
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found = _duplicate_at(value, [*parts, i])
+            if found:
+                return found
+    return None
+
+
+def _load_entry_json(file: str) -> Any:
+    """Strict JSON; a duplicate key is reported with its JSON path as well as the file."""
+    try:
+        return load_json(file)
+    except InputError as e:
+        if e.path is not None or not e.detail.startswith("duplicate key"):
+            raise
+        where = _duplicate_at(json.loads(read_text(file), object_pairs_hook=_Pairs), [])
+        raise InputError(e.detail, file=file, path=where) from e
+
+
+def snapshot_dir(golden_root: str) -> str:
+    """The snapshot folder of a golden set."""
+    return os.path.join(golden_root, SNAPSHOT_DIR)
+
+
+@dataclass(frozen=True)
+class SnapshotIndex:
+    """What a snapshot holds: (provider, query) pairs and the keys of its pages and extractions."""
+
+    searches: frozenset[tuple[str, str]]
+    pages: frozenset[str]
+    extractions: frozenset[str]
+
+    def has_query(self, query: str, provider: str | None = None) -> bool:
+        """Whether ``query`` was recorded (by ``provider``, or by any provider when None)."""
+        q = normalise_query(query)
+        if provider is not None:
+            return (provider, q) in self.searches
+        return any(q == recorded for _, recorded in self.searches)
+
+    def has_page(self, url: str) -> bool:
+        """Whether a fetch of ``url`` (or of an equivalent URL) was recorded."""
+        return url_key(url) in self.pages
+
+
+class SnapshotStore:
+    """Read and record the three layers under one snapshot folder."""
+
+    def __init__(self, root: str) -> None:
+        """Use the snapshot folder ``root`` (``<golden set>/snapshot``; created on the first write)."""
+        self.root = root
+
+    def path(self, layer: Layer, key: str) -> str:
+        """Where the entry with this key lives."""
+        return os.path.join(self.root, layer.folder, f"{key}.json")
+
+    # ---------------------------------------------------------------- replay
+
+    def search(self, provider: str, query: str) -> SearchRecord:
+        """The recorded response of ``provider`` to ``query``; SnapshotMiss when there is none."""
+        what = f"provider {provider!r}, query {normalise_query(query)!r}"
+        return self._get(SEARCH, search_key(provider, query), what, search_record)
+
+    def page(self, url: str) -> PageRecord:
+        """The recorded fetch of ``url`` (any equivalent spelling); SnapshotMiss when there is none."""
+        return self._get(PAGES, url_key(url), f"URL {canonical(url)}", page_record)
+
+    def extraction(self, url: str) -> ExtractionRecord:
+        """The recorded extraction of ``url``; SnapshotMiss when there is none."""
+        return self._get(EXTRACTIONS, url_key(url), f"URL {canonical(url)}", extraction_record)
+
+    def _get(self, layer: Layer, key: str, what: str, convert: Callable[[Mapping[str, Any], str], T]) -> T:
+        file = self.path(layer, key)
+        if not os.path.isfile(file):
+            folder = os.path.dirname(file)
+            raise SnapshotMiss(
+                f"snapshot miss in the {layer.name} layer: nothing recorded for {what} (key {key}) "
+                f"in {folder}; replay never goes to the network: record it, or rebuild the snapshot "
+                f"from the runs with `sourcegate snapshot build`")
+        return convert(self._load(layer, file), file)
+
+    def _load(self, layer: Layer, file: str) -> Mapping[str, Any]:
+        data = _load_entry_json(file)
+        validate(data, layer.schema, file)
+        stem = os.path.splitext(os.path.basename(file))[0]
+        if data["key"] != stem:
+            raise InputError(f"the entry's key {data['key']} is not its file name", file=file, path="$.key")
+        if entry_key(layer, data) != stem:
+            raise InputError(f"the entry's content gives the key {entry_key(layer, data)}, not its file name "
+                             "(edited by hand?)", file=file, path="$.key")
+        entry: Mapping[str, Any] = data
+        return entry
+
+    # ---------------------------------------------------------------- recording
+
+    def put_search(self, record: SearchRecord) -> bool:
+        """Record a search answer; a failed search is refused. True when the file changed."""
+        problem = provider_problem(record.provider)
+        if problem is None:
+            why = search_failure(record.response)
+            if why is not None:
+                problem = f"refusing to record a failed search ({why}): errors are never cached"
+        if problem is not None:
+            raise InputError(problem, file=self.path(SEARCH, search_key(record.provider, record.query)))
+        return self._put(SEARCH, search_entry(record))
+
+    def put_page(self, record: PageRecord) -> bool:
+        """Record a page fetch; a transient failure (408, 429, 5xx) is refused. True when the file changed."""
+        why = page_failure(record.status)
+        if why is not None:
+            raise InputError(f"refusing to record {record.url}: {why}; errors are never cached",
+                             file=self.path(PAGES, url_key(record.url)))
+        return self._put(PAGES, page_entry(record))
+
+    def put_extraction(self, record: ExtractionRecord) -> bool:
+        """Record an extraction. True when the file changed."""
+        return self._put(EXTRACTIONS, extraction_entry(record))
+
+    def _put(self, layer: Layer, entry: Mapping[str, Any]) -> bool:
+        file = self.path(layer, entry["key"])
+        validate(entry, layer.schema, file)  # never write what could not be read back
+        text = dump_json(entry)
+        if os.path.isfile(file):
+            with open(file, encoding="utf-8") as f:
+                if f.read() == text:
+                    return False
+        write_atomic(file, text)
+        return True
+
+    # ---------------------------------------------------------------- listing
+
+    def files(self, layer: Layer) -> Iterator[str]:
+        """The entry files of a layer, sorted by name (none when the folder does not exist)."""
+        folder = os.path.join(self.root, layer.folder)
+        if not os.path.isdir(folder):
+            return
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".json") and not name.startswith("."):
+                yield os.path.join(folder, name)
+
+    def index(self) -> SnapshotIndex:
+        """Load and check every entry; what the snapshot holds. A damaged entry is an InputError."""
+        searches = set()
+        for file in self.files(SEARCH):
+            data = self._load(SEARCH, file)
+            searches.add((data["provider"], normalise_query(data["query"])))
+        keys = {layer.name: frozenset(self._load(layer, f)["key"] for f in self.files(layer))
+                for layer in LAYERS if layer is not SEARCH}
+        return SnapshotIndex(searches=frozenset(searches), pages=keys[PAGES.name],
+                             extractions=keys[EXTRACTIONS.name])

@@ -1,0 +1,22 @@
+"""``gate.snapshot.__all__`` is its public API: every name resolves, is documented, and loads lazily."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import gate.snapshot
+
+
+def test_every_name_resolves_and_is_documented() -> None:
+    assert set(gate.snapshot.__all__) == set(gate.snapshot._EXPORTS)
+    for name in gate.snapshot.__all__:
+        value = getattr(gate.snapshot, name)
+        assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+
+
+def test_building_the_cli_parser_does_not_load_the_snapshot_modules() -> None:
+    code = ("import sys, gate.cli; gate.cli.build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith('gate.snapshot.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['gate.snapshot.commands']"

@@ -1,0 +1,102 @@
+"""``sourcegate snapshot build|verify|serve`` through ``main(argv)``: output and exit codes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from gate.cli import main
+from gate.snapshot.records import PAGES, url_key
+from gate.snapshot.serve import ReplayServer
+
+EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
+WSJ = "https://www.wsj.com/economy/central-banking/fed-cuts-rates-september-2026-3f9a1c7e"
+
+
+@pytest.fixture
+def golden(tmp_path: Path) -> Path:
+    root = tmp_path / "example"
+    root.mkdir()
+    shutil.copy(EXAMPLE / "golden.yaml", root / "golden.yaml")
+    shutil.copytree(EXAMPLE / "runs", root / "runs")
+    return root
+
+
+def test_build_then_verify(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "build", str(golden)]) == 0
+    assert "35 search, 48 pages, 48 extractions; 131 file(s) written" in capsys.readouterr().err
+    assert main(["snapshot", "verify", str(golden)]) == 0
+    assert "covers all 17 run(s)" in capsys.readouterr().err
+
+
+def test_verify_lists_the_misses_and_exits_2(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["snapshot", "build", str(golden)])
+    capsys.readouterr()
+    (golden / "snapshot" / PAGES.folder / f"{url_key(WSJ)}.json").unlink()
+    assert main(["snapshot", "verify", str(golden)]) == 2
+    out = capsys.readouterr().out
+    assert "does not cover 1 of 17 run(s)" in out
+    assert "fomc-september-2026-decision" in out and "page not recorded: https://wsj.com/economy/" in out
+
+
+def test_verify_with_no_snapshot_misses_everything(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "verify", str(golden), "--provider", "serpapi"]) == 2
+    assert "does not cover 17 of 17 run(s) by provider 'serpapi'" in capsys.readouterr().out
+
+
+def test_a_path_that_is_not_a_golden_set_is_an_input_error(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "build", str(tmp_path / "nope")]) == 2
+    assert "expected a golden-set folder" in capsys.readouterr().err
+    assert main(["snapshot", "verify", str(tmp_path)]) == 2
+    assert "no golden.yaml" in capsys.readouterr().err
+    assert main(["snapshot"]) == 2
+
+
+def test_serve_needs_a_snapshot(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["snapshot", "serve", str(golden)]) == 2
+    assert "run `sourcegate snapshot build` first" in capsys.readouterr().err
+
+
+def test_serve_says_where_it_listens_and_stops_cleanly_on_ctrl_c(
+        golden: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    main(["snapshot", "build", str(golden)])
+
+    def interrupted(self: ReplayServer, poll_interval: float = 0.5) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ReplayServer, "serve_forever", interrupted)
+    assert main(["snapshot", "serve", str(golden), "--port", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "replaying" in err and "on http://127.0.0.1:" in err and "never live calls" in err
+
+
+def test_serve_on_a_taken_port_is_an_input_error(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["snapshot", "build", str(golden)])
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["snapshot", "serve", str(golden), "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_serve_stops_cleanly_on_sigterm_and_restores_the_handler(
+        golden: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    main(["snapshot", "build", str(golden)])
+    before = signal.getsignal(signal.SIGTERM)
+
+    def terminated(self: ReplayServer, poll_interval: float = 0.5) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)  # what `kill $pid` does in a CI script
+        time.sleep(5)
+        raise AssertionError("SIGTERM did not stop the server")
+
+    monkeypatch.setattr(ReplayServer, "serve_forever", terminated)
+    assert main(["snapshot", "serve", str(golden), "--port", "0"]) == 0
+    assert signal.getsignal(signal.SIGTERM) is before

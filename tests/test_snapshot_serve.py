@@ -1,0 +1,106 @@
+"""The replay server answers hits from the snapshot and misses with a 404 that names what is missing."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from gate.snapshot.records import PAGES, Anchor, ExtractionRecord, PageRecord, SearchRecord, url_key
+from gate.snapshot.serve import ReplayServer
+from gate.snapshot.store import SnapshotStore
+
+BRAVE = {"type": "search", "web": {"results": [{"url": "https://a.test/", "title": "A"}]}}
+
+
+@dataclass
+class Live:
+    server: ReplayServer
+    log: io.StringIO
+
+    def get(self, path: str, **params: str) -> tuple[int, Any]:
+        host, port = self.server.server_address[:2]
+        conn = http.client.HTTPConnection(str(host), port, timeout=5)
+        try:
+            conn.request("GET", path + ("?" + urlencode(params) if params else ""))
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Live]:
+    store = SnapshotStore(str(tmp_path / "snapshot"))
+    store.put_search(SearchRecord("brave", "pin actions", BRAVE))
+    store.put_page(PageRecord(url="https://a.test/", status=200, body="A page", content_type="text/html"))
+    store.put_page(PageRecord(url="https://a.test/gone", status=404, body="Not found"))
+    anchors = (Anchor("https://b.test/", "B"),)
+    store.put_extraction(ExtractionRecord(url="https://a.test/", text="A page", anchors=anchors))
+    log = io.StringIO()
+    server = ReplayServer(store, port=0, log=log)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Live(server, log)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_it_binds_to_loopback_by_default(live: Live) -> None:
+    assert live.server.server_address[0] == "127.0.0.1"
+    assert live.server.url.startswith("http://127.0.0.1:")
+
+
+def test_a_search_hit_returns_the_provider_json_as_recorded(live: Live) -> None:
+    assert live.get("/search", provider="brave", q="pin  actions") == (200, BRAVE)
+
+
+def test_a_fetch_hit_and_a_recorded_404_are_both_answers(live: Live) -> None:
+    status, body = live.get("/fetch", url="http://www.a.test")
+    assert status == 200
+    assert body == {"url": "https://a.test/", "status": 200, "final_url": None, "content_type": "text/html",
+                    "body": "A page", "fetched_at": None, "truncated": False}
+    status, body = live.get("/fetch", url="https://a.test/gone")
+    assert (status, body["status"], "miss" in body) == (200, 404, False)
+
+
+def test_an_extract_hit(live: Live) -> None:
+    status, body = live.get("/extract", url="https://a.test/")
+    assert status == 200
+    assert body["anchors"] == [{"href": "https://b.test/", "text": "B"}]
+
+
+def test_a_miss_is_a_404_naming_what_is_missing_and_is_logged(live: Live) -> None:
+    status, body = live.get("/fetch", url="https://never.test/page")
+    assert status == 404
+    assert body["miss"] is True and body["layer"] == "page" and body["key"] == url_key("https://never.test/page")
+    assert "https://never.test/page" in body["error"]
+    status, body = live.get("/search", provider="brave", q="Pin actions")
+    assert (status, body["layer"]) == (404, "search")
+    log = live.log.getvalue()
+    assert log.count("MISS") == 2 and "never.test" in log and "'Pin actions'" in log
+
+
+def test_bad_requests_say_what_is_wrong(live: Live) -> None:
+    assert live.get("/search", q="x") == (400, {"error": "expected exactly one 'provider' parameter, got 0"})
+    status, body = live.get("/proxy", url="https://a.test/")
+    assert status == 404 and "use /search, /fetch or /extract" in body["error"]
+
+
+def test_a_damaged_entry_is_a_500_naming_the_file(live: Live) -> None:
+    file = Path(live.server.store.path(PAGES, url_key("https://a.test/")))
+    file.write_text("{")
+    status, body = live.get("/fetch", url="https://a.test/")
+    assert status == 500 and str(file) in body["error"]
+    assert "ERROR" in live.log.getvalue()
