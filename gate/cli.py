@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: judge.mode in the config, itself 'replay' by default)")
     _add_baseline_options(c)
     _add_baseline_command(sub)
+    _add_snapshot_command(sub)
     return p
 
 
@@ -208,7 +209,20 @@ def cmd_comment(args: argparse.Namespace) -> int:
     return EXIT_PASS if post_comment(body, report.golden_name, os.environ, number=args.pr) else EXIT_INTERNAL
 
 
-COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment}
+def _add_snapshot_command(sub: Any) -> None:
+    from gate.snapshot.commands import add_parser
+
+    add_parser(sub, _Parser)
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    """``snapshot build|verify|serve``: the recorded search, fetch and extraction layers."""
+    from gate.snapshot.commands import run
+
+    return run(args)
+
+
+COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment, "snapshot": cmd_snapshot}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,11 @@ With a baseline :class:`~gate.compare.Comparison`, rules 1 and 3 read the compar
    regressed past its ``tolerance``, **and** the paired per-case sign test says the change is beyond
    judge noise (p <= ``compare.significance`` over at least ``compare.min_cases`` paired cases).
    Each blocking figure's reason says why it counts; one that fails only the noise test is a warning.
+
+The reasons, most important first: a failing verdict's first reason sums up everything that blocks
+(``14 hard failures in 10 of 17 cases (3 fabricated_url, 2 unread_citation, ...)``, with a baseline
+also how many are new and where), which is the one line the PR comment and the markdown report lead
+with; then one reason per check or blocking figure; then what does not block (warnings).
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from statistics import fmean
 
+from gate.checks import CHECKS
 from gate.compare import MOVED, Comparison, FigureChange, FigureStatus
 from gate.config import Config
 from gate.figures import SOFT_FIGURES
-from gate.results import CaseResult, Report, Verdict
+from gate.results import INPUT_ERROR, CaseResult, Report, Verdict
 
 
 def set_mean(cases: Sequence[CaseResult], name: str) -> float | None:
@@ -114,15 +120,46 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+CHECK_ORDER = (INPUT_ERROR, *CHECKS)
+"""How checks with as many failures are listed: a missing run first, then the registry's order."""
+MAX_NAMED_CASES = 3
+"""Cases named in the first reason (the full lists follow in the other reasons)."""
+
+
+def _checks_in_order(findings: Counter[str]) -> list[str]:
+    """Most failures first, ties in the registry's order."""
+    def order(check: str) -> tuple[int, int, str]:
+        rank = CHECK_ORDER.index(check) if check in CHECK_ORDER else len(CHECK_ORDER)
+        return -findings[check], rank, check
+
+    return sorted(findings, key=order)
+
+
 def _by_check(findings: Counter[str]) -> str:
-    return ", ".join(f"{n} {check}" for check, n in sorted(findings.items()))
+    """``3 fabricated_url, 2 unread_citation, ...``."""
+    return ", ".join(f"{findings[check]} {check}" for check in _checks_in_order(findings))
 
 
-def _hard_with_baseline(cases: Sequence[CaseResult], config: Config,
-                        cmp: Comparison) -> tuple[bool, list[str]]:
+def _named(case_ids: Sequence[str], limit: int | None = None) -> str:
+    if limit is None or len(case_ids) <= limit:
+        return ", ".join(case_ids)
+    return ", ".join(case_ids[:limit]) + f" and {len(case_ids) - limit} more"
+
+
+def _hard_summary(cases: Sequence[CaseResult]) -> str:
+    """``14 hard failures in 10 of 17 cases``."""
+    failing = sum(1 for c in cases if c.hard_failures)
+    total = sum(len(c.hard_failures) for c in cases)
+    return f"{_plural(total, 'hard failure')} in {failing} of {_plural(len(cases), 'case')}"
+
+
+def _new_failures(cases: Sequence[CaseResult], cmp: Comparison) -> tuple[Counter[str], list[str]]:
+    """New hard failures by check, and the cases they are in (a case the baseline lacks: all new)."""
     new: Counter[str] = Counter()
-    kept: Counter[str] = Counter()
-    fixed: Counter[str] = Counter()
     new_in: list[str] = []
     for c in cases:
         change = cmp.case(c.id)
@@ -130,13 +167,21 @@ def _hard_with_baseline(cases: Sequence[CaseResult], config: Config,
         new.update(f.check for f in fresh)
         if fresh:
             new_in.append(c.id)
-        if change is not None:
-            kept.update(f.check for f in change.kept_failures)
-            fixed.update(f.check for f in change.fixed_failures)
+    return new, new_in
+
+
+def _hard_with_baseline(cases: Sequence[CaseResult], config: Config,
+                        cmp: Comparison) -> tuple[bool, list[str]]:
+    new, new_in = _new_failures(cases, cmp)
+    kept: Counter[str] = Counter()
+    fixed: Counter[str] = Counter()
+    for change in cmp.cases:
+        kept.update(f.check for f in change.kept_failures)
+        fixed.update(f.check for f in change.fixed_failures)
     reasons = []
     if new:
         reasons.append(f"{sum(new.values())} new hard failure(s) the baseline did not have: {_by_check(new)} "
-                       f"(in {', '.join(new_in)})")
+                       f"(in {_named(new_in)})")
     only_new = config.compare.block_on == "new"
     if kept:
         reasons.append(f"{sum(kept.values())} hard failure(s) the baseline already had: {_by_check(kept)}"
@@ -148,42 +193,92 @@ def _hard_with_baseline(cases: Sequence[CaseResult], config: Config,
 
 def _hard_alone(cases: Sequence[CaseResult]) -> tuple[bool, list[str]]:
     counts: Counter[str] = Counter(f.check for c in cases for f in c.hard_failures)
-    return bool(counts), [f"{n} {check} failure(s)" for check, n in sorted(counts.items())]
+    where: dict[str, list[str]] = {}
+    for c in cases:
+        for check in dict.fromkeys(f.check for f in c.hard_failures):
+            where.setdefault(check, []).append(c.id)
+    reasons = [f"{counts[check]} {check} failure(s) (in {_named(where[check], MAX_NAMED_CASES)})"
+               for check in _checks_in_order(counts)]
+    return bool(counts), reasons
 
 
-def _soft_alone(cases: Sequence[CaseResult], config: Config) -> tuple[bool, list[str]]:
-    soft = soft_out_of_bounds(cases, config)
-    reasons = [f"{name} {value:.2f} is {why}" + (" (blocking)" if blocks else " (warning)")
-               for name, value, why, blocks in soft]
-    return any(blocks for *_, blocks in soft), reasons
+def _soft_alone(cases: Sequence[CaseResult], config: Config) -> tuple[list[str], list[str], list[str]]:
+    """(blocking figure names, blocking reasons, warning reasons) of the soft figures out of bounds."""
+    names, blocking, warnings = [], [], []
+    for name, value, why, blocks in soft_out_of_bounds(cases, config):
+        reason = f"{name} {value:.2f} is {why}" + (" (blocking)" if blocks else " (warning)")
+        if blocks:
+            names.append(name)
+            blocking.append(reason)
+        else:
+            warnings.append(reason)
+    return names, blocking, warnings
 
 
-def _soft_with_baseline(config: Config, cmp: Comparison) -> tuple[bool, list[str], list[str]]:
-    blocking, warnings = [], []
+def _soft_with_baseline(config: Config, cmp: Comparison) -> tuple[list[str], list[str], list[str]]:
+    """(blocking figure labels, blocking reasons, warning reasons) of the set figures vs the baseline."""
+    names, blocking, warnings = [], [], []
     for change in cmp.figures:
         st = change.status or figure_status(change, config)
         if st.status == "blocking":
+            names.append(change.label)
             blocking.append(st.why)
         elif st.status in ("noise", "warn"):
             warnings.append(st.why)
-    return bool(blocking), blocking, warnings
+    return names, blocking, warnings
+
+
+def headline(cases: Sequence[CaseResult], config: Config, comparison: Comparison | None,
+             hard_blocks: bool, blocking_soft: Sequence[str]) -> str | None:
+    """The first reason of a failing verdict: everything that blocks, in one sentence.
+
+    ``14 hard failures in 10 of 17 cases (3 fabricated_url, 2 unread_citation, ...)``; with a
+    baseline, how many of them are new (and where) and how many the baseline already had; then the
+    soft figures that block. None when a single soft figure is the only thing that blocks: its own
+    reason says it best.
+    """
+    parts = []
+    if hard_blocks:
+        counts: Counter[str] = Counter(f.check for c in cases for f in c.hard_failures)
+        if comparison is None:
+            parts.append(f"{_hard_summary(cases)} ({_by_check(counts)})")
+        else:
+            new, new_in = _new_failures(cases, comparison)
+            old = sum(counts.values()) - sum(new.values())
+            if new:
+                text = (f"{_hard_summary(cases)}, {sum(new.values())} new since the baseline: {_by_check(new)} "
+                        f"(in {_named(new_in, MAX_NAMED_CASES)})")
+                parts.append(text + (f"; {old} already in the baseline" if old else ""))
+            else:
+                them = "it" if sum(counts.values()) == 1 else "them all"
+                parts.append(f"{_hard_summary(cases)}, none new: the baseline already had {them} "
+                             f"({_by_check(counts)}), and compare.block_on is all")
+    if blocking_soft and (parts or len(blocking_soft) > 1):
+        parts.append(f"{_plural(len(blocking_soft), 'soft figure')} "
+                     f"{'blocks' if len(blocking_soft) == 1 else 'block'}: {', '.join(blocking_soft)}")
+    return "; and ".join(parts) if parts else None
 
 
 def decide(cases: Sequence[CaseResult], config: Config,
            comparison: Comparison | None = None) -> tuple[Verdict, tuple[str, ...]]:
-    """The verdict and the reasons for it, most important first (blocking reasons lead)."""
+    """The verdict and the reasons for it, most important first.
+
+    A failing verdict's first reason sums up what blocks (:func:`headline`); the blocking reasons
+    follow, then the non-blocking ones (failures the baseline already had under ``block_on: new``,
+    fixed failures, the unscored share, soft warnings).
+    """
     if comparison is None:
         hard_blocks, hard = _hard_alone(cases)
-        soft_blocks, soft = _soft_alone(cases, config)
-        blocking_soft = [r for r in soft if r.endswith("(blocking)")]
-        soft_warnings = [r for r in soft if not r.endswith("(blocking)")]
+        soft_names, blocking_soft, soft_warnings = _soft_alone(cases, config)
     else:
         hard_blocks, hard = _hard_with_baseline(cases, config, comparison)
-        soft_blocks, blocking_soft, soft_warnings = _soft_with_baseline(config, comparison)
-    verdict: Verdict = "fail" if hard_blocks or soft_blocks else "pass"
+        soft_names, blocking_soft, soft_warnings = _soft_with_baseline(config, comparison)
+    verdict: Verdict = "fail" if hard_blocks or blocking_soft else "pass"
     reasons = hard + blocking_soft
     if comparison is not None and not hard_blocks and hard:
         reasons = blocking_soft + hard  # non-blocking hard reasons must not read as the cause
+    if verdict == "fail" and (head := headline(cases, config, comparison, hard_blocks, soft_names)):
+        reasons.insert(0, head)
 
     unscored, total = unscored_share(cases)
     if total and unscored / total > config.judge.inconclusive_unscored_share:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
+from gate.case_warnings import case_warnings, dropped_terms
 from gate.checks import CHECKS, Subject
 from gate.checks.domains import cited_domains
 from gate.checks.stale_sources import median_age_days
@@ -16,6 +18,9 @@ from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
 from gate.load import Pairing
 from gate.model import Case, Finding, Freshness, Run
 from gate.results import INPUT_ERROR, CaseResult, CheckStatus, Figures, Report
+
+if TYPE_CHECKING:
+    from gate.judge.model import RunJudgement
 
 
 def figures(subject: Subject) -> Figures:
@@ -32,8 +37,15 @@ def figures(subject: Subject) -> Figures:
     )
 
 
-def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None) -> CaseResult:
-    """Run every enabled hard check on one run."""
+def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None, *,
+                 judgement: RunJudgement | None = None) -> CaseResult:
+    """Run every enabled hard check on one run, and fold in what the judge said of it, if anything.
+
+    With a ``judgement``, its regime stands in for a case without one (``judged_regime`` by default),
+    its figures join the soft figures, and its claims' attribution counts in ``citation_validity``.
+    """
+    if judged_regime is None and judgement is not None:
+        judged_regime = judgement.regime
     subject = Subject.build(run, case, config, judged_regime)
     failures: list[Finding] = []
     statuses: list[CheckStatus] = []
@@ -51,12 +63,17 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     soft = {
         "freshness": freshness(subject),
         "diversity": diversity(subject, counts.unique_domains),
-        "citation_validity": citation_validity(subject, bad),
+        "citation_validity": citation_validity(subject, bad,
+                                               judgement.attribution_share if judgement is not None else None),
+        **(judgement.figures() if judgement is not None else {}),
     }
+    constraints, entities = dropped_terms(case, run)
     return CaseResult(
         id=case.id, question=case.question, hard_failures=tuple(failures), checks=tuple(statuses),
         figures=counts, notes=tuple(notes), regime=subject.regime, shape=run.shape,
-        soft=MappingProxyType(soft),
+        soft=MappingProxyType(soft), judgement=judgement,
+        dropped_constraints=constraints, dropped_entities=entities,
+        warnings=case_warnings(case, run, judgement),
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from gate.config import Config, load_config
@@ -33,11 +32,7 @@ def _judged(p: Pairing, config: Config, session: JudgeSession) -> CaseResult:
     """Judge one run (on a pool thread), evaluate it with the judged regime, attach the judgement."""
     if p.problem is not None or p.run is None:
         return evaluate_pairing(p, config)
-    judgement = session.judge(p.run, p.case)
-    result = evaluate_run(p.run, p.case, config, judged_regime=judgement.regime if judgement else None)
-    if judgement is None:
-        return result
-    return replace(result, judgement=judgement, soft=MappingProxyType({**result.soft, **judgement.figures()}))
+    return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case))
 
 
 def _report(name: str, version: int | None, pairings: Iterable[Pairing], config: Config,

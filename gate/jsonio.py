@@ -168,12 +168,24 @@ def validate(data: Any, schema_name: str, file: str) -> None:
         raise InputError(_describe(err), file=file, path=json_path(err.absolute_path))
 
 
+def _read_umask() -> int:
+    # The umask can only be read by setting it: do it once, at import, before any thread runs.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def write_atomic(file: str, text: str) -> None:
     """Write text to ``file`` through a temporary file and ``os.replace``."""
     folder = os.path.dirname(os.path.abspath(file))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".sourcegate-", dir=folder)
     try:
+        # mkstemp creates 0600; a report or cache entry should get the usual mode under the umask.
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, file)

@@ -40,6 +40,17 @@ class CheckStatus:
 
 
 @dataclass(frozen=True)
+class CaseWarning:
+    """Something about one case a reader should see that never fails the gate (see ``gate.case_warnings``).
+
+    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities`` or ``no_primary_source``.
+    """
+
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
 class CaseResult:
     """Everything the gate found for one case."""
 
@@ -54,6 +65,12 @@ class CaseResult:
     soft: Mapping[str, float | None] = field(default_factory=lambda: MappingProxyType({}))
     """the per-query vector and judged rates by name (see ``gate.figures.SOFT_FIGURES``)"""
     judgement: RunJudgement | None = None
+    dropped_constraints: tuple[str, ...] = ()
+    """the case's constraints that no query kept (checked without a model)"""
+    dropped_entities: tuple[str, ...] = ()
+    """the case's entities that no query kept (checked without a model)"""
+    warnings: tuple[CaseWarning, ...] = ()
+    """per-case warnings, never failures: dropped constraints or entities, no primary source"""
 
     @property
     def failed(self) -> bool:

@@ -7,10 +7,10 @@ and ``GITHUB_API_URL`` pointing at the loopback fake GitHub of ``tests/support/g
 The workspace is a real git repository, so the PR's base commit exists as it does after a
 ``fetch-depth: 0`` checkout, and ``git config --global`` writes to a file of the test.
 
-Tests that run the real gate need the ``check`` flags of issues 3 and 4 (``--judge``,
-``--summary``, ``--junit``, ``--baseline-ref``, ``--comment``) and are skipped, saying so, until
-the CLI has them. The plumbing (outputs, annotations, exit codes, masking) is also tested against
-a stand-in for ``gate.cli.main`` that writes a given report, so it is covered either way.
+Tests that run the real gate need the ``check`` flags the action passes (``--judge``,
+``--summary``, ``--junit``, ``--baseline-ref``, ``--comment``); a test fails when one is missing,
+rather than skipping the others. The plumbing (outputs, annotations, exit codes, masking) is also
+tested against a stand-in for ``gate.cli.main`` that writes a given report.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import yaml
 
 from gate import action, cli
 from gate.github import MARKER_PREFIX
+from tests.support.anthropic_server import AnthropicServer, error_reply
 from tests.support.github_server import DEFAULT_TOKEN, FakeGitHub, forbidden_integration
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,10 +48,8 @@ def _check_flags() -> set[str]:
     return {opt for a in sub.choices["check"]._actions for opt in a.option_strings}
 
 
-_MISSING = sorted(NEEDED_FLAGS - _check_flags())
-requires_cli = pytest.mark.skipif(
-    bool(_MISSING), reason=f"`sourcegate check` lacks {', '.join(_MISSING)} (issues 3 and 4)"
-)
+def test_the_check_command_has_every_flag_the_action_passes() -> None:
+    assert sorted(NEEDED_FLAGS - _check_flags()) == []
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,7 +217,6 @@ def annotations(log: str, kind: str = "error") -> list[str]:
 # The real gate, in-process
 
 
-@requires_cli
 def test_a_clean_pass_sets_outputs_writes_the_summary_and_comments(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -237,7 +235,6 @@ def test_a_clean_pass_sets_outputs_writes_the_summary_and_comments(
     assert MARKER_PREFIX in posted["body"]
 
 
-@requires_cli
 def test_a_hard_failure_annotates_the_run_file_and_exits_1(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -256,7 +253,6 @@ def test_a_hard_failure_annotates_the_run_file_and_exits_1(
     assert runner.server.requests == []  # comment: false
 
 
-@requires_cli
 def test_a_fork_pr_without_key_or_write_permission_replays_and_keeps_the_verdict(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -280,7 +276,6 @@ def test_a_fork_pr_without_key_or_write_permission_replays_and_keeps_the_verdict
     assert "no anthropic\\-api\\-key" in runner.summary.read_text(encoding="utf-8")
 
 
-@requires_cli
 def test_fail_on_none_reports_the_failure_but_passes_the_step(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -290,7 +285,6 @@ def test_fail_on_none_reports_the_failure_but_passes_the_step(
     assert runner.outputs()["verdict"] == "fail"
 
 
-@requires_cli
 def test_a_malformed_run_file_exits_2_and_names_the_file(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -304,6 +298,34 @@ def test_a_malformed_run_file_exits_2_and_names_the_file(
     assert error.startswith("::error title=sourcegate could not run::") and "moons.json" in error
     assert runner.outputs()["verdict"] == "error"
     assert not (runner.ws / "sourcegate-report" / "report.json").exists()
+
+
+def test_an_unavailable_judge_makes_the_run_inconclusive_never_a_silent_pass(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every hard check passes; the live judge's API answers 529 Overloaded to every call.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    event = runner.event(runner.commit())
+    with AnthropicServer(lambda request: error_reply(529), api_key=API_KEY) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        code = run(runner.env(event, golden_set=golden, anthropic_api_key=API_KEY, comment="false"))
+        log = capsys.readouterr().out
+        assert api.calls > 0  # the judge did run live, and failed
+        assert code == 3, log
+        out = runner.outputs()
+        assert out["verdict"] == "inconclusive" and out["exit-code"] == "3" and out["judge"] == "live"
+        [warning] = [w for w in annotations(log, "warning") if "title=sourcegate::" in w]
+        assert "verdict inconclusive" in warning and "not a pass" in warning
+
+        # fail-on none keeps the step green, but still says that the run is not a pass.
+        runner.output.write_text("")
+        code = run(runner.env(event, golden_set=golden, anthropic_api_key=API_KEY, comment="false",
+                              fail_on="none"))
+        log = capsys.readouterr().out
+    assert code == 0
+    assert runner.outputs()["verdict"] == "inconclusive"
+    assert any("verdict inconclusive" in w and "not a pass" in w for w in annotations(log, "warning"))
+    assert not list((runner.ws / golden).rglob("judgements/*.json"))  # failures are never cached
 
 
 # --------------------------------------------------------------------------------------------
@@ -520,6 +542,17 @@ def test_a_malformed_input_exits_2_with_a_clear_message(
     assert run(runner.env(None, **{name.replace("-", "_"): value})) == 2
     [error] = annotations(capsys.readouterr().out)
     assert error.startswith("::error title=sourcegate::") and message in error
+    assert fake.calls == []
+
+
+def test_the_key_is_masked_even_when_another_input_is_malformed(
+    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = fake_cli(_report("pass"), 0)
+    assert run(runner.env(None, anthropic_api_key=f"  {API_KEY}\n", fail_on="sometimes")) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"::add-mask::{API_KEY}"
+    assert lines[-1].startswith("::error title=sourcegate::input 'fail-on'")
     assert fake.calls == []
 
 

@@ -55,7 +55,9 @@ def test_a_failing_run_never_becomes_the_baseline_without_force(golden: Path,
     assert main(["baseline", "update", str(golden), "--force"]) == 0
     data = json.loads((golden / "baseline.json").read_text(encoding="utf-8"))
     assert data["verdict"] == "fail" and data["baseline"]["forced"] is True
-    assert data["baseline"]["forced_over"][0].startswith("1 fabricated_url failure(s)")
+    # The first reason sums up what blocks; the per-check reasons follow.
+    assert data["baseline"]["forced_over"][0] == "1 hard failure in 1 of 3 cases (1 fabricated_url)"
+    assert data["baseline"]["forced_over"][1].startswith("1 fabricated_url failure(s)")
 
 
 def test_forced_baseline_is_shown_in_the_comparison(golden: Path, tmp_path: Path) -> None:
@@ -65,7 +67,10 @@ def test_forced_baseline_is_shown_in_the_comparison(golden: Path, tmp_path: Path
     cmp = report["comparison"]
     assert cmp["baseline"]["forced"] is True
     assert "the baseline was forced from a run whose verdict was fail" in cmp["notes"]
-    assert code == 1 and report["reasons"][0].startswith("1 hard failure(s) the baseline already had")
+    assert code == 1 and report["reasons"][0] == (
+        "1 hard failure in 1 of 3 cases, none new: the baseline already had it (1 fabricated_url), "
+        "and compare.block_on is all")
+    assert report["reasons"][1].startswith("1 hard failure(s) the baseline already had")
 
 
 def test_no_baseline_is_said_not_silent(golden: Path, tmp_path: Path) -> None:
@@ -102,7 +107,8 @@ def test_baseline_is_read_from_the_git_revision(repo: Path, golden: Path, tmp_pa
     head = git(repo, "rev-parse", "HEAD")
     code, report = check_json(tmp_path, str(golden), "--baseline-ref", "HEAD")
     assert code == 1
-    assert report["reasons"][0] == "1 new hard failure(s) the baseline did not have: 1 fabricated_url (in b)"
+    assert report["reasons"][0] == "1 hard failure in 1 of 3 cases, 1 new since the baseline: 1 fabricated_url (in b)"
+    assert report["reasons"][1] == "1 new hard failure(s) the baseline did not have: 1 fabricated_url (in b)"
     base = report["comparison"]["baseline"]
     assert (base["ref"], base["commit"], base["forced"]) == ("HEAD", head, False)
     assert base["file"] == "cached-snapshots/demo/baseline.json"

@@ -184,3 +184,14 @@ def test_unquoted_yaml_timestamps_read_as_strings(tmp_path: Path) -> None:
     text = (root / "golden.yaml").read_text().replace("name: t\n", "name: t\nsnapshot_at: 2026-10-15T09:00:00Z\n")
     (root / "golden.yaml").write_text(text)
     assert main(["check", str(root)]) == 0
+
+
+def test_written_reports_get_the_usual_file_mode(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    out = tmp_path / "r.json"
+    main(["check", str(GOOD), "--json", str(out)])
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask

@@ -8,11 +8,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
 
 from gate.cli import main
+from gate.config import SoftBound
 from gate.github import ACTIONS_BOT_LOGIN, marker
 from gate.model import Finding
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
@@ -23,6 +25,7 @@ from tests.support.github_server import FIXTURES, FakeGitHub, forbidden_integrat
 from tests.support.golden_factory import write_golden
 from tests.support.report_factory import (
     CONFIG,
+    FAB,
     assert_golden,
     case,
     judgement,
@@ -113,6 +116,54 @@ def test_an_oversize_report_is_trimmed_under_the_limit() -> None:
     assert text.rstrip().endswith(marker("demo"))
     assert text.count("<details>") == text.count("</details>")
     assert len(SummaryReporter().render(report)) > COMMENT_LIMIT  # the summary keeps it all
+
+
+def blocking_report(failures: tuple[Finding, ...] = ()) -> Report:
+    """Grounding falls on ten cases out of ten, and the config says it blocks: beyond judge noise."""
+    from gate.compare import BaselineOrigin, compare
+    from gate.decide import decide_report
+
+    cfg = replace(CONFIG, soft=MappingProxyType({**CONFIG.soft, "grounding_rate": SoftBound(floor=0.5, block=True)}))
+    base = Report("pass", (), "demo", 1, tuple(case(f"c{i}", {"grounding_rate": 0.9}) for i in range(10)))
+    cur = Report("pass", (), "demo", 1, tuple(case(f"c{i}", {"grounding_rate": 0.8}, failures if i == 0 else ())
+                                               for i in range(10)))
+    return decide_report(cur, cfg, compare(base, cur, cfg, BaselineOrigin(file="baseline.json")))
+
+
+def test_the_comment_says_why_each_blocking_regression_counts() -> None:
+    report = blocking_report()
+    text = CommentReporter().render(report)
+    visible = text.split("<details>", 1)[0]  # not only in the collapsible rest
+    assert "| grounding | 0.90 | 0.80 | -0.10 | ❌ blocking |" in visible
+    why = ("grounding 0\\.90 → 0\\.80: regressed by 0\\.10, past its tolerance 0\\.05, and beyond judge noise: "
+           "worse in 10 and better in 0 of 10 paired cases \\(sign test p \\= 0\\.001\\), p &lt;\\= 0\\.05")
+    assert f"**Why:** {why}\n" in visible  # the one blocking figure is the one-line reason
+    # With a hard failure leading the reasons, each blocking figure gets its own visible line.
+    failing = CommentReporter().render(blocking_report((FAB,))).split("<details>", 1)[0]
+    assert ("**Why:** 1 hard failure in 1 of 10 cases, 1 new since the baseline: 1 fabricated\\_url \\(in c0\\); "
+            "and 1 soft figure blocks: grounding") in failing
+    assert f"❌ **Blocks:** {why}" in failing
+    figure = next(f for f in json.loads(JsonReporter().render(report))["comparison"]["figures"]
+                  if f["figure"] == "grounding_rate")
+    assert figure["status"] == "blocking" and "beyond judge noise" in figure["why"]
+    assert "❌ **Blocks:**" not in CommentReporter().render(regression_report())  # within noise: no such line
+
+
+def test_hallucination_is_split_by_retrieval_success_with_and_without_a_baseline() -> None:
+    for report in (regression_report(), regression_pair()[1]):
+        text = CommentReporter().render(report)
+        assert "| hallucination, retrieval ok |" in text and "| hallucination, retrieval failed |" in text
+        data = json.loads(JsonReporter().render(report))
+        assert data["judge"]["hallucination_by_retrieval"] == {"retrieval_succeeded": 0.0,
+                                                                "retrieval_failed": 0.5}
+    figures = {f["figure"]: f for f in json.loads(JsonReporter().render(regression_report()))["comparison"]["figures"]}
+    assert figures["hallucination_rate.retrieval_failed"]["pr"] == 0.5
+
+
+def test_the_footer_counts_runs_the_judge_cache_served_and_replies_it_missed() -> None:
+    text = CommentReporter().render(regression_report())
+    assert ("1 of 2 judged run(s) served from the judge cache with no API call (3 cached replies read); "
+            "1 reply missing from the judge cache in 1 run(s)") in text
 
 
 # -- posting through the loopback fake GitHub -------------------------------------------------------

@@ -123,8 +123,10 @@ def test_new_and_kept_hard_failures_are_told_apart() -> None:
     cur = report([case("a", failures=[UNREAD]), case("b", failures=[FAB])])
     decided, cmp = run(base, cur, config())
     assert decided.verdict == "fail"
-    assert decided.reasons[0] == "1 new hard failure(s) the baseline did not have: 1 fabricated_url (in b)"
-    assert decided.reasons[1] == "1 hard failure(s) the baseline already had: 1 unread_citation"
+    assert decided.reasons[0] == ("2 hard failures in 2 of 2 cases, 1 new since the baseline: 1 fabricated_url "
+                                  "(in b); 1 already in the baseline")
+    assert decided.reasons[1] == "1 new hard failure(s) the baseline did not have: 1 fabricated_url (in b)"
+    assert decided.reasons[2] == "1 hard failure(s) the baseline already had: 1 unread_citation"
     a, b = cmp.cases
     assert a.kept_failures == (UNREAD,) and not a.changed
     assert b.new_failures == (FAB,) and b.changed
@@ -207,3 +209,57 @@ def test_without_a_baseline_the_old_rules_hold() -> None:
     cases = [case("a", {"grounding_rate": 0.2})]
     assert decide(cases, cfg) == ("fail", ("grounding_rate 0.20 is below its floor 0.5 (blocking)",))
     assert decide([case("a", failures=[FAB])], cfg)[0] == "fail"
+
+
+# -- the first reason sums up what blocks ---------------------------------------------------------
+
+MISSING = Finding("url_unresolved", "returned HTTP 404", "https://example.org/gone")
+
+
+def test_without_a_baseline_the_first_reason_counts_failures_cases_and_checks() -> None:
+    cases = [case("a", failures=[FAB, UNREAD]), case("b", failures=[FAB, MISSING]), case("c"),
+             case("d", failures=[Finding("fabricated_url", "cited, never in any result", "https://x.example/")])]
+    verdict, reasons = decide(cases, config())
+    assert verdict == "fail"
+    # Most failures first; ties in the check registry's order (unread_citation before url_unresolved).
+    assert reasons[0] == ("5 hard failures in 3 of 4 cases "
+                          "(3 fabricated_url, 1 unread_citation, 1 url_unresolved)")
+    assert reasons[1:] == ("3 fabricated_url failure(s) (in a, b, d)", "1 unread_citation failure(s) (in a)",
+                           "1 url_unresolved failure(s) (in b)")
+
+
+def test_the_first_reason_names_blocking_soft_figures_too() -> None:
+    cases = [case("a", {"grounding_rate": 0.2}, failures=[FAB])]
+    verdict, reasons = decide(cases, config())
+    assert verdict == "fail"
+    assert reasons[0] == ("1 hard failure in 1 of 1 case (1 fabricated_url); "
+                          "and 1 soft figure blocks: grounding_rate")
+    assert "grounding_rate 0.20 is below its floor 0.5 (blocking)" in reasons
+
+
+def test_two_blocking_soft_figures_are_summed_up_a_single_one_speaks_for_itself() -> None:
+    soft = {**DEFAULT_SOFT, "grounding_rate": SoftBound(floor=0.5, block=True),
+            "diversity": SoftBound(floor=0.8, block=True)}
+    cfg = Config(soft=MappingProxyType(soft))
+    verdict, reasons = decide([case("a", {"grounding_rate": 0.2, "diversity": 0.5})], cfg)
+    assert verdict == "fail" and reasons[0] == "2 soft figures block: diversity, grounding_rate"
+    _, alone = decide([case("a", {"grounding_rate": 0.2})], cfg)
+    assert alone[0] == "grounding_rate 0.20 is below its floor 0.5 (blocking)"
+
+
+def test_with_a_baseline_the_first_reason_says_how_many_are_new_and_where() -> None:
+    base = report([case(f"c{i}", failures=[UNREAD]) for i in range(5)])
+    cur = report([case(f"c{i}", failures=[UNREAD, FAB] if i in (1, 3) else [UNREAD]) for i in range(5)])
+    decided, _ = run(base, cur, config())
+    assert decided.reasons[0] == ("7 hard failures in 5 of 5 cases, 2 new since the baseline: "
+                                  "2 fabricated_url (in c1, c3); 5 already in the baseline")
+    many = report([case(f"c{i}", failures=[UNREAD, FAB]) for i in range(5)])
+    decided, _ = run(base, many, config())
+    assert "5 new since the baseline: 5 fabricated_url (in c0, c1, c2 and 2 more)" in decided.reasons[0]
+    assert decided.reasons[1] == ("5 new hard failure(s) the baseline did not have: 5 fabricated_url "
+                                  "(in c0, c1, c2, c3, c4)")
+
+
+def test_a_soft_figure_out_of_bounds_is_a_warning_unless_configured_to_block() -> None:
+    assert decide([case("a", {"grounding_rate": 0.2})], config(block=False)) == (
+        "pass", ("grounding_rate 0.20 is below its floor 0.5 (warning)",))

@@ -260,3 +260,42 @@ def test_the_judge_package_exports_resolve_are_documented_and_listed() -> None:
     for name in judge_pkg.__all__:
         value = getattr(judge_pkg, name)
         assert (value.__doc__ or "").strip(), name
+
+
+# -- model and deadline ---------------------------------------------------------------------------
+
+def test_the_default_model_is_one_the_sdk_lists() -> None:
+    import typing
+
+    from anthropic.types import ModelParam
+
+    from gate.config import DEFAULT_MODEL
+
+    names = {a for t in typing.get_args(ModelParam) for a in (typing.get_args(t) or (t,))}
+    assert DEFAULT_MODEL in names
+
+
+def test_the_overall_deadline_leaves_the_rest_unscored_without_calling() -> None:
+    from gate.config import Config, JudgeConfig
+    from gate.judge.base import JudgeRequest, ToolReply
+    from gate.judge.llm import LLMJudge
+    from gate.model import Case
+
+    now = [0.0]
+    sent: list[str] = []
+
+    class SlowCaller:
+        def call(self, call: ToolCall, timeout: float) -> ToolReply:
+            sent.append(call.tool.name)
+            now[0] += 1000.0  # this one call outlasts the whole deadline
+            return ToolReply({"claims": [{"text": CLAIM.text, "citations": []}]}, "tool_use")
+
+    judge = LLMJudge(Config(judge=JudgeConfig(deadline_seconds=900)), cache=None, caller=SlowCaller(),
+                     clock=lambda: now[0])
+    run = Run(case="a", question="How long is the bridge?", answer=f"{CLAIM.text}.",
+              queries=("bridge length",), pages=(PAGE,))
+    j = judge.judge(JudgeRequest(run, Case(id="a", question=run.question)))
+    assert sent == ["extract_claims"]  # nothing is sent after the deadline
+    assert j.unscored_count == 1 and j.judged_count == 0
+    assert "deadline of 900 s has passed" in (j.verdicts[0].unscored_reason or "")
+    assert any("deadline" in p for p in j.problems)

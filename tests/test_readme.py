@@ -22,11 +22,19 @@ START, END = "<!-- readme-comment:start -->\n", "<!-- readme-comment:end -->\n"
 
 
 def example_comment() -> str:
-    """The example set's PR comment, dated at its baseline so the rendering does not age."""
+    """The example set's PR comment, dated at its baseline so the rendering does not age.
+
+    Paths are relative to the repository root, as in a workflow run, so no machine's path shows.
+    """
     written = json.loads((EXAMPLE / "baseline.json").read_text(encoding="utf-8"))["baseline"]["written_at"]
-    report = run_paths([str(EXAMPLE)], None)
-    report = attach_baseline(report, [str(EXAMPLE)], None, file=None, ref=None,
-                             now=datetime.fromisoformat(written))
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        report = run_paths(["cached-snapshots/example"], None)
+        report = attach_baseline(report, ["cached-snapshots/example"], None, file=None, ref=None,
+                                 now=datetime.fromisoformat(written))
+    finally:
+        os.chdir(here)
     body = CommentReporter().render(report)
     return re.sub(r"\n?<!-- sourcegate:comment[^>]*-->\n?", "\n", body).strip() + "\n"
 

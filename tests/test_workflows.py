@@ -192,7 +192,8 @@ def test_dockerignore_keeps_tests_venv_and_git_out_and_the_package_in() -> None:
                  "cached-snapshots/example/golden.yaml", "examples/sourcegate.yml",
                  ".github/workflows/ci.yml", "gate/__pycache__/cli.cpython-312.pyc", "docs/action.md"):
         assert _docker_ignored(path, patterns), f"{path} would be sent to the image build"
-    for path in ("pyproject.toml", "README.md", "gate/cli.py", "gate/schemas/report.json", "gate/action.py"):
+    for path in ("pyproject.toml", "README.md", "gate/cli.py", "gate/schemas/report.json",
+                 "gate/action/__main__.py"):
         assert not _docker_ignored(path, patterns), f"{path} is needed by the image build"
 
 
@@ -313,3 +314,47 @@ def test_the_docs_show_the_example_workflows_exactly() -> None:
     for path in EXAMPLES:
         block = f"```yaml\n{path.read_text(encoding='utf-8')}```"
         assert block in docs, f"docs/action.md differs from {_rel(path)}"
+
+
+def test_the_fork_safe_doc_shows_the_fork_safe_pair_exactly() -> None:
+    docs = (ROOT / "docs" / "fork-safe.md").read_text(encoding="utf-8")
+    for path in sorted((ROOT / "examples" / "fork-safe").glob("*.yml")):
+        block = f"```yaml\n{path.read_text(encoding='utf-8')}```"
+        assert block in docs, f"docs/fork-safe.md differs from {_rel(path)}"
+
+
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCKER_PIN = re.compile(r"^docker://[^@\s]+@sha256:\S+$")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=_rel)
+def test_workflow_snippets_in_the_docs_follow_the_same_rules(path: Path) -> None:
+    # Readers copy these: the rules the example files are held to hold for every snippet too.
+    text = path.read_text(encoding="utf-8")
+    for uses in re.findall(r"^\s*(?:-\s+)?uses:\s*(\S+)", text, flags=re.MULTILINE):
+        assert uses == "./" or SHA_PIN.match(uses) or DOCKER_PIN.match(uses), f"{_rel(path)}: unpinned {uses}"
+    # sourcegate is not published on a package index: `pip install sourcegate` in a snippet would
+    # install whatever someone else publishes under that name.
+    for block in re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL):
+        assert not re.search(r"pip install [\"']?sourcegate\b", block), f"{_rel(path)}: pip install sourcegate"
+        assert "pull_request_target" not in block, f"{_rel(path)}: a snippet uses pull_request_target"
+
+
+def _make_recipe(target: str) -> str:
+    lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
+    recipe = []
+    for line in lines[start + 1:]:
+        if line and not line.startswith(("\t", " ")):
+            break
+        recipe.append(line)
+    return "\n".join(recipe)
+
+
+def test_make_lint_runs_every_linter_and_make_test_runs_lint() -> None:
+    lint = _make_recipe("lint")
+    for tool in ("ruff check gate tests", "mypy", "check-jsonschema --schemafile $(ACTION_SCHEMA) action.yml",
+                 "check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)",
+                 "zizmor --offline", "actionlint $(WORKFLOWS)"):
+        assert tool in lint, f"make lint does not run {tool}"
+    assert "$(MAKE) --no-print-directory lint" in _make_recipe("test")

@@ -7,6 +7,7 @@ Cache writes and reads are priced as the API prices them: when the table gives n
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from gate.judge.model import Usage
 
@@ -32,8 +33,7 @@ def priced(usage: Usage, model: str, prices: Mapping[str, Mapping[str, float]]) 
         inp, out, write, read = rates
         cost = (usage.input_tokens * inp + usage.output_tokens * out + usage.cache_write_tokens * write
                 + usage.cache_read_tokens * read) / 1_000_000
-    return Usage(usage.calls, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-                 usage.cache_write_tokens, cost)
+    return replace(usage, cost_usd=cost)
 
 
 def billed_input_tokens(usage: Usage, model: str, prices: Mapping[str, Mapping[str, float]]) -> float:

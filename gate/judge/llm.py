@@ -31,14 +31,13 @@ from gate.judge.evidence import select_sources
 from gate.judge.model import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
 from gate.judge.parse import Assessment, parse_assessment, parse_claims, parse_verdicts
 from gate.judge.render import assess_user, claims_user, grade_user, marker
-from gate.judge.sources import dropped, rule_source_type
+from gate.judge.sources import rule_source_type
 from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, TOOLS, Tool
 from gate.judge.verify import Material, check
 from gate.model import Run
 
 T = TypeVar("T")
 BREAKER_AFTER = 3
-NO_PRIMARY_CLASSES = ("regulatory", "synthesis")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -133,8 +132,10 @@ class LLMJudge:
         if self._cache is not None:
             hit = self._cache.get(call)
             if hit is not None:
+                tally.usage += Usage(judge_cache_hits=1)
                 return parse(hit)[0]
         if self._caller is None:
+            tally.usage += Usage(judge_cache_misses=1)
             raise JudgeUnavailable(NOT_IN_CACHE)
         reply = self._send(call)
         tally.usage += priced(replace(reply.usage, calls=1), call.model, self._cfg.prices)
@@ -206,9 +207,6 @@ class LLMJudge:
                  for u, rule in rules.items()]
         if assessment:
             tally.warnings += assessment[3]
-        if case.cls in NO_PRIMARY_CLASSES and any(s.kind for s in typed) and not any(
-                s.kind == "primary" for s in typed):
-            notes.append(f"a {case.cls} case that cites no primary source")
         if not run.queries:
             notes.append("no queries recorded: query quality not measured")
         return RunJudgement(
@@ -216,8 +214,6 @@ class LLMJudge:
             verdicts=verdicts,
             regime=assessment[1] if assessment and case.freshness is None else None,
             query_scores=assessment[0] if assessment else (),
-            dropped_constraints=dropped(case.constraints, run.queries) if run.queries else (),
-            dropped_entities=dropped(case.entities, run.queries) if run.queries else (),
             source_types=tuple(typed),
             usage=tally.usage,
             warnings=tuple(tally.warnings),

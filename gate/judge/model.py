@@ -82,9 +82,12 @@ class SourceType:
 
 @dataclass(frozen=True)
 class Usage:
-    """What the judge's API calls cost: calls, tokens by kind, and the estimated price in USD.
+    """What judging cost: API calls, tokens by kind, the estimated price in USD, and the judge cache.
 
-    ``cost_usd`` is None when the model has no price in the configuration.
+    ``cost_usd`` is None when the model has no price in the configuration. ``cache_read_tokens`` and
+    ``cache_write_tokens`` are Anthropic *prompt* caching; ``judge_cache_hits`` and
+    ``judge_cache_misses`` count replies read from (or, in replay, missing from) the golden set's
+    *judge* cache, which cost no call at all.
     """
 
     calls: int = 0
@@ -93,6 +96,13 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float | None = 0.0
+    judge_cache_hits: int = 0
+    judge_cache_misses: int = 0
+
+    @property
+    def from_judge_cache(self) -> bool:
+        """True when every reply came from the judge cache: no API call and no miss."""
+        return self.calls == 0 and self.judge_cache_misses == 0 and self.judge_cache_hits > 0
 
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
@@ -103,6 +113,8 @@ class Usage:
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cost_usd=cost,
+            judge_cache_hits=self.judge_cache_hits + other.judge_cache_hits,
+            judge_cache_misses=self.judge_cache_misses + other.judge_cache_misses,
         )
 
 
@@ -118,8 +130,6 @@ class RunJudgement:
     verdicts: tuple[ClaimVerdict, ...] = ()
     regime: Freshness | None = None
     query_scores: tuple[QueryScore, ...] = ()
-    dropped_constraints: tuple[str, ...] = ()
-    dropped_entities: tuple[str, ...] = ()
     source_types: tuple[SourceType, ...] = ()
     usage: Usage = field(default_factory=Usage)
     warnings: tuple[str, ...] = ()
@@ -166,6 +176,23 @@ class RunJudgement:
         """Claims that cite a source, whose quote was found only in another retrieved source."""
         cites = {c.id: bool(c.citations) for c in self.claims}
         return sum(1 for v in self.verdicts if v.located == "other_source" and cites.get(v.claim_id))
+
+    @property
+    def attributed_count(self) -> int:
+        """Claims that cite a source whose quote was found on a page they cite (correctly attributed)."""
+        cites = {c.id: bool(c.citations) for c in self.claims}
+        return sum(1 for v in self.verdicts if v.located == "cited" and cites.get(v.claim_id))
+
+    @property
+    def attribution_share(self) -> float | None:
+        """Of the grounded claims that cite a source, the share whose quote is on a page they cite.
+
+        A claim is grounded when the code found its quote on some retrieved page (``located`` is
+        ``cited`` or ``other_source``); one found only on a page it does not cite is misattributed,
+        a citation-validity failure for that claim. None when no claim is grounded and cites a source.
+        """
+        grounded = self.attributed_count + self.misattributed_count
+        return self.attributed_count / grounded if grounded else None
 
     @property
     def unscored_reasons(self) -> tuple[str, ...]:

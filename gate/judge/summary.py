@@ -72,7 +72,9 @@ def summarise(cases: Sequence[CaseResult]) -> JudgeSummary | None:
 def judgement_to_dict(j: RunJudgement) -> dict[str, Any]:
     """A run's judgement as report JSON: every field, plus its counts and figures."""
     return {**asdict(j), "claim_count": j.claim_count, "unscored_count": j.unscored_count,
-            "counts": j.counts, "figures": j.figures()}
+            "counts": j.counts, "attributed_count": j.attributed_count,
+            "misattributed_count": j.misattributed_count, "attribution_share": j.attribution_share,
+            "figures": j.figures()}
 
 
 def summary_to_dict(s: JudgeSummary) -> dict[str, Any]:

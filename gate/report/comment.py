@@ -1,10 +1,13 @@
 """The PR comment: what a reviewer reads to learn whether the PR made the agent worse, and where.
 
-Order, most important first: the verdict and its one-line reason; the summary table (figure,
-baseline, PR, delta, status); notes a reader must not miss (version mismatch, stale or forced
-baseline, files the PR changed); the per-query vector of the four axes for the cases that changed
-or fail; the hard failures with check id, case and URL; the claims that flipped; a collapsible
-``<details>`` with the rest; cost and judge-cache figures; golden-set version and baseline commit;
+Order, most important first: the verdict and its one-line reason (the decision's first reason, a
+summary of everything that blocks); the summary table (figure, baseline, PR, delta, status; the
+hallucination rate also split by retrieval success); why each blocking regression counts; notes a
+reader must not miss (version mismatch, stale or forced baseline, files the PR changed); the
+per-query vector of the four axes for the cases that changed or fail; the hard failures with check
+id, case and URL; the claims that flipped; a collapsible ``<details>`` with the rest (every reason,
+per-case warnings, fixed failures, changed files); cost and judge-cache figures; golden-set version
+and baseline commit;
 the hidden marker. Over GitHub's 65,536 characters, sections are trimmed from the bottom up, keeping
 the verdict, the summary and the footer (see :func:`gate.report.sections.fit`).
 
@@ -14,12 +17,13 @@ Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.e
 from __future__ import annotations
 
 from gate import __version__
-from gate.compare import Comparison
+from gate.compare import SET_FIGURES, Comparison
 from gate.decide import set_mean
 from gate.figures import AXES
-from gate.judge.model import NOT_IN_CACHE, Usage
+from gate.judge.model import Usage
 from gate.model import Finding
 from gate.report.escape import md, md_code, md_url
+from gate.report.judged import judge_cache_line
 from gate.report.sections import ICON, Section, fit, num, quote_list, signed, table
 from gate.results import CaseResult, Report
 
@@ -73,14 +77,24 @@ def summary(report: Report) -> Section:
         rows.append(["unscored claims", str(before), str(after), f"{after - before:+d}",
                      "⚠️" if after else "✅"])
     else:
-        for name in ("grounding_rate", "hallucination_rate", "query_quality", "freshness", "diversity",
-                     "primary_share", "citation_validity"):
-            value = set_mean(report.cases, name)
+        for _, label, figure, select in SET_FIGURES:
+            value = set_mean([c for c in report.cases if select is None or select(c)], figure)
             if value is not None:
-                label = name.replace("_rate", "").replace("_", " ")
                 rows.append([label, "–", num(value), "–", "no baseline"])
     head, body = table(["figure", "baseline", "PR", "delta", "status"], "lrrrl", rows)
     return Section(head + body, keep=True)
+
+
+def blocking(report: Report) -> Section:
+    """Why each blocking regression counts: bounds, tolerance and the sign test, one line per figure."""
+    cmp = report.comparison
+    first = report.reasons[0] if report.reasons else None
+    whys = [f.status.why for f in (cmp.figures if cmp is not None else ())
+            if f.status is not None and f.status.status == "blocking"]
+    if whys == [first]:
+        return Section(())  # the one-line reason above already is this figure's why
+    return Section(tuple(f"❌ **Blocks:** {md(w, max_len=600)}  " if i < len(whys) - 1
+                         else f"❌ **Blocks:** {md(w, max_len=600)}" for i, w in enumerate(whys)), keep=True)
 
 
 def notes(report: Report, max_notes: int | None = MAX_NOTES) -> Section:
@@ -174,6 +188,11 @@ def details(report: Report) -> Section:
     """The collapsible rest: every reason, fixed failures, files and cases the baseline differs in."""
     cmp = report.comparison
     rows = ["**Every reason**", "", *(f"- {md(r, max_len=500)}" for r in report.reasons), ""]
+    warned = [(c.id, w) for c in report.cases for w in c.warnings]
+    if warned:
+        rows += ["**Case warnings** (not failures)", ""]
+        rows += [f"- {md_code(cid, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}" for cid, w in warned]
+        rows.append("")
     if cmp is not None:
         fixed = [(c.id, f) for c in cmp.cases for f in c.fixed_failures]
         if fixed:
@@ -201,14 +220,11 @@ def usage_line(report: Report) -> str:
     if not judged:
         return f"Judge: {report.judge_mode}, no run judged."
     total = sum((j.usage for j in judged), Usage())
-    misses = sum(1 for j in judged if NOT_IN_CACHE in j.unscored_reasons)
-    cached = sum(1 for j in judged if j.usage.calls == 0 and NOT_IN_CACHE not in j.unscored_reasons)
     cost = "n/a" if total.cost_usd is None else f"${total.cost_usd:.2f}"
     return (f"Judge ({report.judge_mode}): {total.calls} API call(s), {total.input_tokens:,} input and "
             f"{total.output_tokens:,} output tokens, prompt cache {total.cache_read_tokens:,} read / "
-            f"{total.cache_write_tokens:,} written, estimated cost {cost}; judge cache: {cached} of "
-            f"{len(judged)} judged run(s) served with no API call"
-            + (f", {misses} missed" if misses else "") + ".")
+            f"{total.cache_write_tokens:,} written, estimated cost {cost}; "
+            f"{judge_cache_line([j.usage for j in judged])}.")
 
 
 def footer(report: Report, run_url: str | None = None) -> Section:
@@ -231,7 +247,8 @@ def footer(report: Report, run_url: str | None = None) -> Section:
 def body_sections(report: Report, run_url: str | None = None,
                   max_notes: int | None = MAX_NOTES) -> list[Section]:
     """Every section of the comment, in order (the summary reuses them, with every note)."""
-    return [header(report), summary(report), notes(report, max_notes), vectors(report, shown_cases(report)),
+    return [header(report), summary(report), blocking(report), notes(report, max_notes),
+            vectors(report, shown_cases(report)),
             failures(report), flips(report), details(report), footer(report, run_url)]
 
 

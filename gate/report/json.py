@@ -12,7 +12,7 @@ from gate.jsonio import dump_json
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.model import Finding
 from gate.report.json_comparison import comparison_from_dict, comparison_to_dict
-from gate.results import BaselineStamp, CaseResult, CheckStatus, Figures, Report
+from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Figures, Report
 
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
@@ -30,6 +30,9 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         "regime": c.regime,
         "shape": c.shape,
         "soft": dict(c.soft),
+        "dropped_constraints": list(c.dropped_constraints),
+        "dropped_entities": list(c.dropped_entities),
+        "warnings": [{"kind": w.kind, "message": w.message} for w in c.warnings],
         **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
 
@@ -73,6 +76,9 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
         figures=Figures(**{k: v for k, v in d["figures"].items() if k in Figures.__dataclass_fields__}),
         notes=tuple(d.get("notes", ())), regime=d.get("regime"), shape=d.get("shape"),
         soft=MappingProxyType(dict(d.get("soft", {}))), judgement=judgement,
+        dropped_constraints=tuple(d.get("dropped_constraints", ())),
+        dropped_entities=tuple(d.get("dropped_entities", ())),
+        warnings=tuple(CaseWarning(w["kind"], w["message"]) for w in d.get("warnings", ())),
     )
 
 

@@ -24,6 +24,35 @@ def usage_line(u: Usage) -> str:
             f"estimated cost {_cost(u)}")
 
 
+def judge_cache_line(usages: list[Usage]) -> str:
+    """How many judged runs the judge cache served whole, how many replies it gave, how many it missed."""
+    served = sum(1 for u in usages if u.from_judge_cache)
+    hits = sum(u.judge_cache_hits for u in usages)
+    misses = sum(u.judge_cache_misses for u in usages)
+    missed_runs = sum(1 for u in usages if u.judge_cache_misses)
+    line = (f"{served} of {len(usages)} judged run(s) served from the judge cache with no API call "
+            f"({hits} cached repl{'y' if hits == 1 else 'ies'} read)")
+    if misses:
+        line += (f"; {misses} repl{'y' if misses == 1 else 'ies'} missing from the judge cache in "
+                 f"{missed_runs} run(s): what {'it' if misses == 1 else 'they'} would have judged is unscored")
+    return line
+
+
+def _usage_lines(judged: list[tuple[CaseResult, RunJudgement]], total: Usage) -> list[str]:
+    """Usage in total and the judge cache; the per-run table only when some run called the API."""
+    cache = judge_cache_line([j.usage for _, j in judged])
+    if total.calls == 0:  # replay, or a live run the judge cache answered: a table of zeros says nothing
+        return [f"**Judge usage**: no API call, no cost; {cache}.", ""]
+    lines = [f"**Judge usage**: {usage_line(total)}; {cache}.", ""]
+    head, rows = table(["case", "calls", "input", "output", "cache read", "cache write", "cost",
+                        "judge cache"], "lrrrrrrr", [
+        [md_code(c.id), str(j.usage.calls), f"{j.usage.input_tokens:,}", f"{j.usage.output_tokens:,}",
+         f"{j.usage.cache_read_tokens:,}", f"{j.usage.cache_write_tokens:,}", _cost(j.usage),
+         str(j.usage.judge_cache_hits)]
+        for c, j in judged])
+    return lines + ["<details><summary>Judge usage per run</summary>", "", *head, *rows, "", "</details>", ""]
+
+
 def _figure_rows(cases: list[tuple[CaseResult, RunJudgement]]) -> list[list[str]]:
     rows = []
     for c, j in cases:
@@ -55,10 +84,6 @@ def _claim_lines(c: CaseResult, j: RunJudgement) -> list[str]:
         out.append(f"- {where}: {md(j.claims_error)} (counted as {j.estimated_claims} unscored claim(s))")
     for note in (*j.notes, *j.problems):
         out.append(f"- {where}: {md(note)}")
-    if j.dropped_constraints or j.dropped_entities:
-        lost = [*(f"constraint «{md(x)}»" for x in j.dropped_constraints),
-                *(f"entity «{md(x)}»" for x in j.dropped_entities)]
-        out.append(f"- {where}: no query kept {', '.join(lost)}")
     return out
 
 
@@ -80,12 +105,8 @@ def judged_lines(report: Report) -> list[str]:
               f"query quality {num(m['query_quality'])}, primary share {num(m['primary_share'])}. "
               f"Hallucination rate when retrieval succeeded {num(split['retrieval_succeeded'])}, "
               f"when it failed {num(split['retrieval_failed'])} (a gap means answers from memory).",
-              "", f"**Judge usage**: {usage_line(summary.usage)}.", ""]
-    head, rows = table(["case", "calls", "input", "output", "cache read", "cache write", "cost"], "lrrrrrr", [
-        [md_code(c.id), str(j.usage.calls), f"{j.usage.input_tokens:,}", f"{j.usage.output_tokens:,}",
-         f"{j.usage.cache_read_tokens:,}", f"{j.usage.cache_write_tokens:,}", _cost(j.usage)]
-        for c, j in judged])
-    lines += ["<details><summary>Judge usage per run</summary>", "", *head, *rows, "", "</details>", ""]
+              ""]
+    lines += _usage_lines(judged, summary.usage)
     details = [line for c, j in judged for line in _claim_lines(c, j)]
     if details:
         lines += ["<details><summary>Overruled, misattributed and unscored claims; judge notes</summary>", "",

@@ -50,6 +50,16 @@ def _case_table(report: Report) -> str:
                     tablefmt="github")
 
 
+def _reason_lines(report: Report) -> list[str]:
+    """The first reason (a summary of what decides the verdict), then the others as a list."""
+    if not report.reasons:
+        return []
+    lines = [f"**Why:** {md(report.reasons[0], max_len=600)}", ""]
+    if len(report.reasons) > 1:
+        lines += [*(f"- {md(r, max_len=600)}" for r in report.reasons[1:]), ""]
+    return lines
+
+
 class MarkdownReporter:
     """Renders the report as GitHub-flavoured markdown."""
 
@@ -61,8 +71,7 @@ class MarkdownReporter:
             f"Golden set {md_code(report.golden_name, in_table=False)} version {report.golden_version}, "
             f"{len(report.cases)} cases, {report.hard_failure_count} hard failure(s).",
             "",
-            "; ".join(report.reasons),
-            "",
+            *_reason_lines(report),
             *(line for w in report.warnings for line in (f"> ⚠️ {md(w, max_len=600)}", "")),
             "### Hard checks",
             "",
@@ -82,6 +91,14 @@ class MarkdownReporter:
                 for h in c.hard_failures:
                     lines.append(f"- `{h.check}`: {md(h.message, max_len=400)}")
                 lines.append("")
+        warned = [c for c in report.cases if c.warnings]
+        if warned:
+            lines += ["### Case warnings", "",
+                      "Not failures: constraints or entities of the case that no query kept, and "
+                      "regulatory or synthesis cases that cite no primary source.", ""]
+            lines += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
+                      for c in warned for w in c.warnings]
+            lines.append("")
         if report.judge_mode != "off" or any(c.judgement is not None for c in report.cases):
             lines += judged_lines(report)
         unchecked = [(c.id, s) for c in report.cases for s in c.checks if s.status == "not_checked"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -16,9 +17,9 @@ from types import MappingProxyType
 from gate.compare import BaselineOrigin, compare
 from gate.config import DEFAULT_SOFT, Config, SoftBound
 from gate.decide import decide, decide_report
-from gate.judge.model import QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
+from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
 from gate.model import Finding
-from gate.results import BaselineStamp, CaseResult, CheckStatus, Figures, Report
+from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Figures, Report
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CHECKS = ("fabricated_url", "unread_citation", "no_citations", "domain_cap", "domain_floor", "url_unresolved",
@@ -61,9 +62,12 @@ def judgement(states: Sequence[tuple[str | None, str | None]], calls: int = 2) -
                      unscored_reason=r if v is None else None,
                      judge_verdict="supported" if r == QUOTE_NOT_FOUND else None)
         for i, (v, r) in enumerate(states, start=1))
+    # With no API call, the replies came from the judge cache: two of them, or one and a miss.
+    missed = int(any(r == NOT_IN_CACHE for _, r in states)) if not calls else 0
     usage = Usage(calls=calls, input_tokens=6000 * calls, output_tokens=400 * calls,
                   cache_read_tokens=4000 * calls,
-                  cache_write_tokens=1500 if calls else 0, cost_usd=0.025 * calls)
+                  cache_write_tokens=1500 if calls else 0, cost_usd=0.025 * calls,
+                  judge_cache_hits=0 if calls else 2 - missed, judge_cache_misses=missed)
     return RunJudgement(claims=claims, verdicts=verdicts, usage=usage,
                         query_scores=(QueryScore(0, "rust 1.80 release", 4, 4),))
 
@@ -104,7 +108,11 @@ def regression_pair() -> tuple[Report, Report]:
              retrieval=False),
         case("gamma", {"query_quality": 4.0, "freshness": None, "diversity": 1.0,
                        "citation_validity": 1.0}, []),
-        case("delta", {"query_quality": 2.5, "diversity": 0.25}, [UNREAD]),
+        replace(case("delta", {"query_quality": 2.5, "diversity": 0.25}, [UNREAD]),
+                dropped_constraints=("July 2024",),
+                warnings=(CaseWarning("dropped_constraints", "no query kept the constraint(s) «July 2024»"),
+                          CaseWarning("no_primary_source", "a regulatory case that cites no primary source "
+                                                           "(2 cited source(s) typed, all secondary)"))),
     ]
     base = Report(verdict="fail", reasons=("1 domain_cap failure(s)",), golden_name="demo", golden_version=3,
                   cases=tuple(base_cases), stamp=BaselineStamp(written_at="2026-01-15T09:30:00+00:00"))
