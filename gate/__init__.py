@@ -45,6 +45,11 @@ _EXPORTS: dict[str, str] = {
     "canonical": "gate.urls",
     "extract_urls": "gate.urls",
     "registered_domain": "gate.urls",
+    "compare": "gate.compare",
+    "Comparison": "gate.compare",
+    "SnapshotStore": "gate.snapshot",
+    "JudgeSession": "gate.judge",
+    "RunJudgement": "gate.judge",
     # errors
     "GateError": "gate.errors",
     "InputError": "gate.errors",
@@ -55,6 +60,11 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "__version__",
+    "RunJudgement",
+    "JudgeSession",
+    "SnapshotStore",
+    "Comparison",
+    "compare",
     "main",
     "run_paths",
     "evaluate_run",
@@ -108,13 +118,16 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from gate.checks import CHECKS, Check, Subject
     from gate.cli import main
+    from gate.compare import Comparison, compare
     from gate.config import Config, load_config
     from gate.decide import decide
     from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, SnapshotMiss
     from gate.evaluate import build_report, evaluate_run
     from gate.gaterun import run_paths
+    from gate.judge import JudgeSession, RunJudgement
     from gate.load import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
     from gate.passage import PageIndex, find_passage
     from gate.results import CaseResult, CaseWarning, Report
+    from gate.snapshot import SnapshotStore
     from gate.urls import canonical, extract_urls, registered_domain
