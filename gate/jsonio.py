@@ -32,16 +32,41 @@ def json_path(parts: Iterable[object]) -> str:
     return out
 
 
-def _no_duplicates(file: str) -> Any:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
-        for k, v in pairs:
-            if k in obj:
-                raise InputError(f"duplicate key {k!r}", file=file)
-            obj[k] = v
-        return obj
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
 
-    return hook
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in obj:
+            raise _Duplicate(k)
+        obj[k] = v
+    return obj
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as the key-value pairs it was written with (duplicates kept)."""
+
+
+def _duplicate_at(node: Any, parts: list[object]) -> str | None:
+    """The JSON path of the first repeated key under ``node``, or None."""
+    if isinstance(node, _Pairs):
+        seen: set[str] = set()
+        for key, value in node:
+            if key in seen:
+                return json_path([*parts, key])
+            seen.add(key)
+            found = _duplicate_at(value, [*parts, key])
+            if found:
+                return found
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found = _duplicate_at(value, [*parts, i])
+            if found:
+                return found
+    return None
 
 
 def _no_constant(file: str) -> Any:
@@ -54,7 +79,11 @@ def _no_constant(file: str) -> Any:
 def parse_json(text: str, file: str) -> Any:
     """Parse JSON text strictly (no duplicate keys, no NaN/Infinity)."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates(file), parse_constant=_no_constant(file))
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant(file))
+    except _Duplicate as d:
+        # Rare, so the path is found by a second parse that keeps every pair, not on the hot path.
+        where = _duplicate_at(json.loads(text, object_pairs_hook=_Pairs), [])
+        raise InputError(f"duplicate key {d.key!r}", file=file, path=where) from None
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=file) from e
 

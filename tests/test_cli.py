@@ -66,6 +66,10 @@ def test_a_run_for_an_unknown_case_fails_the_gate(tmp_path: Path) -> None:
 BAD_INPUTS = {
     "malformed-json": ('{"format": "sourcegate-trace/1",', "malformed JSON"),
     "duplicate-key": ('{"format": "sourcegate-trace/1", "question": "a", "question": "b"}', "duplicate key 'question'"),
+    "nested-duplicate-key": (
+        '{"format": "sourcegate-trace/1", "question": "q", "results": [{"url": "a", "url": "b"}]}',
+        "at $.results[0].url: duplicate key 'url'",
+    ),
     "nan": ('{"question": "q", "answer": "a", "results": [{"link": "x", "position": NaN}]}', "NaN"),
     "infinity": ('{"question": "q", "answer": "a", "x": Infinity}', "Infinity"),
     "schema-violation": (

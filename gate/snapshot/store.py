@@ -29,7 +29,6 @@ recorded like a 200. A failed search is recognised by the provider's own error m
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from gate.errors import InputError, SnapshotMiss
-from gate.jsonio import dump_json, json_path, load_json, read_text, validate, write_atomic
+from gate.jsonio import dump_json, load_json, validate, write_atomic
 from gate.snapshot.records import (
     EXTRACTIONS,
     LAYERS,
@@ -111,40 +110,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-class _Pairs(list[tuple[str, Any]]):
-    """A JSON object as the key-value pairs it was written with (duplicates kept)."""
-
-
-def _duplicate_at(node: Any, parts: list[object]) -> str | None:
-    """The JSON path of the first repeated key under ``node``, or None."""
-    if isinstance(node, _Pairs):
-        seen: set[str] = set()
-        for key, value in node:
-            if key in seen:
-                return json_path([*parts, key])
-            seen.add(key)
-            found = _duplicate_at(value, [*parts, key])
-            if found:
-                return found
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            found = _duplicate_at(value, [*parts, i])
-            if found:
-                return found
-    return None
-
-
-def _load_entry_json(file: str) -> Any:
-    """Strict JSON; a duplicate key is reported with its JSON path as well as the file."""
-    try:
-        return load_json(file)
-    except InputError as e:
-        if e.path is not None or not e.detail.startswith("duplicate key"):
-            raise
-        where = _duplicate_at(json.loads(read_text(file), object_pairs_hook=_Pairs), [])
-        raise InputError(e.detail, file=file, path=where) from e
-
-
 def snapshot_dir(golden_root: str) -> str:
     """The snapshot folder of a golden set."""
     return os.path.join(golden_root, SNAPSHOT_DIR)
@@ -207,7 +172,7 @@ class SnapshotStore:
         return convert(self._load(layer, file), file)
 
     def _load(self, layer: Layer, file: str) -> Mapping[str, Any]:
-        data = _load_entry_json(file)
+        data = load_json(file)
         validate(data, layer.schema, file)
         stem = os.path.splitext(os.path.basename(file))[0]
         if data["key"] != stem:
