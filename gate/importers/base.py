@@ -1,0 +1,246 @@
+"""What every importer shares: where it is in the input, strict shape checks, and the trace it builds.
+
+An importer reads someone else's record of an agent run and returns a ``sourcegate-trace/1`` dict.
+Every shape check goes through :class:`Where`, so a wrong input fails with the file and the JSON
+path of the offending value (``$.content[3].input.query``; ``line 12, $.delta`` in a stream), never
+with a ``KeyError``. Nothing here touches the network, the clock or the file system.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
+from typing import Any, Protocol
+
+from gate.errors import InputError
+from gate.urls import canonical, extract_urls
+
+TRACE_FORMAT = "sourcegate-trace/1"
+
+
+@dataclass(frozen=True)
+class Context:
+    """The input's name (for error messages) and what the user said on the command line."""
+
+    source: str = "<input>"
+    case: str | None = None
+    question: str | None = None
+
+
+class Importer(Protocol):
+    """One input format: a stable id, a one-line description, and a pure ``convert``."""
+
+    id: str
+    description: str
+
+    def convert(self, data: Any, ctx: Context) -> dict[str, Any]:
+        """The trace recorded in ``data`` (file text, or the already-parsed JSON)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in an input: the file, an optional line (JSON-lines and logs) and a JSON path."""
+
+    file: str
+    path: str = "$"
+    line: int | None = None
+
+    def key(self, name: str) -> Where:
+        """The member ``name`` of the object here."""
+        return replace(self, path=f"{self.path}.{name}")
+
+    def item(self, index: int) -> Where:
+        """Item ``index`` of the array here."""
+        return replace(self, path=f"{self.path}[{index}]")
+
+    def error(self, message: str) -> InputError:
+        """An input error naming this file and place."""
+        where = self.path if self.line is None else f"line {self.line}, {self.path}"
+        return InputError(message, file=self.file, path=where)
+
+
+_KINDS: dict[type, str] = {dict: "an object", list: "an array", str: "a string", int: "an integer"}
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def obj(value: Any, at: Where) -> dict[str, Any]:
+    """``value`` as a JSON object, or an input error at ``at``."""
+    if not isinstance(value, dict):
+        raise at.error(f"expected an object, got {_kind(value)}")
+    return value
+
+
+def arr(value: Any, at: Where) -> list[Any]:
+    """``value`` as a JSON array, or an input error at ``at``."""
+    if not isinstance(value, list):
+        raise at.error(f"expected an array, got {_kind(value)}")
+    return value
+
+
+def text(value: Any, at: Where) -> str:
+    """``value`` as a string, or an input error at ``at``."""
+    if not isinstance(value, str):
+        raise at.error(f"expected a string, got {_kind(value)}")
+    return value
+
+
+def need(data: dict[str, Any], name: str, at: Where) -> Any:
+    """The member ``name`` of ``data`` (the object at ``at``), which must be there."""
+    if name not in data:
+        raise at.error(f"missing key {name!r}")
+    return data[name]
+
+
+def opt_text(data: dict[str, Any], name: str, at: Where) -> str | None:
+    """The member ``name`` as a string, or None when it is absent or null."""
+    value = data.get(name)
+    return None if value is None else text(value, at.key(name))
+
+
+def url(value: Any, at: Where) -> str:
+    """A non-empty URL string."""
+    found = text(value, at).strip()
+    if not found:
+        raise at.error("expected a URL, got an empty string")
+    return found
+
+
+def timestamp(value: Any, at: Where) -> str:
+    """An RFC 3339 time with a zone (ISO text, or Unix seconds), normalised to ``...Z`` in UTC."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        moment = datetime.fromtimestamp(value, UTC)
+    else:
+        raw = text(value, at)
+        try:
+            moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            raise at.error(f"{raw!r} is not an ISO 8601 date and time") from None
+        if moment.tzinfo is None:
+            raise at.error(f"{raw!r} has no time zone (expected RFC 3339)")
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+_DAY_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y")
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def publication_date(value: str | None) -> str | None:
+    """A calendar date (``YYYY-MM-DD``) when ``value`` is one, else None.
+
+    Search APIs give ages as free text: ``2025-06-30T05:41:00``, ``December 31, 2024`` or
+    ``2 days ago``. A relative age says nothing without the moment it was measured from, which
+    these records do not keep, so it is left unknown rather than guessed.
+    """
+    if not value:
+        return None
+    raw = value.strip()
+    if _ISO_DAY.match(raw):
+        try:
+            return date.fromisoformat(raw[:10]).isoformat()
+        except ValueError:
+            return None
+    for fmt in _DAY_FORMATS:
+        try:
+            return datetime.strptime(raw, fmt).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+@dataclass
+class TraceBuilder:
+    """Collects a run in the order it happened, then writes it as a ``sourcegate-trace/1`` dict."""
+
+    queries: list[str] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    pages: list[dict[str, Any]] = field(default_factory=list)
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    _positions: dict[int | None, int] = field(default_factory=dict)
+
+    def query(self, sent: str) -> int:
+        """Record a query; its index, for :meth:`result`."""
+        self.queries.append(sent)
+        return len(self.queries) - 1
+
+    def result(self, query: int | None, link: str, title: str | None = None,
+               snippet: str | None = None, published: str | None = None) -> None:
+        """Record a search result; positions count from 1 within each query."""
+        position = self._positions.get(query, 0) + 1
+        self._positions[query] = position
+        entry: dict[str, Any] = {"query": query, "position": position, "url": link}
+        if title is not None:
+            entry["title"] = title
+        if snippet is not None:
+            entry["snippet"] = snippet
+        if published is not None:
+            entry["published"] = published
+        self.results.append(entry)
+
+    def page(self, link: str, body: str, *, truncated: bool = False, fetched_at: str | None = None) -> None:
+        """Record a page read; a second read of the same URL adds nothing unless it recorded more text."""
+        entry: dict[str, Any] = {"url": link, "final_url": None, "status": None, "text": body,
+                                 "truncated": truncated, "fetched_at": fetched_at}
+        for i, known in enumerate(self.pages):
+            if known["url"] == link:
+                if not known["text"] and body:
+                    self.pages[i] = entry
+                return
+        self.pages.append(entry)
+
+    def cite(self, link: str, quote: str | None = None) -> None:
+        """Record a citation (the same URL may be cited again with another quote)."""
+        entry = {"url": link, "quote": quote}
+        if entry not in self.citations:
+            self.citations.append(entry)
+
+    def cite_answer_links(self, answer: str) -> None:
+        """Also cite the URLs written in the answer that no structured citation already names.
+
+        A reader follows a link in the text whether or not the API annotated it, so it counts.
+        """
+        known = {canonical(c["url"]) for c in self.citations}
+        for link in extract_urls(answer):
+            if canonical(link) not in known:
+                known.add(canonical(link))
+                self.cite(link)
+
+    def build(self, ctx: Context, *, question: str | None, answer: str, started_at: str | None = None,
+              model: str | None = None, cited: bool = True) -> dict[str, Any]:
+        """The trace: the command line's ``--case`` and ``--question`` win over what was recorded.
+
+        ``cited=False`` leaves ``citations`` out, so the gate extracts them from the answer itself.
+        """
+        trace: dict[str, Any] = {"format": TRACE_FORMAT}
+        if ctx.case is not None:
+            trace["case"] = ctx.case
+        trace["question"] = ctx.question if ctx.question is not None else (question or "")
+        if started_at is not None:
+            trace["started_at"] = started_at
+        trace.update(queries=self.queries, results=self.results, pages=self.pages, answer=answer)
+        if cited:
+            trace["citations"] = self.citations
+        if model:
+            trace["agent"] = {"model": model}
+        return trace
+
+
+def strip_elision(quote: str) -> str | None:
+    """A quoted passage without the trailing ``...`` an API adds when it cut the passage short.
+
+    The cut marks where the quote stops, not text on the page; kept, it would be searched for.
+    """
+    cut = quote.rstrip()
+    for marker in ("...", "\u2026"):
+        if cut.endswith(marker):
+            cut = cut[: -len(marker)].rstrip()
+            break
+    return cut or None

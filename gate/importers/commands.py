@@ -1,0 +1,79 @@
+"""``sourcegate import FORMAT INPUT... --out DIR``: recorded runs in other shapes -> trace files.
+
+    sourcegate import anthropic runs/q7.json --out cached-snapshots/mine/runs --case q7 --question "..."
+    sourcegate import perplexity a.json b.json --out traces/
+
+One ``DIR/<case>.json`` per input; the case id is ``--case`` (one input only) or the input's file
+name without its extensions. Every input is read and converted, and every trace validated,
+before anything is written: one bad input writes nothing and exits 2 naming the file and the
+JSON path. Each file is written whole (``write_atomic``); the same input gives the same bytes.
+``gate.cli`` registers this through :func:`add_parser` and calls :func:`run`; exceptions are left
+to it, the one place where they become exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from typing import Any
+
+from gate.errors import EXIT_PASS, InputError
+
+# the format ids, kept here so building the CLI's parser imports no importer (a test keeps it in step)
+FORMAT_IDS = ("anthropic", "openai-responses", "perplexity", "langfuse", "tavily-agent-log")
+_CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SUFFIXES = (".chunks.txt", ".stdout.txt", ".jsonl", ".json", ".txt", ".log")
+
+
+def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+    """Add ``import`` to the sub-parsers ``sub`` of the main parser."""
+    del parser_class  # no sub-commands of its own
+    p = sub.add_parser("import", help="convert runs recorded in another shape to sourcegate-trace/1 files",
+                       description="Convert recorded agent runs (API responses, streams, trace exports, "
+                                   "printed logs) to sourcegate-trace/1 files. Nothing is fetched.")
+    p.add_argument("format", choices=FORMAT_IDS, metavar="FORMAT",
+                   help=f"the input's format: {', '.join(FORMAT_IDS)} (see docs/importers.md)")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="recorded runs, one per file")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write DIR/<case>.json into")
+    p.add_argument("--case", metavar="ID",
+                   help="case id of the trace (one INPUT only; default: its file name)")
+    p.add_argument("--question", metavar="TEXT",
+                   help="the question the agent was asked (most API responses do not record it)")
+
+
+def case_id(file: str) -> str:
+    """The default case id of an input: its file name without the format's extensions."""
+    name = os.path.basename(file)
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def run(args: argparse.Namespace) -> int:
+    """Convert every input, then write every trace; say what was written on stderr."""
+    from gate.importers import convert
+    from gate.jsonio import dump_json, read_text, write_atomic
+
+    if args.case is not None and len(args.inputs) > 1:
+        raise InputError(f"--case names one trace, but {len(args.inputs)} inputs were given")
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise InputError("--out must be a folder", file=args.out)
+    planned: dict[str, tuple[str, str]] = {}
+    for file in args.inputs:
+        case = args.case if args.case is not None else case_id(file)
+        if not _CASE_ID.match(case):
+            raise InputError(f"case id {case!r} is not usable as a file name (letters, digits, '.', '_', "
+                             "'-'; pass --case)", file=file)
+        target = os.path.join(args.out, f"{case}.json")
+        if target in planned:
+            raise InputError(f"two inputs would both be written to {target} (case {case!r}): pass one "
+                             "at a time with --case", file=file)
+        trace = convert(args.format, read_text(file), case=case, question=args.question, source=file)
+        planned[target] = (file, dump_json(trace))
+    for target, (file, body) in planned.items():
+        write_atomic(target, body)
+        print(f"sourcegate: {file} -> {target}", file=sys.stderr)
+    return EXIT_PASS
