@@ -51,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "SnapshotStore": "gate.snapshot",
     "JudgeSession": "gate.judge",
     "RunJudgement": "gate.judge",
+    "convert": "gate.importers",
     # errors
     "GateError": "gate.errors",
     "InputError": "gate.errors",
@@ -61,6 +62,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "__version__",
+    "convert",
     "RunJudgement",
     "JudgeSession",
     "SnapshotStore",
@@ -115,6 +117,7 @@ if TYPE_CHECKING:
     from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, SnapshotMiss
     from gate.evaluate import build_report, evaluate_run
     from gate.gaterun import run_paths
+    from gate.importers import convert
     from gate.judge import JudgeSession, RunJudgement
     from gate.load import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult

@@ -19,10 +19,20 @@ from gate.jsonio import write_atomic
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
 
-__all__ = ["post_comment", "run_url", "summary_target", "write_summary"]
+__all__ = ["emit", "post_comment", "run_url", "summary_target", "write_summary"]
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _SAFE_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d+)?(/[A-Za-z0-9._~/-]*)?$")
+
+
+def emit(target: str | None, text: str) -> None:
+    """Write one rendering: nowhere (None), to stdout ('-'), or to a file atomically."""
+    if target is None:
+        return
+    if target == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        write_atomic(target, text)
 
 
 def summary_target(explicit: str | None, env: Mapping[str, str]) -> tuple[str | None, bool]:

@@ -509,7 +509,7 @@ def test_a_base_commit_missing_from_the_checkout_is_an_input_error(
     assert "fetch-depth: 0" in capsys.readouterr().out
 
 
-def test_the_only_golden_set_is_found_and_several_must_be_chosen(
+def test_every_golden_set_is_found_and_none_is_an_input_error(
     runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake = fake_cli(_report("pass"), 0)
@@ -518,9 +518,14 @@ def test_the_only_golden_set_is_found_and_several_must_be_chosen(
     write_set(runner.ws, "one", {"moons": GOOD})
     assert run(runner.env(None)) == 0
     assert fake.calls[-1][1] == "cached-snapshots/one"
+    assert fake.calls[-1][fake.calls[-1].index("--json") + 1] == "sourcegate-report/report.json"
     write_set(runner.ws, "two", {"moons": GOOD})
-    assert run(runner.env(None)) == 2
-    assert "cached-snapshots/one, cached-snapshots/two" in capsys.readouterr().out
+    (runner.ws / "cached-snapshots" / "notes").mkdir()  # no golden.yaml: not a set
+    fake.calls.clear()
+    assert run(runner.env(None)) == 0
+    assert [argv[1] for argv in fake.calls] == ["cached-snapshots/one", "cached-snapshots/two"]
+    assert [argv[argv.index("--json") + 1] for argv in fake.calls] == [
+        "sourcegate-report/one/report.json", "sourcegate-report/two/report.json"]
 
 
 @pytest.mark.parametrize(

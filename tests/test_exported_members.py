@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-PACKAGES = ("gate.github", "gate.action", "gate.urls")
+PACKAGES = ("gate.github", "gate.action", "gate.urls", "gate.importers")
 
 
 def _public_names(package: ModuleType) -> set[str]:

@@ -10,8 +10,10 @@ The flow is the layout:
 
 * ``inputs.py``: the ``INPUT_*`` variables read into a frozen :class:`Inputs`; the judge mode.
 * ``plan.py``: what a check run will do, decided from the inputs and the event (pure).
-* ``check.py``: check mode (default): run ``sourcegate check``, then write ``GITHUB_OUTPUT``,
-  append to ``GITHUB_STEP_SUMMARY``, annotate each hard failure and set the exit code.
+* ``check.py``: check mode (default): run ``sourcegate check`` once per golden set, then write
+  ``GITHUB_OUTPUT``, append to ``GITHUB_STEP_SUMMARY``, annotate each hard failure and set the
+  exit code.
+* ``aggregate.py``: how several golden sets make one step's outputs and verdict (pure).
 * ``comment.py``: comment mode (``comment-from`` set), the second job of the fork-safe pair: it
   runs ``sourcegate comment REPORT --pr N`` on a report that an untrusted workflow uploaded.
 * ``outcome.py``: the verdict, exit code, figures and annotations read from a JSON report.
@@ -29,6 +31,7 @@ Anthropic SDK is imported until a mode runs.
 
 from __future__ import annotations
 
+from gate.action.aggregate import SetRun, combined_verdict, step_outputs
 from gate.action.commands import escape_data, escape_property, output_block, workflow_command
 from gate.action.entrypoint import main
 from gate.action.inputs import (
@@ -37,12 +40,19 @@ from gate.action.inputs import (
     JUDGE_MODES,
     OUTPUT_NAMES,
     Inputs,
-    discover_golden_set,
+    discover_golden_sets,
     input_env_name,
     read_inputs,
     resolve_judge,
 )
-from gate.action.outcome import MAX_ANNOTATIONS, Outcome, annotation_lines, exit_code, outcome_from_report
+from gate.action.outcome import (
+    MAX_ANNOTATIONS,
+    Outcome,
+    annotation_lines,
+    exit_code,
+    outcome_from_report,
+    set_annotation_lines,
+)
 from gate.action.plan import Plan, plan_check
 
 __all__ = [
@@ -54,8 +64,10 @@ __all__ = [
     "Inputs",
     "Outcome",
     "Plan",
+    "SetRun",
     "annotation_lines",
-    "discover_golden_set",
+    "combined_verdict",
+    "discover_golden_sets",
     "escape_data",
     "escape_property",
     "exit_code",
@@ -66,5 +78,7 @@ __all__ = [
     "plan_check",
     "read_inputs",
     "resolve_judge",
+    "set_annotation_lines",
+    "step_outputs",
     "workflow_command",
 ]

@@ -1,9 +1,10 @@
 """Check mode: run ``sourcegate check`` in-process as planned, then report it to the runner.
 
 Prepares git (the mounted workspace is trusted, the baseline commit must be in the checkout), runs
-:func:`gate.cli.main` with workflow commands stopped, then writes ``GITHUB_OUTPUT``, appends to
-``GITHUB_STEP_SUMMARY``, annotates each hard failure and maps the verdict and ``fail-on`` to the
-exit code. The gate is the same code as the command line, so the two cannot disagree.
+:func:`gate.cli.main` once per golden set with workflow commands stopped, then writes
+``GITHUB_OUTPUT``, appends to ``GITHUB_STEP_SUMMARY``, annotates each hard failure and maps the
+verdicts and ``fail-on`` to the exit code (:mod:`gate.action.aggregate` says how several sets make
+one step). The gate is the same code as the command line, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -13,16 +14,26 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
-from gate.action.commands import Tee, append_file, commands_stopped, environ_overlay, output_block, workflow_command
-from gate.action.inputs import Inputs, discover_golden_set
-from gate.action.outcome import annotation_lines, exit_code, figure, outcome_from_report
+from gate.action.aggregate import SetRun, step_outputs, verdict_line
+from gate.action.commands import (
+    Tee,
+    append_file,
+    commands_stopped,
+    environ_overlay,
+    output_block,
+    workflow_command,
+)
+from gate.action.inputs import Inputs, discover_golden_sets
+from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import Plan, plan_check
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, InputError
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
+    from gate.goldensets import GoldenSetPaths
 
 __all__ = ["SUMMARY_LIMIT", "run_check"]
 
@@ -70,81 +81,86 @@ def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> Non
 
 
 def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
-    """Run the gate as the inputs and the event say; write outputs, summary and annotations."""
-    from gate import cli
-    from gate.jsonio import load_json
+    """Run the gate on each golden set as the inputs and the event say; write outputs, summary and
+    annotations for all of them. With several sets, each set's reports go to ``report-dir/<name>/``."""
+    from gate.goldensets import combined_exit, split_sets
 
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
-    paths = list(inputs.golden_set) or [discover_golden_set(root)]
+    # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
+    sets = split_sets(list(inputs.golden_set) or list(discover_golden_sets(root)))
     pr = _pr_context(env)
-    plan = plan_check(inputs, paths, pr)
+    several = len(sets) > 1
+    plans = [plan_check(replace(inputs, report_dir=os.path.join(inputs.report_dir, s.name))
+                        if several and s.name else inputs, s.paths, pr) for s in sets]
+    plan = plans[0]  # the judge, the baseline commit, the comment and the notes are the same for all
     _prepare_git(env, root, plan.baseline_ref)
     for note in plan.notes:
         print(workflow_command("notice", note, title="sourcegate"), file=out)
-    for f in plan.files.values():
+    for f in (f for p in plans for f in p.files.values()):
         with contextlib.suppress(FileNotFoundError):
             os.remove(f)  # a report left by an earlier step must never be read as this one's
 
     updates: dict[str, str | None] = {"ANTHROPIC_API_KEY": inputs.api_key if plan.judge == "live" else None}
     if inputs.github_token:
         updates["GITHUB_TOKEN"] = inputs.github_token
+    runs = [_run_set(s, p, inputs.fail_on, updates, out) for s, p in zip(sets, plans, strict=True)]
+    final = combined_exit(r.final for r in runs)
+    outputs = step_outputs(runs, plan.judge, final)
+    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()))
+
+    for r in runs:
+        if r.outcome is None:
+            title = "sourcegate could not run" + (f" golden set {r.label}" if several else "")
+            print(workflow_command("error", r.error or "", title=title), file=out)
+    named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
+    for line in set_annotation_lines(named, root):
+        print(line, file=out)
+    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, plan, final))
+    why = verdict_line(runs, inputs.fail_on, final)
+    if why is not None:
+        print(why, file=out)
+    return final
+
+
+def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, updates: Mapping[str, str | None],
+             out: TextIO) -> SetRun:
+    """One golden set through ``sourcegate check``, in-process, with workflow commands stopped."""
+    from gate import cli
+    from gate.jsonio import load_json
+
     tee = Tee(sys.stderr)
     out.flush()
     with commands_stopped(out), environ_overlay(updates), contextlib.redirect_stderr(tee):
         code = cli.main(list(plan.argv))
-
     outcome = None
     if code in (EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE) and os.path.isfile(plan.files["json"]):
         outcome = outcome_from_report(load_json(plan.files["json"]))
-    final = exit_code(code, outcome, inputs.fail_on)
-
-    outputs = {
-        "verdict": outcome.verdict if outcome else "error",
-        "exit-code": str(final),
-        "report-path": plan.files["json"] if outcome else "",
-        "markdown-path": plan.files["markdown"] if outcome else "",
-        "hard-failures": str(len(outcome.hard_failures)) if outcome else "",
-        "soft-warnings": str(len(outcome.soft_warnings)) if outcome else "",
-        "grounding-rate": figure(outcome.grounding_rate) if outcome else "",
-        "hallucination-rate": figure(outcome.hallucination_rate) if outcome else "",
-        "judge": plan.judge,
-    }
-    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()))
-
+    error = None
     if outcome is None:
-        error = tee.text().strip().splitlines()
-        message = error[-1] if error else f"sourcegate stopped with exit code {code}"
-        print(workflow_command("error", message, title="sourcegate could not run"), file=out)
-        append_file(env.get("GITHUB_STEP_SUMMARY"), _summary_header(plan, final)
-                    + f"sourcegate could not run (exit {code}): {_code(message)}\n")
-        return final
-    for line in annotation_lines(outcome, paths, root):
-        print(line, file=out)
-    body = _read_first(plan.files["summary"], plan.files["markdown"])
-    if len(body.encode()) > SUMMARY_LIMIT:
-        body = body.encode()[:SUMMARY_LIMIT].decode(errors="ignore") + (
-            f"\n\n… cut at GitHub's 1 MiB summary limit; the full report is `{plan.files['json']}`.\n")
-    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary_header(plan, final) + body + "\n")
-    verdict_line = _verdict_line(outcome.verdict, inputs.fail_on, final)
-    if verdict_line is not None:
-        print(verdict_line, file=out)
-    return final
+        said = tee.text().strip().splitlines()
+        error = said[-1] if said else f"sourcegate stopped with exit code {code}"
+    final = exit_code(code, outcome, fail_on)
+    return SetRun(golden.paths, golden.name, plan.files, code, outcome, final, error)
 
 
-def _verdict_line(verdict: str, fail_on: str, final: int) -> str | None:
-    """The annotation that says why the step failed, or why a green step is not a pass.
-
-    ``fail-on: none`` keeps the step green, but a ``fail`` or ``inconclusive`` verdict is still
-    said in an annotation: an unavailable judge is never a silent pass.
-    """
-    if final == EXIT_PASS and verdict == "pass":
-        return None
-    message = f"verdict {verdict} with fail-on {fail_on}: exit {final}"
-    if verdict == "inconclusive":
-        message += (" (an inconclusive run is not a pass: the judge could not score enough claims; "
-                    "the job summary lists them)")
-    kind = "error" if final not in (EXIT_PASS, EXIT_INCONCLUSIVE) else "warning"
-    return workflow_command(kind, message, title="sourcegate")
+def _summary(runs: Sequence[SetRun], plan: Plan, final: int) -> str:
+    """The step's summary: the notes, then each set's job summary (or why it could not run)."""
+    text = _summary_header(plan, final)
+    if len(runs) > 1:
+        listed = " · ".join(f"{_code(r.label)} {r.verdict}" for r in runs)
+        text += f"**sourcegate, {len(runs)} golden sets:** {listed} (exit {final})\n\n"
+    limit = SUMMARY_LIMIT // len(runs)  # GitHub's limit is per step, whatever the number of sets
+    for r in runs:
+        if r.outcome is None:
+            which = f" golden set {_code(r.label)}" if len(runs) > 1 else ""
+            text += f"sourcegate could not run{which} (exit {r.cli_code}): {_code(r.error or '')}\n"
+            continue
+        body = _read_first(r.files["summary"], r.files["markdown"])
+        if len(body.encode()) > limit:
+            body = body.encode()[:limit].decode(errors="ignore") + (
+                f"\n\n… cut at GitHub's 1 MiB summary limit; the full report is `{r.files['json']}`.\n")
+        text += body + "\n"
+    return text
 
 
 def _plain(text: str) -> str:

@@ -4,6 +4,10 @@ It runs ``sourcegate comment REPORT --pr N`` in-process on a report that an untr
 uploaded: the report is validated against its schema and rendered again by the comment renderer,
 whose escaping keeps every string in it as text. The pull request number comes from the
 ``pr-number`` input, which the workflow takes from GitHub, never from the artifact. No gate runs.
+
+An artifact of a gate that checked several golden sets holds one ``<name>/report.json`` per set:
+each is validated and posted on its own (one comment per set); the step's exit code is the most
+severe of theirs, and ``verdict`` the most severe verdict.
 """
 
 from __future__ import annotations
@@ -15,21 +19,33 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
-from gate.action.commands import Tee, append_file, commands_stopped, environ_overlay, output_block, workflow_command
+from gate.action.aggregate import combined_verdict
+from gate.action.commands import (
+    Tee,
+    append_file,
+    commands_stopped,
+    environ_overlay,
+    output_block,
+    workflow_command,
+)
 from gate.action.inputs import Inputs
 from gate.errors import EXIT_INTERNAL, EXIT_PASS, InputError
+from gate.goldensets import combined_exit
 
-__all__ = ["REPORT_LIMIT", "run_comment"]
+__all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]
 
 REPORT_LIMIT = 50 * 1024 * 1024
 """A report artifact bigger than this is refused in comment mode (it is untrusted input)."""
+MAX_REPORTS = 20
+"""An artifact with more reports than this is refused (each would be a comment of its own)."""
 
 _POSTED = re.compile(r"^sourcegate: PR comment (created|updated): (\S+)$", re.MULTILINE)
 
 
 def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
-    """``sourcegate comment REPORT --pr N`` in-process: it validates the report against its schema
-    and renders it again with the comment renderer's escaping, so the artifact is only data."""
+    """``sourcegate comment REPORT --pr N`` in-process for each report of the artifact: it validates
+    the report against its schema and renders it again with the comment renderer's escaping, so the
+    artifact is only data."""
     from gate import cli
     from gate.jsonio import load_json
 
@@ -39,28 +55,53 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
         )
     if not inputs.github_token:
         raise InputError("comment mode needs a 'github-token' that may write pull request comments")
-    source = inputs.comment_from or ""
-    file = os.path.join(source, "report.json") if os.path.isdir(source) else source
-    try:
-        size = os.path.getsize(file)
-    except OSError as e:
-        raise InputError("no report here (was the artifact downloaded into the workspace?)", file=file) from e
-    if size > REPORT_LIMIT:
-        raise InputError(f"the report is {size} bytes; more than {REPORT_LIMIT} is refused", file=file)
+    files = _reports(inputs.comment_from or "")
+    if len(files) > MAX_REPORTS:
+        raise InputError(f"{len(files)} reports; more than {MAX_REPORTS} is refused (one comment each)",
+                         file=inputs.comment_from)
+    for file in files:
+        try:
+            size = os.path.getsize(file)
+        except OSError as e:
+            raise InputError("no report here (was the artifact downloaded into the workspace?)",
+                             file=file) from e
+        if size > REPORT_LIMIT:
+            raise InputError(f"the report is {size} bytes; more than {REPORT_LIMIT} is refused", file=file)
 
-    tee = Tee(sys.stderr)
-    out.flush()
-    with commands_stopped(out), environ_overlay({"GITHUB_TOKEN": inputs.github_token}), \
-            contextlib.redirect_stderr(tee):
-        code = cli.main(["comment", file, "--pr", str(inputs.pr_number)])
-    if code not in (EXIT_PASS, EXIT_INTERNAL):  # 4 is also how `comment` says GitHub refused it
-        return code
-    posted = _POSTED.search(tee.text())
-    verdict = str(load_json(file).get("verdict", ""))
-    append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", verdict)
-                + output_block("comment-url", posted.group(2) if posted else ""))
-    if posted is None:
-        print(workflow_command("error", "the pull request comment was not posted: see the message above",
-                               title="sourcegate"), file=out)
-        return EXIT_INTERNAL
-    return EXIT_PASS
+    codes: list[int] = []
+    verdicts: list[str] = []
+    urls: list[str] = []
+    for file in files:
+        tee = Tee(sys.stderr)
+        out.flush()
+        with commands_stopped(out), environ_overlay({"GITHUB_TOKEN": inputs.github_token}), \
+                contextlib.redirect_stderr(tee):
+            code = cli.main(["comment", file, "--pr", str(inputs.pr_number)])
+        codes.append(code)
+        if code not in (EXIT_PASS, EXIT_INTERNAL):  # 4 is also how `comment` says GitHub refused it
+            continue
+        verdicts.append(str(load_json(file).get("verdict", "")))
+        posted = _POSTED.search(tee.text())
+        if posted is None:
+            codes[-1] = EXIT_INTERNAL
+            print(workflow_command("error", f"the pull request comment was not posted ({file}): see the "
+                                   "message above", title="sourcegate"), file=out)
+        else:
+            urls.append(posted.group(2))
+    if verdicts:
+        append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", combined_verdict(verdicts))
+                    + output_block("comment-url", "\n".join(urls)))
+    return combined_exit(codes)
+
+
+def _reports(source: str) -> list[str]:
+    """The report files of ``comment-from``: the file itself; a folder's ``report.json``; else the
+    ``report.json`` of each of its subfolders (the gate's report-dir of several golden sets), sorted."""
+    if not os.path.isdir(source):
+        return [source]
+    top = os.path.join(source, "report.json")
+    if os.path.exists(top):
+        return [top]
+    found = sorted(f for name in os.listdir(source)
+                   if os.path.isfile(f := os.path.join(source, name, "report.json")))
+    return found or [top]

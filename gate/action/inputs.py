@@ -1,5 +1,5 @@
 """The action's inputs: ``INPUT_*`` variables read into a frozen :class:`Inputs`, and what follows
-from them alone (the judge mode, the golden set when none is named).
+from them alone (the judge mode, the golden sets when none is named).
 
 The runner names the variable for input ``golden-set`` ``INPUT_GOLDEN-SET``: ``INPUT_`` + the name
 upper-cased with spaces turned into ``_`` (dashes are kept). A malformed value is an
@@ -22,7 +22,7 @@ __all__ = [
     "SECRET_INPUTS",
     "SNAPSHOT_ROOT",
     "Inputs",
-    "discover_golden_set",
+    "discover_golden_sets",
     "input_env_name",
     "read_inputs",
     "resolve_judge",
@@ -35,7 +35,7 @@ INPUT_NAMES = (
 """Every input ``action.yml`` declares; a test keeps the two lists equal."""
 OUTPUT_NAMES = (
     "verdict", "exit-code", "report-path", "markdown-path", "hard-failures", "soft-warnings",
-    "grounding-rate", "hallucination-rate", "judge", "comment-url",
+    "grounding-rate", "hallucination-rate", "judge", "comment-url", "sets",
 )
 """Every output ``action.yml`` declares (``comment-url`` in comment mode only)."""
 SECRET_INPUTS = ("anthropic-api-key", "github-token")
@@ -94,7 +94,8 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 def read_inputs(env: Mapping[str, str]) -> Inputs:
     """Parse the ``INPUT_*`` variables; a malformed value is an :class:`InputError` (exit 2)."""
-    golden = tuple(line.strip() for line in _get(env, "golden-set").splitlines() if line.strip())
+    # Paths are separated by newlines or any other whitespace (a path cannot hold a space).
+    golden = tuple(_get(env, "golden-set").split())
     ref = _get(env, "baseline-ref") or None
     if ref is not None and (ref.startswith("-") or any(c.isspace() for c in ref)):
         # A ref starting with '-' would be read by git as an option.
@@ -143,19 +144,18 @@ def resolve_judge(requested: str, has_key: bool) -> tuple[str, str | None]:
     return requested, None
 
 
-def discover_golden_set(root: str) -> str:
-    """The one golden set under ``cached-snapshots/``; none or several is an input error."""
+def discover_golden_sets(root: str) -> tuple[str, ...]:
+    """Every golden set under ``cached-snapshots/`` (a folder with a ``golden.yaml``), sorted by path.
+
+    All of them, not just one: a set added to the repository is gated from its first pull request
+    on, and nothing is skipped silently. None is an input error.
+    """
     base = os.path.join(root, SNAPSHOT_ROOT)
-    found = sorted(
+    found = tuple(sorted(
         os.path.join(SNAPSHOT_ROOT, name)
         for name in (os.listdir(base) if os.path.isdir(base) else ())
         if os.path.isfile(os.path.join(base, name, "golden.yaml"))
-    )
-    if len(found) == 1:
-        return found[0]
+    ))
     if not found:
         raise InputError(f"no golden set found under {SNAPSHOT_ROOT}/: set the 'golden-set' input")
-    raise InputError(
-        f"several golden sets under {SNAPSHOT_ROOT}/ ({', '.join(found)}): choose one with the "
-        "'golden-set' input (run the action once per set, for example with a matrix)"
-    )
+    return found

@@ -16,7 +16,10 @@ from typing import Any
 from gate.action.commands import workflow_command
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_INTERNAL, EXIT_PASS
 
-__all__ = ["MAX_ANNOTATIONS", "Outcome", "annotation_lines", "exit_code", "figure", "outcome_from_report"]
+__all__ = [
+    "MAX_ANNOTATIONS", "Outcome", "annotation_lines", "exit_code", "figure", "outcome_from_report",
+    "set_annotation_lines",
+]
 
 MAX_ANNOTATIONS = 10
 """GitHub shows at most 10 error annotations of one step; the rest are summed up in one."""
@@ -32,10 +35,19 @@ class Outcome:
     grounding_rate: float | None = None
     hallucination_rate: float | None = None
     soft_warnings: tuple[str, ...] = field(default=())
+    golden: str | None = None
+    """the golden set's name, as the report says it"""
+    grounding_rates: tuple[float, ...] = ()
+    """each judged case's grounding rate (several sets pool them: the mean over every judged case)"""
+    hallucination_rates: tuple[float, ...] = ()
+    """each judged case's hallucination rate"""
 
 
-def _mean(cases: Sequence[Mapping[str, Any]], name: str) -> float | None:
-    values = [v for c in cases if isinstance(v := (c.get("soft") or {}).get(name), int | float)]
+def _values(cases: Sequence[Mapping[str, Any]], name: str) -> tuple[float, ...]:
+    return tuple(float(v) for c in cases if isinstance(v := (c.get("soft") or {}).get(name), int | float))
+
+
+def _mean(values: Sequence[float]) -> float | None:
     return fmean(values) if values else None
 
 
@@ -55,12 +67,17 @@ def outcome_from_report(report: Mapping[str, Any]) -> Outcome:
     else:
         # decide() marks every soft figure out of bounds that does not block with "(warning".
         warnings = tuple(r for r in report.get("reasons", []) if isinstance(r, str) and "(warning" in r)
+    golden = report.get("golden")
+    grounding, hallucination = _values(cases, "grounding_rate"), _values(cases, "hallucination_rate")
     return Outcome(
         verdict=str(report.get("verdict", "")),
         hard_failures=failures,
-        grounding_rate=_mean(cases, "grounding_rate"),
-        hallucination_rate=_mean(cases, "hallucination_rate"),
+        grounding_rate=_mean(grounding),
+        hallucination_rate=_mean(hallucination),
         soft_warnings=warnings,
+        golden=str(golden["name"]) if isinstance(golden, Mapping) and "name" in golden else None,
+        grounding_rates=grounding,
+        hallucination_rates=hallucination,
     )
 
 
@@ -99,13 +116,24 @@ def _annotation_file(case: str, paths: Sequence[str], root: str) -> str | None:
 
 def annotation_lines(outcome: Outcome, paths: Sequence[str], root: str) -> list[str]:
     """One ``::error`` line per hard failure (file and case), at most :data:`MAX_ANNOTATIONS`."""
-    lines = []
-    failures = outcome.hard_failures
+    return set_annotation_lines([(outcome, paths, None)], root)
+
+
+def set_annotation_lines(sets: Sequence[tuple[Outcome, Sequence[str], str | None]], root: str) -> list[str]:
+    """The hard failures of every set, in order, as at most :data:`MAX_ANNOTATIONS` ``::error`` lines.
+
+    Each set is (outcome, its paths, its name or None); a name is added to each title (a run of
+    several sets), the file is the case's run file in that set. GitHub shows at most 10 error
+    annotations per step, whatever the number of sets, so the rest are summed up in one.
+    """
+    failures = [(f, paths, name) for outcome, paths, name in sets for f in outcome.hard_failures]
     shown = failures if len(failures) <= MAX_ANNOTATIONS else failures[: MAX_ANNOTATIONS - 1]
-    for case, check, url, message in shown:
+    lines = []
+    for (case, check, url, message), paths, name in shown:
         text = message if url is None or url in message else f"{message} ({url})"
+        where = f"{case} (golden set {name})" if name else case
         lines.append(workflow_command("error", text, file=_annotation_file(case, paths, root),
-                                      title=f"sourcegate {check}: {case}"))
+                                      title=f"sourcegate {check}: {where}"))
     if len(shown) < len(failures):
         lines.append(workflow_command(
             "error", f"{len(failures) - len(shown)} more hard failures: see the job summary and the report",

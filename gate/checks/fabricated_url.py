@@ -16,7 +16,15 @@ class FabricatedUrl:
         """One finding per cited URL that the agent never saw."""
         known = subject.in_results | subject.redirect_targets
         return Outcome(findings=tuple(
-            Finding(self.id, f"cited {raw} but no search result or redirect ever showed it", raw)
+            Finding(self.id, _message(raw, fetched=key in subject.read), raw)
             for key, raw in subject.cited.items()
             if key not in known
         ))
+
+
+def _message(raw: str, *, fetched: bool) -> str:
+    if fetched:
+        # The page exists and was read, but the URL itself came from the agent's memory: a guess
+        # that happened to resolve is still a guess (url_unresolved catches the ones that did not).
+        return f"cited {raw}, which no search result showed: the agent fetched a URL it wrote itself"
+    return f"cited {raw} but no search result or redirect ever showed it"

@@ -1,0 +1,146 @@
+"""``sourcegate check`` and ``sourcegate baseline update`` over one golden set or several.
+
+Each set runs in turn with its own config (beside it, unless ``--config``), baseline, judge cache,
+comparison, reports and PR comment; :mod:`gate.goldensets` holds the rules (which paths form a
+set, ``{name}`` in output paths, the exit code of the whole run). Everything that can be refused
+without running (a missing path, folders mixed with trace files, two sets of one name, an output
+path without ``{name}``) is refused before the first set runs. After that, one set's error is said
+on stderr (naming the set) and the next set still runs; :func:`gate.cli.guarded` maps it to that
+set's exit code.
+
+With one set, nothing differs from what these commands always did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from functools import partial
+from typing import TYPE_CHECKING
+
+from gate.errors import EXIT_PASS, InputError
+from gate.goldensets import GoldenSetPaths, combined_exit, per_set_file, require_name_field, split_sets
+
+if TYPE_CHECKING:
+    from gate.results import Report
+
+__all__ = ["FILE_FLAGS", "Outputs", "baseline_update", "check"]
+
+FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline")
+"""The ``check`` options that name a file: with several sets, each needs ``{name}`` (or is '-')."""
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where each rendering of one set goes (None: not written, '-': stdout)."""
+
+    json: str | None = None
+    markdown: str | None = None
+    junit: str | None = None
+    summary: str | None = None
+    baseline: str | None = None
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, name: str | None) -> Outputs:
+        """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for."""
+        out = cls(*(per_set_file(getattr(args, f), name) for f in FILE_FLAGS))
+        return replace(out, markdown="-") if out.json is None and out.markdown is None else out
+
+
+def _each(sets: Sequence[GoldenSetPaths], run: Callable[[GoldenSetPaths], int], command: str) -> int:
+    """Run every set (an error in one is its own exit code); the whole run's code is the most severe."""
+    from gate.cli import guarded
+
+    several = len(sets) > 1
+    codes = [guarded(partial(run, s), f"golden set {s.label!r}: " if several else "") for s in sets]
+    if several:
+        listed = ", ".join(f"{s.label} (exit {c})" for s, c in zip(sets, codes, strict=True))
+        print(f"sourcegate: {command} ran {len(sets)} golden sets: {listed}; exit {combined_exit(codes)}",
+              file=sys.stderr)
+    return combined_exit(codes)
+
+
+def check(args: argparse.Namespace) -> int:
+    """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
+    sets = split_sets(args.paths)
+    require_name_field({f"--{f}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
+    return _each(sets, lambda s: _check_one(s, args), "check")
+
+
+def _check_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
+    from gate.baseline import attach_baseline
+    from gate.cli import VERDICT_EXIT
+    from gate.gaterun import run_paths
+    from gate.publish import emit
+    from gate.report.json import JsonReporter
+    from gate.report.markdown import MarkdownReporter
+
+    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge)
+    out = Outputs.of(args, golden.name or report.golden_name)  # {name} works with one set too
+    report = attach_baseline(report, golden.paths, args.config, file=out.baseline, ref=args.baseline_ref,
+                             now=datetime.now(UTC))
+    # Render everything before writing anything: a rendering error leaves no file behind.
+    rendered: list[tuple[str, str]] = []
+    if out.json is not None:
+        rendered.append((out.json, JsonReporter().render(report)))
+    if out.markdown is not None:
+        rendered.append((out.markdown, MarkdownReporter().render(report)))
+    if out.junit is not None:
+        from gate.report.junit import JUnitReporter
+
+        rendered.append((out.junit, JUnitReporter().render(report)))
+    for target, text in rendered:
+        emit(target, text)
+    _publish(report, out.summary, args.comment)
+    return VERDICT_EXIT[report.verdict]
+
+
+def _publish(report: Report, summary: str | None, comment: bool) -> None:
+    """Job summary, then the PR comment (keyed by the set's name): neither changes the exit code."""
+    from gate.publish import post_comment, run_url, summary_target, write_summary
+
+    target, append = summary_target(summary, os.environ)
+    if target is not None:
+        from gate.report.summary import SummaryReporter
+
+        write_summary(SummaryReporter().render(report), target, append)
+    if comment:
+        from gate.report.comment import CommentReporter
+
+        body = CommentReporter(run_url=run_url(os.environ)).render(report)
+        post_comment(body, report.golden_name, os.environ)
+
+
+def baseline_update(args: argparse.Namespace) -> int:
+    """Write each golden set's baseline.json; only from a passing run, unless ``--force``."""
+    for p in args.paths:
+        if not os.path.isdir(p):
+            raise InputError("expected a golden-set folder", file=p)
+    sets = split_sets(args.paths)
+    require_name_field({"--baseline": args.baseline}, len(sets))
+    return _each(sets, lambda s: _update_one(s, args), "baseline update")
+
+
+def _update_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
+    from gate.baseline import baseline_file, refusal, stamped, write_baseline
+    from gate.cli import VERDICT_EXIT
+    from gate.gaterun import run_paths
+
+    [path] = golden.paths
+    report = run_paths([path], args.config, judge_mode=args.judge)
+    why = refusal(report, args.force)
+    if why is not None:
+        print(f"sourcegate: baseline not written: {why}", file=sys.stderr)
+        return VERDICT_EXIT[report.verdict]
+    target = per_set_file(args.baseline, golden.name or report.golden_name) or baseline_file(path)
+    out = stamped(report, datetime.now(UTC), args.force)
+    write_baseline(target, out)
+    forced = " (FORCED over a failing run: the baseline says so)" if out.stamp and out.stamp.forced else ""
+    print(f"sourcegate: baseline written to {target}: {len(report.cases)} cases, "
+          f"verdict {report.verdict}{forced}",
+          file=sys.stderr)
+    return EXIT_PASS
