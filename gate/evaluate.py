@@ -6,6 +6,7 @@ No I/O here: loading happens before, rendering after.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,13 @@ def figures(subject: Subject) -> Figures:
     )
 
 
+@lru_cache(maxsize=4096)
+def _status(check: str, status: str, reason: str | None) -> CheckStatus:
+    # Statuses repeat across runs (8 checks x a handful of reasons): one shared frozen value each
+    # keeps a large set's report from growing by thousands of identical objects.
+    return CheckStatus(check, status, reason)
+
+
 def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None, *,
                  judgement: RunJudgement | None = None) -> CaseResult:
     """Run every enabled hard check on one run, and fold in what the judge said of it, if anything.
@@ -52,11 +60,11 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     notes: list[str] = []
     for check_id, check in CHECKS.items():
         if check_id in config.disabled:
-            statuses.append(CheckStatus(check_id, "disabled"))
+            statuses.append(_status(check_id, "disabled", None))
             continue
         outcome = check.run(subject)
         failures.extend(outcome.findings)
-        statuses.append(CheckStatus(check_id, outcome.status, outcome.not_checked))
+        statuses.append(_status(check_id, outcome.status, outcome.not_checked))
         notes.extend(f"{check_id}: {n}" for n in outcome.notes)
     counts = figures(subject)
     bad = {f.url for f in failures if f.url and f.check in URL_CHECKS}
