@@ -121,14 +121,20 @@ def _relative(top: str, path: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def show(top: str, commit: str, rel: str) -> str | None:
-    """The text of ``rel`` at ``commit`` (``git show``), or None when the file is not there."""
+def show(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:
+    """The text of ``rel`` at ``commit`` (``git show``), or None when the file is not there.
+
+    ``ref`` is how the user named the commit, for messages; text that is not UTF-8 is an input error.
+    """
     if _git(top, "cat-file", "-e", "--end-of-options", f"{commit}:{rel}").returncode != 0:
         return None
     done = _git(top, "show", "--end-of-options", f"{commit}:{rel}")
     if done.returncode != 0:
         raise InputError(f"git show {commit[:12]}:{rel} failed: {_err(done)}")
-    return done.stdout.decode("utf-8", errors="strict")
+    try:
+        return done.stdout.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as e:  # the file's problem, as with a file of the working tree
+        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=f"{ref or commit}:{rel}") from e
 
 
 def changed_files(top: str, commit: str, rels: Sequence[str]) -> tuple[str, ...]:
@@ -175,9 +181,9 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     rel_file = _relative(top, file or baseline_file(golden_root))
     rel_golden = _relative(top, os.path.join(golden_root, GOLDEN_NAME))
     source = f"{ref}:{rel_file}"
-    text = show(top, commit, rel_file)
+    text = show(top, commit, rel_file, ref)
     report = None if text is None else parse_report(parse_json(text, source), source)
-    before = _golden_cases(show(top, commit, rel_golden), f"{ref}:{rel_golden}")
+    before = _golden_cases(show(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
     after = _golden_cases(read_text(here), here) if os.path.isfile(here) else {}
     watched = [_relative(top, golden_root), rel_file, *(_relative(top, x) for x in extra)]

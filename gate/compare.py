@@ -4,7 +4,7 @@ The comparison states facts; :mod:`gate.decide` turns them into a verdict. Only 
 two reports share are compared (added and removed cases are listed, never silently dropped), so
 a set figure's baseline and PR values are always means over the same cases.
 
-Per case: hard failures new, kept and fixed (matched by check and URL, not wording), soft figures
+Per case: hard failures new, kept and fixed (matched by check and canonical URL, not wording), soft figures
 that moved, claims that flipped (:mod:`gate.claimdiff`), unscored claims. Per set: each figure with
 its paired sign test (:mod:`gate.figurediff`).
 """
@@ -21,6 +21,7 @@ from gate.config import Config
 from gate.figurediff import MOVED, SET_FIGURES, FigureChange, FigureStatus, figure_change, sign_test
 from gate.model import Finding
 from gate.results import CaseResult, Report, Verdict
+from gate.urls import canonical
 
 __all__ = [
     "MOVED", "SET_FIGURES", "BaselineOrigin", "CaseChange", "Comparison", "FigureChange", "FigureStatus",
@@ -87,6 +88,8 @@ class Comparison:
     removed: tuple[str, ...]
     cases: tuple[CaseChange, ...]
     figures: tuple[FigureChange, ...]
+    unjudged: tuple[str, ...] = ()
+    """common cases the baseline judged but this run, with the judge on, did not (a missing judge cache)"""
 
     @property
     def version_mismatch(self) -> bool:
@@ -132,8 +135,13 @@ class Comparison:
 
 
 def failure_key(f: Finding) -> tuple[str, str | None]:
-    """What makes two findings "the same failure": the check and the URL, not the wording."""
-    return f.check, f.url
+    """What makes two findings "the same failure": the check and the URL, not the wording.
+
+    The URL is compared canonically (:func:`gate.urls.canonical`), as the checks compare it: a PR
+    that writes ``http://example.org/a`` where the baseline had ``https://www.example.org/a/`` cites
+    the same page, and its failure is the baseline's, not a new one.
+    """
+    return f.check, canonical(f.url) if f.url is not None else None
 
 
 def _split(current: Sequence[Finding], baseline: Sequence[Finding]) -> tuple[list[Finding], ...]:
@@ -214,4 +222,12 @@ def compare(baseline: Report, current: Report, config: Config, origin: BaselineO
         removed=tuple(i for i in base_by_id if i not in set(cur_ids)),
         cases=tuple(case_change(b, c) for b, c in pairs),
         figures=tuple(figure_change(k, label, f, pairs, sel) for k, label, f, sel in SET_FIGURES),
+        unjudged=_unjudged(pairs) if current.judge_mode != "off" else (),
     )
+
+
+def _unjudged(pairs: list[tuple[CaseResult, CaseResult]]) -> tuple[str, ...]:
+    # A PR that deletes the judge cache must not make the judged half of the gate vanish quietly:
+    # with the judge on, a case the baseline judged and this run did not is a gap, not a pass.
+    return tuple(c.id for b, c in pairs
+                 if b.judgement is not None and b.judgement.claim_count and c.judgement is None)

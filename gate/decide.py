@@ -289,6 +289,16 @@ def decide(cases: Sequence[CaseResult], config: Config,
             reasons.insert(0, why)
         else:
             reasons.append(why)
+    if comparison is not None and comparison.unjudged:
+        gap = comparison.unjudged
+        why = (f"{len(gap)} case(s) the baseline judged were not judged in this run ({', '.join(gap[:5])}"
+               f"{', ...' if len(gap) > 5 else ''}): is the judge cache missing? Record it with --judge live, "
+               "or skip the judges on purpose with --judge off")
+        if verdict == "pass":
+            verdict = "inconclusive"
+            reasons.insert(0, why)
+        else:
+            reasons.append(why)
     reasons += soft_warnings
     if verdict == "pass" and comparison is not None:
         reasons.insert(0, "no new hard failure and no soft figure regressed beyond noise")

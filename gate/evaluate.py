@@ -33,7 +33,7 @@ def figures(subject: Subject) -> Figures:
         results=len(run.results),
         pages_read=len(run.pages),
         quoted_citations=sum(1 for c in subject.citations if c.quote and c.quote.strip()),
-        retrieval_succeeded=len(run.results) >= cfg.min_results and len(run.pages) >= cfg.min_pages,
+        retrieval_succeeded=len(run.results) >= cfg.min_results and subject.pages_loaded >= cfg.min_pages,
         median_source_age_days=median_age_days(subject),
     )
 

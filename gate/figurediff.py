@@ -53,7 +53,7 @@ class FigureStatus:
 
 @dataclass(frozen=True)
 class FigureChange:
-    """One set figure: baseline and PR means over the common cases, and the paired sign test."""
+    """One set figure: baseline and PR means over the same paired cases, and the paired sign test."""
 
     key: str
     label: str
@@ -100,27 +100,38 @@ def sign_test(worse: int, better: int) -> float | None:
 
 def figure_change(key: str, label: str, figure: str, pairs: Sequence[tuple[CaseResult, CaseResult]],
                   select: Selector | None) -> FigureChange:
-    """A set figure over paired cases, with its sign test."""
-    def values(side: Sequence[CaseResult]) -> list[float]:
-        return [v for c in side if (select is None or select(c)) and (v := c.soft.get(figure)) is not None]
+    """A set figure over paired cases, with its sign test.
 
-    base_vals, cur_vals = values([b for b, _ in pairs]), values([c for _, c in pairs])
+    Both means are taken over the same cases: those with a value on both sides (and, for a split
+    figure, selected on both sides). A case with a value on one side only (its claims left unscored,
+    say) would otherwise move one mean and not the other, and read as a change it is not. With no
+    such pair there is nothing to compare: the baseline is None and the PR's value is its mean over
+    the cases that have one, so that its bounds are still checked.
+    """
+    def chosen(c: CaseResult) -> bool:
+        return select is None or select(c)
+
     up = HIGHER_IS_BETTER.get(figure, True)
-    worse = better = n = 0
+    paired: list[tuple[float, float]] = []
     for b, c in pairs:
-        if select is not None and not (select(b) and select(c)):
-            continue
         bv, cv = b.soft.get(figure), c.soft.get(figure)
-        if bv is None or cv is None:
-            continue
-        n += 1
+        if chosen(b) and chosen(c) and bv is not None and cv is not None:
+            paired.append((bv, cv))
+    worse = better = 0
+    for bv, cv in paired:
         d = (cv - bv) if up else (bv - cv)
         if d < -MOVED:
             worse += 1
         elif d > MOVED:
             better += 1
+    baseline: float | None
+    current: float | None
+    if paired:
+        baseline, current = fmean(bv for bv, _ in paired), fmean(cv for _, cv in paired)
+    else:
+        alone = [v for _, c in pairs if chosen(c) and (v := c.soft.get(figure)) is not None]
+        baseline, current = None, (fmean(alone) if alone else None)
     return FigureChange(
-        key=key, label=label, figure=figure,
-        baseline=fmean(base_vals) if base_vals else None, current=fmean(cur_vals) if cur_vals else None,
-        pairs=n, worse=worse, better=better, p_value=sign_test(worse, better),
+        key=key, label=label, figure=figure, baseline=baseline, current=current,
+        pairs=len(paired), worse=worse, better=better, p_value=sign_test(worse, better),
     )

@@ -54,12 +54,12 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
 
     ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
     """
-    dirs = [p for p in paths if os.path.isdir(p)]
-    if dirs and len(paths) > 1:
-        raise InputError("give one golden-set folder, or trace files, not both or several folders")
     for p in paths:
         if not os.path.exists(p):
             raise InputError("no such file or folder", file=p)
+    dirs = [p for p in paths if os.path.isdir(p)]
+    if dirs and len(paths) > 1:
+        raise InputError("give one golden-set folder, or trace files, not both or several folders")
     if dirs:
         from gate.load import iter_pairings
 

@@ -68,12 +68,12 @@ def split_sets(paths: Sequence[str]) -> tuple[GoldenSetPaths, ...]:
     """Group a run's paths into golden sets; see the module docstring for what is refused."""
     from gate.load import load_golden
 
-    dirs = [p for p in paths if os.path.isdir(p)]
-    if dirs and len(dirs) < len(paths):
-        raise InputError("give golden-set folders, or trace files, not both")
     for p in paths:
         if not os.path.exists(p):
             raise InputError("no such file or folder", file=p)
+    dirs = [p for p in paths if os.path.isdir(p)]
+    if dirs and len(dirs) < len(paths):
+        raise InputError("give golden-set folders, or trace files, not both")
     if not dirs:
         return (GoldenSetPaths(tuple(paths)),)
     if len(dirs) == 1:

@@ -11,14 +11,16 @@ import contextlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from gate.errors import InputError
@@ -86,6 +88,10 @@ def parse_json(text: str, file: str) -> Any:
         raise InputError(f"duplicate key {d.key!r}", file=file, path=where) from None
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=file) from e
+    except RecursionError:
+        # json recurses once per nesting level; no sourcegate format comes near the interpreter's limit.
+        raise InputError("malformed JSON: nested too deeply (arrays and objects inside one another)",
+                         file=file) from None
 
 
 # libyaml's parser when PyYAML was built with it: several times faster, and lighter on a large
@@ -97,16 +103,35 @@ class _StrictLoader(_SafeLoader):  # type: ignore[valid-type,misc]
     """SafeLoader that rejects duplicate keys and non-finite floats."""
 
 
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    # flatten_mapping puts the pairs of "<<: *anchor" merges first; a key written in the mapping
+    # itself overrides a merged one (YAML's merge rule). Only a key written twice is a duplicate.
+    written = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
     loader.flatten_mapping(node)
+    merged = len(node.value) - written
     out: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
+    own: set[Any] = set()
+    for i, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
-        if key in out:
-            line = key_node.start_mark.line + 1
-            raise InputError(f"duplicate key {key!r} (line {line})", file=getattr(loader, "_file", None))
+        line = key_node.start_mark.line + 1
+        if not isinstance(key, str | int | float | bool | None):
+            raise InputError(f"a mapping key must be a plain value, not a {_yaml_kind(key)} (line {line})",
+                             file=getattr(loader, "_file", None))
+        if i >= merged:
+            if key in own:
+                raise InputError(f"duplicate key {key!r} (line {line})", file=getattr(loader, "_file", None))
+            own.add(key)
         out[key] = loader.construct_object(value_node, deep=True)
     return out
+
+
+def _yaml_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "list"
+    return "mapping" if isinstance(value, dict) else type(value).__name__
 
 
 def _construct_float(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
@@ -156,6 +181,8 @@ def read_text(file: str) -> str:
         raise InputError("is a directory, expected a file", file=file) from e
     except UnicodeDecodeError as e:
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from e
+    except OSError as e:  # permissions, a dangling mount, ...: the file's problem, not a bug of ours
+        raise InputError(f"cannot read it ({e.strerror or e})", file=file) from e
 
 
 def load_json(file: str) -> Any:
@@ -176,13 +203,39 @@ def schema(name: str) -> Mapping[str, Any]:
     return loaded
 
 
+# RFC 3339 section 5.6: a full date, "T", a time and a zone ("Z" or an offset); "t" and "z" may be
+# lower case. Python's fromisoformat accepts much more (no zone, a bare date, week dates), so the
+# shape is checked first and fromisoformat only checks the ranges.
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})", re.ASCII | re.IGNORECASE)
+
+
+def parse_time(value: str) -> datetime:
+    """An RFC 3339 date-time (always with a zone) as an aware datetime; ValueError for anything else."""
+    if not _RFC3339.fullmatch(value):
+        raise ValueError(f"{value!r} is not an RFC 3339 date-time with a time zone")
+    return datetime.fromisoformat(value.upper())
+
+
+# jsonschema checks "date-time" only when the optional rfc3339-validator package is installed; without
+# it every string passed, and a trace's "started_at": "yesterday" reached the code as a crash. The
+# format is checked here, by the same function the loaders parse with.
+_FORMAT_CHECKER = FormatChecker(Draft202012Validator.FORMAT_CHECKER.checkers)
+
+
+@_FORMAT_CHECKER.checks("date-time", raises=ValueError)
+def _is_date_time(value: object) -> bool:
+    return not isinstance(value, str) or bool(parse_time(value))
+
+
 @cache
 def validator(name: str) -> Draft202012Validator:
     """A compiled validator for a bundled schema (built once a process)."""
-    return Draft202012Validator(schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return Draft202012Validator(schema(name), format_checker=_FORMAT_CHECKER)
 
 
 def _describe(err: ValidationError) -> str:
+    if err.validator == "format" and err.validator_value == "date-time":
+        return f"{err.message} (expected an RFC 3339 date-time with a time zone, e.g. 2026-10-15T09:00:00Z)"
     if err.validator == "additionalProperties":
         return f"{err.message} (unknown keys are not allowed)"
     if err.validator in ("type", "enum", "const", "required", "pattern", "format", "minimum", "maximum",
@@ -191,9 +244,14 @@ def _describe(err: ValidationError) -> str:
     return err.message
 
 
+def _document_order(path: Iterable[object]) -> list[tuple[int, int, str]]:
+    """A sort key that puts ``$.results[2]`` before ``$.results[10]`` (indexes compare as numbers)."""
+    return [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in path]
+
+
 def validate(data: Any, schema_name: str, file: str) -> None:
     """Validate against a bundled schema; the first error (by path) becomes an InputError."""
-    errors = sorted(validator(schema_name).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(validator(schema_name).iter_errors(data), key=lambda e: _document_order(e.absolute_path))
     if errors:
         # The deepest error of the first failing branch says the most about what was expected.
         err = errors[0]

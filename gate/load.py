@@ -14,7 +14,7 @@ from datetime import date, datetime
 from typing import Any
 
 from gate.errors import InputError
-from gate.jsonio import load_json, load_yaml, validate
+from gate.jsonio import load_json, load_yaml, parse_time, validate
 from gate.model import Case, Citation, GoldenSet, Page, Run, SearchResult
 
 GOLDEN_NAME = "golden.yaml"
@@ -22,9 +22,8 @@ RUNS_DIR = "runs"
 
 
 def _datetime(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    # The schema has checked the RFC 3339 shape with this same function, so it cannot fail here.
+    return parse_time(value) if value else None
 
 
 def _date(value: str | None) -> date | None:
@@ -123,10 +122,13 @@ class Pairing:
 
 
 def run_files(root: str) -> list[str]:
-    """The trace files of a golden set, sorted by name."""
+    """The trace files of a golden set, sorted by name; a set without a ``runs/`` folder is an input error."""
     folder = os.path.join(root, RUNS_DIR)
     if not os.path.isdir(folder):
-        return []
+        # Every case would fail as "no run recorded" (and a snapshot would "cover all 0 runs"): the
+        # folder is misplaced or was never committed, which is the set's error, not the agent's.
+        raise InputError(f"no {RUNS_DIR}/ folder in this golden set (expected {RUNS_DIR}/<case-id>.json, "
+                         "one trace per case)", file=root)
     return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
 
 
@@ -139,14 +141,14 @@ def iter_pairings(golden: GoldenSet) -> Iterator[Pairing]:
     ran: set[str] = set()
     for file in run_files(golden.root):
         run = load_trace(file)
+        if run.case in ran:
+            raise InputError(f"a second run for case {run.case!r}", file=file, path="$.case")
+        ran.add(run.case)
         case = by_id.get(run.case)
         if case is None:
             yield Pairing(Case(id=run.case, question=run.question), run,
                           f"{file}: run for case {run.case!r}, which golden.yaml does not list")
             continue
-        if run.case in ran:
-            raise InputError(f"a second run for case {run.case!r}", file=file, path="$.case")
-        ran.add(run.case)
         yield Pairing(case, run)
     for case in golden.cases:
         if case.id not in ran:

@@ -68,10 +68,11 @@ def normalise(text: str) -> str:
 class Match:
     """Outcome of looking for a passage on a page.
 
-    ``method`` is ``"exact"``, ``"fuzzy"``, ``"none"`` (not found) or ``"empty"`` (nothing to look
-    for). ``score`` is 0-100: 100 for exact, otherwise the best fuzzy alignment score; a miss within
-    20 points of the threshold reports its real score, a worse miss reports 0 (the scan's cutoff
-    skips measuring it). For an elided quote it is the lowest segment score. ``start``/``end`` are
+    ``method`` is ``"exact"``, ``"fuzzy"``, ``"none"`` (not found), ``"number_mismatch"`` (a close
+    fuzzy match whose numbers differ from the quote's) or ``"empty"`` (nothing to look for).
+    ``score`` is 0-100: 100 for exact, otherwise the best fuzzy alignment score; a miss within 20
+    points of the threshold reports its real score, a worse miss reports 0 (the scan's cutoff skips
+    measuring it). For an elided quote it is the lowest segment score. ``start``/``end`` are
     offsets into the normalised page, or None when the passage was not found (or was empty).
     """
 
@@ -85,6 +86,10 @@ class Match:
 _QUOTES = " '\""
 _ELISION = re.compile(r"\s*(?:\[\s*(?:\.(?: ?\.){2,})\s*\]|\(\s*(?:\.(?: ?\.){2,})\s*\)|\.(?: ?\.){2,})\s*")
 _MIN_SEGMENT = 3
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# How far past a fuzzy alignment's edges a number of the quote may sit: alignments can stop a few
+# characters short of a number at the quote's first or last word.
+_NUMBER_SLACK = 12
 # Misses within this many points of the threshold get their real score, so a report can say "best
 # match 72/100" for a near miss; lower scores are not measured (reported as 0) because a tighter
 # cutoff lets rapidfuzz prune. Measured cost: about +25% on misses, nothing on hits.
@@ -106,10 +111,31 @@ def _locate(needle: str, text: str, lo: int, threshold: float) -> tuple[float, i
     if i != -1:
         return 100.0, i, i + len(needle)
     cutoff = max(0.0, threshold - _NEAR_MISS_BAND)
-    res = fuzz.partial_ratio_alignment(needle, text[lo:] if lo else text, score_cutoff=cutoff)
+    hay = text[lo:] if lo else text
+    if len(needle) > len(hay):
+        # partial_ratio aligns the shorter string inside the longer one: given a quote longer than
+        # the page, it would find the page inside the quote and score 100. The quote must be on the
+        # page, so the most it can be compared with is everything that is left of the page.
+        whole = fuzz.ratio(needle, hay, score_cutoff=cutoff) if hay else 0.0
+        return (float(whole), lo, len(text)) if whole else (0.0, -1, -1)
+    res = fuzz.partial_ratio_alignment(needle, hay, score_cutoff=cutoff)
     if res is None:
         return 0.0, -1, -1
     return float(res.score), lo + res.dest_start, lo + res.dest_end
+
+
+def _numbers_differ(segment: str, text: str, start: int, end: int) -> bool:
+    """True when a number of ``segment`` is not in the aligned part of the page.
+
+    A fuzzy score forgives a changed word, but "$4.2bn" for "$4.1bn" scores 80 and "1,284" for
+    "1,234" scores 92: in a citation a number, date or figure must be on the page as quoted.
+    """
+    numbers = _NUMBER.findall(segment)
+    if not numbers:
+        return False
+    window = text[max(0, start - _NUMBER_SLACK):end + _NUMBER_SLACK]
+    found = set(_NUMBER.findall(window))
+    return any(n not in found for n in numbers)
 
 
 def _check(passage: str, text: str, threshold: float) -> Match:
@@ -137,7 +163,10 @@ def _check(passage: str, text: str, threshold: float) -> Match:
         score = min(score, seg_score)
         if seg_score < threshold or seg_start < 0:
             return Match(False, score, "none", None, None)
-        all_exact = all_exact and seg_score == 100.0 and text[seg_start:seg_end] == seg
+        exact = seg_score == 100.0 and text[seg_start:seg_end] == seg
+        if not exact and _numbers_differ(seg, text, seg_start, seg_end):
+            return Match(False, score, "number_mismatch", None, None)
+        all_exact = all_exact and exact
         if start is None:
             start = seg_start
         lo = seg_end
@@ -153,7 +182,9 @@ def find_passage(
     false) and surrounding quote marks are stripped from the passage. An exact substring wins. A
     passage with an elision (``...``, ``…``, ``[...]``) must have every segment (of 3+ characters)
     on the page in the quoted order; its score is the lowest segment score. Otherwise the best fuzzy
-    alignment (``rapidfuzz.fuzz.partial_ratio_alignment``) must score at least ``threshold``. An
+    alignment (``rapidfuzz.fuzz.partial_ratio_alignment``) must score at least ``threshold`` and
+    every number in the passage must be in the aligned text (``"number_mismatch"`` otherwise); a
+    passage longer than the page is scored against the whole page (never the page inside it). An
     empty passage has nothing to check and is reported found with method ``"empty"``.
     """
     text = page if page_is_normalised else normalise(page)

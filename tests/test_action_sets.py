@@ -190,3 +190,29 @@ def test_comment_mode_posts_one_comment_per_report_of_the_artifact(runner: Runne
 def test_golden_set_paths_are_separated_by_newlines_or_spaces() -> None:
     env = {action.input_env_name("golden-set"): " sets/a sets/b\n\tsets/c\n"}
     assert action.read_inputs(env).golden_set == ("sets/a", "sets/b", "sets/c")
+
+
+def test_each_sets_summary_is_trimmed_to_its_share_and_stays_well_formed(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GitHub's 1 MiB is for the whole step: each set gets its share. A set's summary over its share
+    is rendered again to fit, never cut mid-table or inside its collapsed details (which would hide
+    the next set's summary in there)."""
+    from gate.action import check
+
+    monkeypatch.setattr(check, "SUMMARY_LIMIT", 2 * 6000)
+    runs = {f"made-up-{i}": (GOOD[0], FABRICATED) for i in range(40)}
+    first = write_set(runner.ws, "first", runs)
+    second = write_set(runner.ws, "second", runs)
+    env = runner.env(runner.event(runner.commit()), golden_set=f"{first}\n{second}", judge="off",
+                     comment="false")
+    assert run(env) == 1
+    whole = (runner.ws / "sourcegate-report" / "first" / "summary.md").read_text(encoding="utf-8")
+    assert len(whole.encode()) > 6000  # the set's own summary is over its share of the step's
+    summary = runner.summary.read_text(encoding="utf-8")
+    assert len(summary.encode()) <= 2 * 6000
+    parts = summary.split("## ❌ sourcegate: **fail** · golden set ")
+    assert [p.split("\n", 1)[0] for p in parts[1:]] == ["`first`", "`second`"]
+    for part in parts[1:]:
+        assert part.count("<details>") == part.count("</details>") == 1
+        assert "This job summary was trimmed to fit" in part

@@ -144,6 +144,18 @@ def test_unknown_revision_is_an_input_error(repo: Path, golden: Path,
     assert "'no-such-branch' is not a commit of this repository" in capsys.readouterr().err
 
 
+def test_a_baseline_at_the_revision_that_is_not_utf8_is_an_input_error(
+        golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = golden.parent.parent
+    git(root, "init", "-q")
+    (golden / "baseline.json").write_bytes(b'{"format": "sourcegate-report/1", "note": "caf\xe9"}')
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a baseline in Latin-1")
+    assert main(["check", str(golden), "--baseline-ref", "HEAD"]) == 2
+    err = capsys.readouterr().err
+    assert "HEAD:cached-snapshots/demo/baseline.json" in err and "not UTF-8" in err
+
+
 def test_baseline_of_another_golden_set_is_refused(golden: Path, tmp_path: Path) -> None:
     other = write_golden(tmp_path / "other", ["a"], name="other")
     assert main(["baseline", "update", str(other)]) == 0
@@ -158,3 +170,39 @@ def test_trace_files_compare_with_an_explicit_baseline(tmp_path: Path) -> None:
     run.write_text(json.dumps(run_for("a", bad=True)), encoding="utf-8")
     code, report = check_json(tmp_path, str(run), "--baseline", str(first))
     assert code == 1 and report["comparison"]["cases"][0]["new_failures"][0]["check"] == "fabricated_url"
+
+
+CLEAN_EXAMPLE_CASES = ("python-dataclass-slots", "numpy-2-5-highlights", "long-context-attention-approaches")
+
+
+def _clean_example(tmp_path: Path) -> Path:
+    """The example set cut down to cases that pass every hard check, with its judge cache."""
+    import shutil
+
+    import yaml
+
+    src = Path(__file__).parent.parent / "cached-snapshots" / "example"
+    root = tmp_path / "example"
+    shutil.copytree(src, root, ignore=shutil.ignore_patterns("baseline.json", "snapshot"))
+    golden = yaml.safe_load((root / "golden.yaml").read_text(encoding="utf-8"))
+    golden["cases"] = [c for c in golden["cases"] if c["id"] in CLEAN_EXAMPLE_CASES]
+    (root / "golden.yaml").write_text(yaml.safe_dump(golden, sort_keys=False), encoding="utf-8")
+    for run in (root / "runs").iterdir():
+        if run.stem not in CLEAN_EXAMPLE_CASES:
+            run.unlink()
+    return root
+
+
+def test_a_pr_that_deletes_the_judge_cache_is_inconclusive_not_a_pass(tmp_path: Path) -> None:
+    import shutil
+
+    root = _clean_example(tmp_path)
+    assert main(["baseline", "update", str(root)]) == 0
+    shutil.rmtree(root / "judgements")
+    code, report = check_json(tmp_path, str(root))
+    assert code == 3 and report["verdict"] == "inconclusive"
+    assert sorted(report["comparison"]["unjudged_cases"]) == sorted(CLEAN_EXAMPLE_CASES)
+    assert "is the judge cache missing?" in report["reasons"][0]
+    # Skipping the judges on purpose is a choice, not a gap.
+    code, report = check_json(tmp_path, str(root), "--judge", "off")
+    assert code == 0 and report["comparison"]["unjudged_cases"] == []

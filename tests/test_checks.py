@@ -73,3 +73,38 @@ def test_no_citations_leaves_cap_and_floor_unreported() -> None:
     assert {f.check for f in result.hard_failures} == {"no_citations"}
     statuses = {s.check: s.status for s in result.checks}
     assert statuses["domain_cap"] == statuses["domain_floor"] == "not_checked"
+
+
+def test_a_url_cited_again_with_another_quote_has_each_quote_checked_once() -> None:
+    # A citations list may repeat a URL: each different quote is checked, a repeated one is one failure.
+    from dataclasses import replace
+
+    from gate.model import Citation
+
+    run = load_trace(str(RUNS / "passage_missing" / "fails" / "quote-not-on-page.json"))
+    jupiter = "https://science.example.gov/jupiter"
+    run = replace(run, citations=(
+        Citation(jupiter, "Jupiter has 102 confirmed moons as of 2026"),
+        Citation(jupiter + "/", "Jupiter has 95 known moons"),
+        Citation(jupiter, "  Jupiter has 102 confirmed moons as of 2026 "),
+    ))
+    result = evaluate_run(run, Case(id=run.case, question=run.question), Config())
+    [failure] = [f for f in result.hard_failures if f.check == "passage_missing"]
+    assert "102 confirmed moons" in failure.message
+    assert result.figures.citations == 1
+
+
+def test_retrieval_succeeds_only_with_enough_pages_really_read() -> None:
+    # "At least 3 results and 1 page read": a fetch that failed read nothing, and a page read twice
+    # is one page.
+    from dataclasses import replace
+
+    run = load_trace(str(RUNS / "url_unresolved" / "fails" / "cited-page-returned-404.json"))
+    failed, ok = run.pages
+    case = Case(id=run.case, question=run.question)
+    one_page = Config(min_pages=1)
+    two_pages = Config(min_pages=2)
+    assert evaluate_run(run, case, one_page).figures.retrieval_succeeded
+    assert not evaluate_run(run, case, two_pages).figures.retrieval_succeeded
+    assert not evaluate_run(replace(run, pages=(failed,)), case, one_page).figures.retrieval_succeeded
+    assert not evaluate_run(replace(run, pages=(ok, ok)), case, two_pages).figures.retrieval_succeeded

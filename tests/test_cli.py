@@ -56,6 +56,31 @@ def test_a_case_without_a_run_fails_the_gate(tmp_path: Path) -> None:
     assert "no run recorded" in cases["b"]["hard_failures"][0]["message"]
 
 
+@pytest.mark.parametrize("case", ["a", "zzz"], ids=["a listed case", "an unknown case"])
+def test_two_runs_for_one_case_are_an_input_error(case: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(GOOD.read_text())
+    data["case"] = case
+    root = golden_set(tmp_path, "  - {id: a, question: q}\n", {})
+    for name in ("first", "second"):
+        (root / "runs" / f"{name}.json").write_text(json.dumps(data))
+    assert main(["check", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert f"second.json at $.case: a second run for case {case!r}" in err
+
+
+def test_a_golden_set_without_a_runs_folder_is_an_input_error(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # A misplaced or uncommitted runs/ folder is a broken golden set, not 17 agent failures.
+    root = golden_set(tmp_path, "  - {id: a, question: q}\n", {})
+    (root / "runs").rmdir()
+    out = tmp_path / "r.json"
+    assert main(["check", str(root), "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert str(root) in err and "no runs/ folder" in err
+    assert not out.exists()
+
+
 def test_a_run_for_an_unknown_case_fails_the_gate(tmp_path: Path) -> None:
     root = golden_set(tmp_path, "  - {id: a, question: q}\n", {"a": GOOD, "zzz": GOOD})
     assert main(["check", str(root), "--json", str(tmp_path / "r.json")]) == 1
@@ -77,12 +102,35 @@ BAD_INPUTS = {
                     "results": [{"url": "https://a.example", "position": "first"}]}),
         "$.results[0].position",
     ),
+    "the-first-of-several-errors": (
+        json.dumps({"format": "sourcegate-trace/1", "question": "q", "queries": [], "pages": [], "answer": "a",
+                    "results": [{"url": f"https://a.example/{i}", "position": "x" if i in (2, 10) else i}
+                                for i in range(12)]}),
+        "at $.results[2].position",
+    ),
     "wrong-format-version": (
         json.dumps({"format": "sourcegate-trace/9", "question": "q", "queries": [], "results": [], "pages": [],
                     "answer": "a"}),
         "$.format",
     ),
     "not-an-object": ("[1, 2]", "expected a JSON object"),
+    "nested-too-deeply": ("[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),
+    # Times are RFC 3339 with a zone: ages are measured from them, so a guess would move every age.
+    "started-at-not-a-time": (
+        json.dumps({"format": "sourcegate-trace/1", "question": "q", "queries": [], "results": [], "pages": [],
+                    "answer": "a", "started_at": "yesterday"}),
+        "at $.started_at: 'yesterday' is not a 'date-time'",
+    ),
+    "started-at-without-a-zone": (
+        json.dumps({"format": "sourcegate-trace/1", "question": "q", "queries": [], "results": [], "pages": [],
+                    "answer": "a", "started_at": "2026-10-01T12:00:00"}),
+        "at $.started_at: '2026-10-01T12:00:00' is not a 'date-time'",
+    ),
+    "fetched-at-a-date": (
+        json.dumps({"format": "sourcegate-trace/1", "question": "q", "queries": [], "results": [], "answer": "a",
+                    "pages": [{"url": "https://a.example/", "text": "t", "fetched_at": "2026-10-01"}]}),
+        "at $.pages[0].fetched_at: '2026-10-01' is not a 'date-time'",
+    ),
 }
 
 
@@ -98,6 +146,28 @@ def test_bad_trace_exits_2_with_file_and_path(name: str, tmp_path: Path, capsys:
     assert not out.exists()
 
 
+def test_an_unreadable_file_is_an_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import gate.jsonio
+
+    def denied(file: str, *_: object, **__: object) -> None:
+        raise PermissionError(13, "Permission denied", file)
+
+    monkeypatch.setattr(gate.jsonio, "open", denied, raising=False)
+    assert main(["check", str(GOOD)]) == 2
+    err = capsys.readouterr().err
+    assert f"{GOOD}: cannot read it (Permission denied)" in err
+
+
+def test_rfc3339_times_may_use_lower_case_t_and_z(tmp_path: Path) -> None:
+    data = json.loads(GOOD.read_text())
+    data["started_at"] = "2026-10-01t12:00:00z"
+    data["pages"][0]["fetched_at"] = "2026-10-01t12:00:02.5+02:00"
+    trace = tmp_path / "lower.json"
+    trace.write_text(json.dumps(data))
+    assert main(["check", str(trace)]) == 0
+
+
 BAD_GOLDEN = {
     "duplicate-case-ids": ("version: 1\nname: t\ncases:\n  - {id: a, question: q}\n  - {id: a, question: r}\n",
                            "$.cases[1].id"),
@@ -107,6 +177,8 @@ BAD_GOLDEN = {
                       "$.cases[0].freshness"),
     "malformed-yaml": ("version: 1\nname: [t\n", "malformed YAML"),
     "nan-version": ("version: .nan\nname: t\ncases: []\n", "finite number"),
+    "snapshot-at-not-a-time": ("version: 1\nname: t\nsnapshot_at: last week\ncases:\n  - {id: a, question: q}\n",
+                               "at $.snapshot_at: 'last week' is not a 'date-time'"),
 }
 
 
@@ -127,6 +199,71 @@ def test_unknown_config_key_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["check", str(GOOD), "--config", str(cfg)]) == 2
     err = capsys.readouterr().err
     assert "sourcegate.yaml at $.checks" in err and "domian_floor" in err
+
+
+def test_yaml_merge_keys_may_be_overridden(tmp_path: Path) -> None:
+    # An anchor shared with "<<:" and then overridden is ordinary YAML, not a duplicate key.
+    from gate.config import SoftBound, load_config
+
+    cfg = tmp_path / "sourcegate.yaml"
+    cfg.write_text("soft:\n  grounding_rate: &blocking {floor: 0.8, block: true}\n"
+                   "  citation_validity:\n    <<: *blocking\n    floor: 0.95\n")
+    config = load_config(str(cfg))
+    assert config.soft["grounding_rate"] == SoftBound(floor=0.8, block=True)
+    assert config.soft["citation_validity"] == SoftBound(floor=0.95, block=True)
+
+
+BAD_CONFIGS = {
+    "a key written twice beside a merge": (
+        "soft:\n  grounding_rate: &b {floor: 0.8}\n  diversity:\n    <<: *b\n    block: true\n    block: false\n",
+        "duplicate key 'block' (line 6)",
+    ),
+    "a key that is not a plain value": ("? [checks]\n: {}\n",
+                                        "a mapping key must be a plain value, not a list (line 1)"),
+    "a list": ("- checks\n- soft\n", "at $: ['checks', 'soft'] is not of type 'object'"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_CONFIGS)
+def test_bad_config_exits_2(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text, expected = BAD_CONFIGS[name]
+    cfg = tmp_path / "sourcegate.yaml"
+    cfg.write_text(text)
+    assert main(["check", str(GOOD), "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert str(cfg) in err and expected in err
+
+
+def test_an_empty_config_is_the_defaults(tmp_path: Path) -> None:
+    from gate.config import Config, load_config
+
+    cfg = tmp_path / "sourcegate.yaml"
+    cfg.write_text("# nothing set yet\n")
+    assert load_config(str(cfg)) == Config(source=str(cfg))
+
+
+def test_an_unknown_check_id_in_disabled_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A typo must not leave the check running while the file says it is off.
+    cfg = tmp_path / "sourcegate.yaml"
+    cfg.write_text("checks:\n  disabled: [no_citations, fabricated_urls]\n")
+    assert main(["check", str(BAD), "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert "sourcegate.yaml at $.checks.disabled[1]: 'fabricated_urls' is not one of" in err
+
+
+def test_the_config_schema_knows_every_check_id() -> None:
+    from gate.checks import CHECKS
+    from gate.jsonio import schema
+
+    assert schema("config")["properties"]["checks"]["properties"]["disabled"]["items"]["enum"] == list(CHECKS)
+
+
+def test_a_disabled_check_is_not_run(tmp_path: Path) -> None:
+    cfg = tmp_path / "sourcegate.yaml"
+    cfg.write_text("checks:\n  disabled: [fabricated_url]\n")
+    out = tmp_path / "r.json"
+    assert main(["check", str(BAD), "--config", str(cfg), "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["cases"][0]["checks"]["fabricated_url"]["status"] == "disabled"
 
 
 def test_config_beside_the_golden_set_is_used(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from gate.github import ACTIONS_BOT_LOGIN, marker
 from gate.model import Finding
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
 from gate.report.json import JsonReporter
-from gate.report.summary import SummaryReporter
+from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
 from gate.results import Report
 from tests.support.github_server import FIXTURES, FakeGitHub, forbidden_integration
 from tests.support.golden_factory import write_golden
@@ -116,6 +116,25 @@ def test_an_oversize_report_is_trimmed_under_the_limit() -> None:
     assert text.rstrip().endswith(marker("demo"))
     assert text.count("<details>") == text.count("</details>")
     assert len(SummaryReporter().render(report)) > COMMENT_LIMIT  # the summary keeps it all
+
+
+def test_the_job_summary_fits_githubs_1_mib_counted_in_bytes() -> None:
+    """GitHub drops a whole step summary over 1 MiB, and counts UTF-8 bytes: quotes from pages in
+    Chinese take three bytes a character, so a summary under a million characters can be far over."""
+    base, cur = regression_pair()
+    many = tuple(Finding("passage_missing", "引文不在页面上" * 45, f"https://example.cn/{i}/{'页面' * 90}")
+                 for i in range(1500))
+    cur = replace(cur, cases=(*cur.cases, case("huge", {"query_quality": 1.0}, many)))
+    from gate.compare import BaselineOrigin, compare
+    from gate.decide import decide_report
+
+    report = decide_report(cur, CONFIG, compare(base, cur, CONFIG, BaselineOrigin(file="baseline.json")))
+    text = SummaryReporter().render(report)
+    assert len(text.encode("utf-8")) <= SUMMARY_LIMIT < 1024 * 1024
+    assert text.startswith("## ❌ sourcegate: **fail**")
+    assert "more failure(s) not shown here" in text
+    assert "This job summary was trimmed to fit GitHub's 1 MiB limit" in text and "This comment" not in text
+    assert text.count("<details>") == text.count("</details>")
 
 
 def blocking_report(failures: tuple[Finding, ...] = ()) -> Report:
@@ -278,6 +297,22 @@ def test_a_tampered_artifact_is_an_input_error(tmp_path: Path, capsys: pytest.Ca
     artifact.write_text(json.dumps(data), encoding="utf-8")
     assert main(["comment", str(artifact), "--output", "-"]) == 2
     assert "$.comparison.cases[0].flipped_claims[0]" in capsys.readouterr().err
+
+
+def test_every_string_of_a_tampered_artifact_is_shown_as_text(tmp_path: Path) -> None:
+    """A fork can upload any report under the artifact's name: a figure label of its choosing must
+    not ping, open a tag, load an image or break the summary table of the comment posted from it."""
+    data = json.loads(JsonReporter().render(regression_report()))
+    data["comparison"]["figures"][0]["label"] = "@octocat </details> ![p](https://evil.example/p.png) | x\n## head"
+    artifact = tmp_path / "report.json"
+    artifact.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["comment", str(artifact), "--output", str(tmp_path / "comment.md")]) == 0
+    text = (tmp_path / "comment.md").read_text(encoding="utf-8")
+    assert "@octocat" not in text and "@\u200boctocat" in text
+    assert "</details>" not in text.split("<details>", 1)[0] and "![" not in text
+    (row,) = [line for line in text.splitlines() if "octocat" in line]
+    assert row.startswith("| @\u200boctocat &lt;/details&gt;") and unescaped_pipes(row) == 6
+    assert not any(line.startswith("## head") for line in text.splitlines())
 
 
 def test_comment_posts_to_the_pr_given_by_number(github: FakeGitHub, tmp_path: Path) -> None:

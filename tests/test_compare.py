@@ -105,6 +105,33 @@ def test_below_floor_but_no_worse_than_the_baseline_does_not_block() -> None:
     assert "below its floor 0.5" in g.status.why
 
 
+def test_a_case_left_unscored_on_one_side_is_in_neither_set_mean() -> None:
+    """Case b graded 0.0 in the baseline and could not be scored now: the set means stay over the
+    same cases (a alone), so an unscored case neither improves nor worsens the figure."""
+    base = report([case("a", {"grounding_rate": 1.0}), case("b", {"grounding_rate": 0.0})])
+    cur = report([case("a", {"grounding_rate": 1.0}), case("b", {"grounding_rate": None})])
+    _, cmp = run(base, cur, config())
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert (g.baseline, g.current, g.pairs) == (1.0, 1.0, 1)
+    assert g.status is not None and g.status.status == "ok"
+    _, cmp = run(cur, base, config())  # and the other way round: not a regression either
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert (g.baseline, g.current, g.delta) == (1.0, 1.0, 0.0)
+    assert g.status is not None and g.status.status == "ok"
+
+
+def test_with_no_case_paired_the_figure_is_still_held_to_its_bounds() -> None:
+    """A baseline recorded with the judge off has no grounding: nothing to compare, but the PR's
+    grounding is still shown and still warned about when it is below its floor."""
+    base = report([case(f"c{i}", {"grounding_rate": None}) for i in range(6)])
+    cur = report([case(f"c{i}", {"grounding_rate": 0.2}) for i in range(6)])
+    decided, cmp = run(base, cur, config())
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert (g.baseline, g.current, g.pairs, g.delta) == (None, pytest.approx(0.2), 0, None)
+    assert g.status is not None and g.status.status == "noise" and "below its floor 0.5" in g.status.why
+    assert decided.verdict == "pass"
+
+
 def test_hallucination_is_split_by_retrieval_success() -> None:
     base = report([case("a", {"hallucination_rate": 0.0}, retrieval=True),
                    case("b", {"hallucination_rate": 0.5}, retrieval=False)])
@@ -144,6 +171,18 @@ def test_block_on_new_lets_old_failures_through_and_says_so() -> None:
     )
     decided, _ = run(base, cur, config(block_on="all"))
     assert decided.verdict == "fail"
+
+
+def test_a_failure_is_the_same_whatever_the_spelling_of_its_url() -> None:
+    """The PR cites the page as ``http://example.org/a`` where the baseline had ``https://www.example.org/a/``:
+    one URL after canonicalisation, so the failure is kept, not new (and not fixed)."""
+    before = Finding("unread_citation", "cited https://www.example.org/a/, never read", "https://www.example.org/a/")
+    after = Finding("unread_citation", "cited http://example.org/a#intro, never read", "http://example.org/a#intro")
+    decided, cmp = run(report([case("a", failures=[before])]), report([case("a", failures=[after])]),
+                       config(block_on="new"))
+    change = cmp.cases[0]
+    assert (change.new_failures, change.kept_failures, change.fixed_failures) == ((), (after,), ())
+    assert decided.verdict == "pass"
 
 
 def test_fixed_failures_are_reported() -> None:

@@ -67,6 +67,10 @@ def test_sets_are_folders_or_all_the_trace_files(tmp_path: Path) -> None:
         split_sets([str(a), str(trace)])
     with pytest.raises(InputError, match="no such file"):
         split_sets([str(tmp_path / "missing.json")])
+    # a mistyped second folder is not a folder: the message names it, not "folders and files mixed"
+    with pytest.raises(InputError, match="no such file") as e:
+        split_sets([str(a), str(tmp_path / "bb")])
+    assert e.value.file == str(tmp_path / "bb")
     hidden = write_golden(tmp_path / "h", ["x"], name=".hidden")
     with pytest.raises(InputError, match="cannot name a file or folder"):
         split_sets([str(a), str(hidden)])

@@ -48,6 +48,21 @@ def test_openai_sources_are_results_and_opened_pages_are_reads_without_text() ->
     assert trace["agent"] == {"model": "gpt-5-mini-2025-08-07"}
 
 
+def test_openai_created_at_may_be_a_float_as_the_sdk_dumps_it() -> None:
+    # The SDK's Response.created_at is a float: response.model_dump_json() writes 1764962401.0.
+    data = load(OPENAI)
+    seconds = data["created_at"]
+    data["created_at"] = float(seconds)
+    assert convert("openai-responses", data)["started_at"] == "2025-12-05T19:20:01Z"
+
+
+@pytest.mark.parametrize("created", [1764962401000, 10**20, -(10**20)])  # milliseconds, then nonsense
+def test_an_impossible_unix_time_is_refused_with_its_path(created: int) -> None:
+    data = load(OPENAI)
+    data["created_at"] = created
+    assert "at $.created_at: Unix time" in refused("openai-responses", data)
+
+
 def test_openai_stream_reads_the_completed_response() -> None:
     raw = OPENAI_STREAM.read_text(encoding="utf-8")
     final = json.loads(raw.strip().splitlines()[-1])["response"]

@@ -173,6 +173,22 @@ def test_an_off_rubric_verdict_or_a_missing_id_leaves_only_that_claim_unscored(
     assert len(list(tmp_path.glob("*.json"))) == 2  # a reply that left claims unscored is asked again
 
 
+def test_an_assessment_that_leaves_a_query_unscored_is_asked_again_not_cached(
+        api: Any, tmp_path: Path) -> None:
+    def forgetful(request: Request) -> Reply:
+        reply = scripted_judge(request)
+        if request.tool_name == "assess_run":
+            reply.body["content"][0]["input"]["queries"] = []
+        return reply
+    server = api(forgetful)
+    j, _ = judge(make_run(), tmp_path)
+    assert j.query_scores == () and any("no score for query 1" in w for w in j.warnings)
+    assert len(list(tmp_path.glob("*.json"))) == 2  # claims and grading cached, the assessment not
+    before = server.calls
+    judge(make_run(), tmp_path)
+    assert server.calls == before + 1  # only the assessment is asked again
+
+
 def test_a_refusal_leaves_claims_unscored(api: Any) -> None:
     api(lambda r: text_reply(r, "I can't help with that.", "refusal") if r.tool_name == "grade_claims"
         else scripted_judge(r))

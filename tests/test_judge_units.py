@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,6 +185,19 @@ def test_the_assessment_is_checked_against_what_was_asked() -> None:
     assert kinds == {"https://a.example/": "secondary"} and len(warnings) == 3
     with pytest.raises(JudgeUnavailable):
         parse_assessment({"queries": [], "regime": "weekly", "sources": []}, [], [])
+
+
+def test_an_assessment_is_complete_only_when_every_query_and_source_got_an_answer() -> None:
+    """Like a grading that leaves a claim unscored, a partial assessment is never cached."""
+    def reply(queries: list[int], sources: list[int]) -> dict[str, Any]:
+        return {"queries": [{"index": i, "constraint_preservation": 4, "entity_recall": 4} for i in queries],
+                "regime": "slow", "sources": [{"id": n, "type": "primary"} for n in sources]}
+
+    asked = (["q1", "q2"], ["https://a.example/"])
+    assert parse_assessment(reply([1, 2], [1]), *asked)[1]
+    assert parse_assessment(reply([1, 2, 3], [1, 2]), *asked)[1]  # extras are warnings only
+    assert not parse_assessment(reply([1], [1]), *asked)[1]
+    assert not parse_assessment(reply([1, 2], []), *asked)[1]
 
 
 # -- rules ------------------------------------------------------------------------------------------

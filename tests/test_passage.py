@@ -197,6 +197,31 @@ def test_nothing_is_found_on_an_empty_page() -> None:
     assert not find_passage("Python was conceived in the late 1980s", "").found
 
 
+# A quote longer than the page (or than what is left of it after an earlier segment) cannot be on it
+# whole: the page may hold only its first words, and the rest is the agent's own.
+LONGER_THAN_THE_PAGE = [
+    ("the page is the quote's first words", "Revenue rose 40%.",
+     "Revenue rose 40% in 2025, driven by exports to China and a weaker krone."),
+    ("the page is one word of the quote", "Revenue",
+     "The company said revenue rose sharply in the second half of the year."),
+    ("the last segment runs past the page's end", "Python 2.0 was released on 16 October 2000.",
+     "Python 2.0 was released ... on 16 October 2000 with a brand new garbage collector"),
+]
+
+
+@pytest.mark.parametrize(("rule", "page", "passage"), LONGER_THAN_THE_PAGE, ids=[c[0] for c in LONGER_THAN_THE_PAGE])
+def test_a_quote_longer_than_the_page_is_not_on_it(rule: str, page: str, passage: str) -> None:
+    match = find_passage(passage, page)
+    assert not match.found
+    assert match.score < 80.0
+
+
+def test_a_quote_a_little_longer_than_a_short_page_can_still_match_it_fuzzily() -> None:
+    match = find_passage("Revenue rose by 40 % in 2025", "Revenue rose 40% in 2025")
+    assert match.found and match.method == "fuzzy"
+    assert match.start == 0 and match.end == len("revenue rose 40% in 2025")
+
+
 # --------------------------------------------------------------------------------------------------
 # PageIndex and page_is_normalised give the same answers as find_passage
 # --------------------------------------------------------------------------------------------------
@@ -216,3 +241,24 @@ def test_match_is_immutable() -> None:
     match = find_passage("Guido van Rossum", PAGE)
     with pytest.raises(AttributeError):
         match.found = False  # type: ignore[misc]
+
+
+NUMBER_PAGE = (
+    "Halvorsen reported revenue of $4.1bn for the year, up 12% on 2025, and 1,234 new employees "
+    "joined the company across its three plants in Norway and Germany."
+)
+
+
+@pytest.mark.parametrize(
+    ("quote", "found", "method"),
+    [
+        ("reported revenue of $4.1bn for the year, up 12% on 2025", True, "exact"),
+        ("Halvorsen reported revenues of $4.1bn for the year, up 12 percent on 2025", True, "fuzzy"),
+        ("Halvorsen reported revenue of $4.2bn for the year, up 12% on 2025", False, "number_mismatch"),
+        ("and 1,284 new employees joined the company across its three plants", False, "number_mismatch"),
+        ("up 12% on 2024, and 1,234 new employees joined the company", False, "number_mismatch"),
+    ],
+)
+def test_a_number_in_a_quote_must_be_on_the_page_as_quoted(quote: str, found: bool, method: str) -> None:
+    match = find_passage(quote, NUMBER_PAGE)
+    assert (match.found, match.method) == (found, method)

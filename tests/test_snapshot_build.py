@@ -108,6 +108,17 @@ def test_anchors_inline_reference_and_autolinks_but_not_images_or_code() -> None
     )
 
 
+def test_a_malformed_link_on_a_page_is_kept_as_written() -> None:
+    # Page text is untrusted: a link urllib cannot parse must not stop the build.
+    text = "See <https://[::1> and [docs](http://[oops) then [ok](/fine)."
+    assert extract_anchors(text, "https://a.test/page") == (
+        Anchor("https://[::1", "https://[::1"),
+        Anchor("http://[oops", "docs"),
+        Anchor("https://a.test/fine", "ok"),
+    )
+    assert extract_anchors("[x](/y)", "https://[broken") == (Anchor("/y", "x"),)
+
+
 def _copy_example(tmp_path: Path, name: str) -> Path:
     root = tmp_path / name
     root.mkdir()

@@ -59,6 +59,17 @@ def test_a_path_that_is_not_a_golden_set_is_an_input_error(tmp_path: Path,
     assert main(["snapshot"]) == 2
 
 
+def test_a_golden_set_without_its_runs_folder_is_an_input_error(golden: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # Not "covers all 0 run(s)": a snapshot checked against no runs at all proves nothing.
+    shutil.rmtree(golden / "runs")
+    assert main(["snapshot", "verify", str(golden)]) == 2
+    assert "no runs/ folder" in capsys.readouterr().err
+    assert main(["snapshot", "build", str(golden)]) == 2
+    assert "no runs/ folder" in capsys.readouterr().err
+    assert not (golden / "snapshot").exists()
+
+
 def test_serve_needs_a_snapshot(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["snapshot", "serve", str(golden)]) == 2
     assert "run `sourcegate snapshot build` first" in capsys.readouterr().err

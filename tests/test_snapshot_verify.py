@@ -56,3 +56,16 @@ def test_a_provider_can_be_required(tmp_path: Path) -> None:
     coverage = verify(runs, _index(tmp_path), provider="brave")
     assert not coverage.covered
     assert "by provider 'brave'" in render(coverage, "snap")
+
+
+def test_a_fetch_that_failed_transiently_is_not_required(tmp_path: Path) -> None:
+    # `snapshot build` never records a 408, 429 or 5xx (errors are never cached), so a run that met
+    # one would otherwise be "not covered" however often the snapshot is rebuilt.
+    run = Run(case="flaky", question="q?", answer="a", source="runs/flaky.json", pages=(
+        Page(url="https://www.ecb.europa.eu/rates", text="x", status=200),
+        Page(url="https://x.test/busy", text="Service Unavailable", status=503),
+        Page(url="https://x.test/slow", text="", status=429),
+        Page(url="https://x.test/gone", text="Not Found", status=404),
+    ))
+    coverage = verify([run], _index(tmp_path))
+    assert coverage.misses[0].missing_pages == ("https://x.test/gone",)  # a 404 is an answer: recordable

@@ -71,7 +71,9 @@ EXACT_KEYS = [
     ("https://example.com/?", "https://example.com/"),
     ("https://example.com/s?a=&b=1", "https://example.com/s?a=&b=1"),
     ("https://BÜCHER.example/Seite", "https://bücher.example/Seite"),
-    ("https://xn--bcher-kva.example/", "https://xn--bcher-kva.example/"),
+    ("https://xn--bcher-kva.example/", "https://bücher.example/"),
+    ("https://en.wikipedia.org/wiki/Python_%28programming_language%29",
+     "https://en.wikipedia.org/wiki/Python_(programming_language)"),
     ("https://example.com/%7euser/%2f", "https://example.com/~user/%2F"),
     ("https://en.wikipedia.org/wiki/Python_(programming_language)",
      "https://en.wikipedia.org/wiki/Python_(programming_language)"),
@@ -128,6 +130,10 @@ REGISTERED = [
     ("an IPv4 address is itself", "http://192.168.0.1:8000/x", "192.168.0.1"),
     ("localhost is itself", "localhost", "localhost"),
     ("a bare public suffix is itself", "github.io", "github.io"),
+    ("an IDNA host in punycode is its Unicode site", "news.xn--mnchen-3ya.de", "münchen.de"),
+    ("... as is its Unicode spelling", "https://Sub.MÜNCHEN.de/x", "münchen.de"),
+    ("a punycode public suffix too", "a.b.xn--p1ai", "b.рф"),
+    ("a label that is not valid punycode is kept", "xn--zz-.example", "xn--zz-.example"),
 ]
 
 
@@ -149,6 +155,8 @@ UNDER = [
     ("bbc.co.uk", "news.bbc.co.uk", False),
     ("bbc.co.uk.evil.com", "bbc.co.uk", False),
     ("example.com", "", False),
+    ("news.xn--mnchen-3ya.de", "münchen.de", True),
+    ("news.münchen.de", "xn--mnchen-3ya.de", True),
 ]
 
 
@@ -241,6 +249,34 @@ EXTRACT = [
         ["https://one.example/"],
     ),
     ("no citations at all", "Python is a programming language. (3 + 4) [sic]", []),
+    # GFM's rules for where a bare URL ends, and CommonMark's for what a link destination holds.
+    (
+        "a bare URL in a table cell ends at the cell's |",
+        "| source | year |\n|---|---|\n| https://a.example/x| 2026 |\n|https://b.example/y|https://c.example/z|",
+        ["https://a.example/x", "https://b.example/y", "https://c.example/z"],
+    ),
+    (
+        "a link in a table cell keeps its title and parentheses",
+        '| a | b |\n| --- | --- |\n| [x](https://a.example/x "t") | [y](https://b.example/y_(z)) |',
+        ["https://a.example/x", "https://b.example/y_(z)"],
+    ),
+    ("outside a table a | is part of a bare URL", "See https://a.example/fonts?family=A|B now",
+     ["https://a.example/fonts?family=A|B"]),
+    ("trailing _ and ~ are emphasis, not the URL", "_https://a.example/x_ and ~~https://b.example/y~~",
+     ["https://a.example/x", "https://b.example/y"]),
+    ("a trailing ellipsis is prose", "See https://a.example/x\u2026 and https://b.example/y...",
+     ["https://a.example/x", "https://b.example/y"]),
+    ("an HTML-escaped autolink loses its &gt;", "See &lt;https://a.example/x&gt; and \"https://b.example/y&quot;",
+     ["https://a.example/x", "https://b.example/y"]),
+    ("an invisible character ends a bare URL", "See https://a.example/x\u200b\u2060, then https://b.example/\ufeffy",
+     ["https://a.example/x", "https://b.example/"]),
+    ("an & inside a bare URL stays", "https://a.example/s?a=1&b=2", ["https://a.example/s?a=1&b=2"]),
+    ("backslash escapes in a link destination are resolved", "[x](https://a.example/a\\_b\\(c\\))",
+     ["https://a.example/a_b(c)"]),
+    ("entities in a link destination are decoded", "[x](https://a.example/s?a=1&amp;b=2)",
+     ["https://a.example/s?a=1&b=2"]),
+    ("... and in a reference definition", "Claim [1].\n\n[1]: https://a.example/a\\_b?c=1&amp;d=2",
+     ["https://a.example/a_b?c=1&d=2"]),
 ]
 
 

@@ -145,22 +145,47 @@ def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, updates: Mapping[
 
 def _summary(runs: Sequence[SetRun], plan: Plan, final: int) -> str:
     """The step's summary: the notes, then each set's job summary (or why it could not run)."""
+    from gate.report.sections import utf8_len
+
     text = _summary_header(plan, final)
     if len(runs) > 1:
         listed = " · ".join(f"{_code(r.label)} {r.verdict}" for r in runs)
         text += f"**sourcegate, {len(runs)} golden sets:** {listed} (exit {final})\n\n"
-    limit = SUMMARY_LIMIT // len(runs)  # GitHub's limit is per step, whatever the number of sets
+    # GitHub's limit is per step, whatever the number of sets: each set gets an equal share of it.
+    share = (SUMMARY_LIMIT - utf8_len(text)) // len(runs) - 1
     for r in runs:
         if r.outcome is None:
             which = f" golden set {_code(r.label)}" if len(runs) > 1 else ""
             text += f"sourcegate could not run{which} (exit {r.cli_code}): {_code(r.error or '')}\n"
             continue
-        body = _read_first(r.files["summary"], r.files["markdown"])
-        if len(body.encode()) > limit:
-            body = body.encode()[:limit].decode(errors="ignore") + (
-                f"\n\n… cut at GitHub's 1 MiB summary limit; the full report is `{r.files['json']}`.\n")
-        text += body + "\n"
+        text += _fitted(r, share) + "\n"
     return text
+
+
+def _fitted(run: SetRun, limit: int) -> str:
+    """A set's job summary in at most ``limit`` UTF-8 bytes.
+
+    Over its share, the summary is rendered again from the set's JSON report with that limit, so it
+    is trimmed section by section like any long summary (tables and ``<details>`` stay whole); a
+    byte cut, the last resort, could leave a ``<details>`` open that would swallow the next set's.
+    """
+    from gate.report.sections import utf8_len
+
+    body = _read_first(run.files["summary"], run.files["markdown"])
+    if utf8_len(body) <= limit:
+        return body
+    from gate.baseline import parse_report
+    from gate.errors import GateError
+    from gate.jsonio import load_json
+    from gate.report.summary import SummaryReporter
+
+    with contextlib.suppress(GateError, OSError):
+        file = run.files["json"]
+        fitted = SummaryReporter(limit).render(parse_report(load_json(file), file))
+        if utf8_len(fitted) <= limit:
+            return fitted
+    note = f"\n\n… cut at GitHub's 1 MiB summary limit; the full report is `{run.files['json']}`.\n"
+    return body.encode()[: max(0, limit - utf8_len(note))].decode(errors="ignore") + note
 
 
 def _plain(text: str) -> str:

@@ -44,6 +44,9 @@ class Subject:
     in_results: frozenset[str]
     redirect_targets: frozenset[str]
     read: Mapping[str, Page]
+    """canonical URL -> the page that stands for it: the first read, or the first successful one"""
+    reads: Mapping[str, tuple[Page, ...]] = field(default_factory=dict)
+    """canonical URL -> every read of it, in order (a page read twice, in parts or again)"""
     regime: Freshness | None = None
     """the case's freshness regime, or the judge's when the case sets none"""
     _indexes: dict[int, PageIndex] = field(default_factory=dict, compare=False, repr=False)
@@ -60,13 +63,17 @@ class Subject:
         for c in raw:
             seen.setdefault(canonical(c.url), c.url)
         read: dict[str, Page] = {}
+        reads: dict[str, tuple[Page, ...]] = {}
         targets: set[str] = set()
         for p in run.pages:
             keys = [canonical(p.url)]
-            if p.final_url:
+            # Many fetch tools record final_url on every fetch; only a URL the fetch really moved to is
+            # a redirect target. The requested URL itself is not: the search never showed it.
+            if p.final_url and canonical(p.final_url) != keys[0]:
                 keys.append(canonical(p.final_url))
                 targets.add(keys[-1])
             for key in keys:
+                reads[key] = (*reads.get(key, ()), p)
                 # A retry that succeeded stands for the URL, not the failed attempt before it.
                 if key not in read or (not _ok(read[key]) and _ok(p)):
                     read[key] = p
@@ -79,8 +86,15 @@ class Subject:
             in_results=frozenset(canonical(r.url) for r in run.results),
             redirect_targets=frozenset(targets),
             read=read,
+            reads=reads,
             regime=case.freshness or judged_regime,
         )
+
+    def texts(self, key: str) -> tuple[Page, ...]:
+        """The reads of a URL whose text is the page's: the successful ones, else the one that stands for it."""
+        ok = tuple(p for p in self.reads.get(key, ()) if _ok(p))
+        page = self.read.get(key)
+        return ok or ((page,) if page is not None else ())
 
     def index(self, page: Page) -> PageIndex:
         """The normalised text of a page, built at most once per run."""
@@ -89,6 +103,11 @@ class Subject:
         if found is None:
             found = self._indexes[key] = PageIndex(page.text)
         return found
+
+    @property
+    def pages_loaded(self) -> int:
+        """How many distinct pages were read and loaded (a failed fetch read nothing; a re-read is one page)."""
+        return len({canonical(p.url) for p in self.run.pages if _ok(p)})
 
     @property
     def minimal(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gate.checks.base import Subject
 from gate.model import Finding, Outcome
+from gate.passage import normalise
 from gate.urls import canonical
 
 
@@ -18,23 +19,32 @@ class PassageMissing:
         threshold = subject.config.passage_threshold
         findings = []
         quoted = 0
+        seen: set[tuple[str, str]] = set()
         for c in subject.citations:
             if not c.quote or not c.quote.strip():
                 continue
-            page = subject.read.get(canonical(c.url))
-            if page is None:
+            key = canonical(c.url)
+            pages = subject.texts(key)
+            if not pages:
                 continue  # never read: reported by unread_citation / fabricated_url
+            # A URL cited again with another quote has that quote checked too; the same quote again
+            # (however it is spaced or cased) gets the same answer, so it is not a second failure.
+            if (key, normalise(c.quote)) in seen:
+                continue
+            seen.add((key, normalise(c.quote)))
             quoted += 1
-            match = subject.index(page).find(c.quote, threshold)
+            # A page read more than once (in parts, or again) holds the quote if any read of it does.
+            match = max((subject.index(p).find(c.quote, threshold) for p in pages),
+                        key=lambda m: (m.found, m.score))
             if not match.found:
                 short = c.quote if len(c.quote) <= 120 else c.quote[:117] + "..."
-                note = " (the page was truncated when read)" if page.truncated else ""
-                findings.append(Finding(
-                    self.id,
-                    f"quote not on {c.url} (best match {match.score:.0f}/100, needs {threshold:.0f}){note}: "
-                    f"\"{short}\"",
-                    c.url,
-                ))
+                cut = all(p.truncated for p in pages)
+                note = " (the page was truncated when read)" if cut else ""
+                if match.method == "number_mismatch":
+                    why = f"a close match ({match.score:.0f}/100) has other numbers than the quote"
+                else:
+                    why = f"best match {match.score:.0f}/100, needs {threshold:.0f}"
+                findings.append(Finding(self.id, f"quote not on {c.url} ({why}){note}: \"{short}\"", c.url))
         if not quoted:
             return Outcome(not_checked="no quoted passages on read pages")
         return Outcome(findings=tuple(findings))

@@ -116,8 +116,13 @@ def url(value: Any, at: Where) -> str:
 
 def timestamp(value: Any, at: Where) -> str:
     """An RFC 3339 time with a zone (ISO text, or Unix seconds), normalised to ``...Z`` in UTC."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        moment = datetime.fromtimestamp(value, UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        # Seconds may be a float (the OpenAI SDK's created_at is one, and dumps as 1764962401.0).
+        try:
+            moment = datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            raise at.error(f"Unix time {value!r} is out of range (expected seconds since 1970, "
+                           "not milliseconds)") from None
     else:
         raw = text(value, at)
         try:

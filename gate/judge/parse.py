@@ -90,7 +90,11 @@ Assessment = tuple[tuple[QueryScore, ...], Freshness, dict[str, SourceKind], tup
 def parse_assessment(
     tool_input: Mapping[str, Any], queries: Sequence[str], classify: Sequence[str]
 ) -> tuple[Assessment, bool]:
-    """Query scores, the regime, a type per classified URL, and warnings."""
+    """Query scores, the regime, a type per classified URL, and warnings.
+
+    Complete only when every query got a score and every listed source a type: anything less is not
+    cached (extra or repeated answers are dropped with a warning and do not matter).
+    """
     _valid(ASSESS_RUN, tool_input)
     warnings: list[str] = []
     scores: dict[int, QueryScore] = {}
@@ -111,5 +115,9 @@ def parse_assessment(
             warnings.append(f"a type for source {n}, which was not listed")
             continue
         kinds.setdefault(classify[n - 1], item["type"])
+    untyped = [n for n, url in enumerate(classify, 1) if url not in kinds]
+    if untyped:
+        warnings.append(f"no type for source {', '.join(map(str, untyped))}")
     ordered = tuple(scores[i] for i in sorted(scores))
-    return (ordered, tool_input["regime"], kinds, tuple(warnings)), True
+    # A query left unscored or a source left untyped is asked again next time, never replayed forever.
+    return (ordered, tool_input["regime"], kinds, tuple(warnings)), not missing and not untyped

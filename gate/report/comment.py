@@ -70,7 +70,8 @@ def summary(report: Report) -> Section:
         for f in cmp.figures:
             if f.baseline is None and f.current is None:
                 continue
-            rows.append([f.label, num(f.baseline), num(f.current), signed(f.delta),
+            # The label is read back from the report (an untrusted artifact in comment mode).
+            rows.append([md(f.label, max_len=80), num(f.baseline), num(f.current), signed(f.delta),
                          STATUS[f.status.status] if f.status else "–"])
         before = sum(c.unscored[0] for c in cmp.cases)
         after = sum(c.unscored[1] for c in cmp.cases)

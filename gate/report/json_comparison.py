@@ -47,6 +47,7 @@ def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
         "version_mismatch": cmp.version_mismatch,
         "common_cases": list(cmp.common), "added_cases": list(cmp.added), "removed_cases": list(cmp.removed),
         "changed_files": list(o.changed_files), "redefined_cases": list(o.redefined_cases),
+        "unjudged_cases": list(cmp.unjudged),
         "notes": list(cmp.notes()),
         "figures": [_figure(f) for f in cmp.figures],
         "cases": [_case(c) for c in cmp.cases],
@@ -88,4 +89,5 @@ def comparison_from_dict(d: Mapping[str, Any], current_version: int | None) -> C
             pairs=f["pairs"], worse=f["worse"], better=f["better"], p_value=f["p_value"],
             status=FigureStatus(f["status"], f["why"]) if f.get("status") else None,
         ) for f in d["figures"]),
+        unjudged=tuple(d.get("unjudged_cases", ())),
     )

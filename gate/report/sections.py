@@ -8,14 +8,25 @@ exactly once; the numbers and fixed words around them are ours.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gate.report.escape import md, md_code
 
-__all__ = ["ICON", "Section", "fit", "num", "signed", "table"]
+__all__ = ["COMMENT_OMISSION", "ICON", "Measure", "Section", "fit", "num", "signed", "table", "utf8_len"]
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
+
+Measure = Callable[[str], int]
+"""How a limit counts text: ``len`` (characters, as GitHub counts a comment) or :func:`utf8_len`."""
+COMMENT_OMISSION = ("_This comment was trimmed to fit GitHub's 65,536-character limit{left}. The full report "
+                    "is in the job summary of this workflow run and in its report artifact._")
+"""The line :func:`fit` adds when it trimmed the PR comment (``{left}`` names what was left out)."""
+
+
+def utf8_len(text: str) -> int:
+    """The size of ``text`` in UTF-8 bytes, as GitHub counts a job summary."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 @dataclass(frozen=True)
@@ -39,9 +50,9 @@ class Section:
         # A note line right under a table row would be read as another row: end the table first.
         return [*self.head, *cut, *self.tail, "", note, ""]
 
-    def size(self, rows: int | None = None) -> int:
-        """Characters this section takes (joined with newlines)."""
-        return sum(len(x) + 1 for x in self.lines(rows))
+    def size(self, rows: int | None = None, measure: Measure = len) -> int:
+        """What this section takes (joined with newlines): characters, or whatever ``measure`` counts."""
+        return sum(measure(x) + 1 for x in self.lines(rows))
 
 
 def table(headers: Sequence[str], align: str,
@@ -64,36 +75,36 @@ def signed(value: float | None) -> str:
     return "0.00" if abs(value) < 0.005 else f"{value:+.2f}"
 
 
-def fit(sections: Sequence[Section], limit: int) -> str:
-    """Join ``sections`` into at most ``limit`` characters, trimming the trimmable ones in order.
+def fit(sections: Sequence[Section], limit: int, *, measure: Measure = len,
+        omission: str = COMMENT_OMISSION) -> str:
+    """Join ``sections`` into at most ``limit`` (as ``measure`` counts), trimming the trimmable ones in order.
 
     ``keep`` sections always stay. The others share what is left, smallest first: each is added
     whole if it fits its share, else cut to the rows that do (a section whose head does not fit is
-    left out); the order on the page stays. A line at the end says that the comment was trimmed,
-    what was left out, and where the full report is.
+    left out); the order on the page stays. A line at the end (``omission``, whose ``{left}`` names
+    what was left out) says that the text was trimmed and where the full report is.
     """
-    kept = sum(s.size() for s in sections if s.keep)
-    whole = sum(s.size() for s in sections)
+    kept = sum(s.size(measure=measure) for s in sections if s.keep)
+    whole = sum(s.size(measure=measure) for s in sections)
     if whole <= limit:
         return "\n".join(line for s in sections for line in s.lines()).rstrip("\n") + "\n"
-    omission = ("_This comment was trimmed to fit GitHub's 65,536-character limit{left}. The full report "
-                "is in the job summary of this workflow run and in its report artifact._")
     titles = ", ".join(s.title for s in sections if not s.keep)
-    budget = limit - kept - len(omission) - len(titles) - 20
+    budget = limit - kept - measure(omission) - measure(titles) - 20
     # Fair shares, smallest section first: a short section (claims that flipped) is never pushed
     # out by a long one (thousands of failures); the long ones are cut to what is left.
     chosen: dict[int, int | None] = {}
-    order = sorted((i for i, s in enumerate(sections) if not s.keep), key=lambda i: (sections[i].size(), i))
+    sizes = {i: s.size(measure=measure) for i, s in enumerate(sections) if not s.keep}
+    order = sorted(sizes, key=lambda i: (sizes[i], i))
     for n, i in enumerate(order):
         s, share = sections[i], budget // (len(order) - n)
-        if s.size() <= share:
+        if sizes[i] <= share:
             chosen[i] = None
-            budget -= s.size()
+            budget -= sizes[i]
             continue
-        rows = _rows_that_fit(s, share)
+        rows = _rows_that_fit(s, share, measure)
         if rows is not None:
             chosen[i] = rows
-            budget -= s.size(rows)
+            budget -= s.size(rows, measure)
     left = [s.title for i, s in enumerate(sections) if not s.keep and i not in chosen]
     note = omission.format(left=f" (left out: {', '.join(left)})" if left else "")
     out: list[str] = []
@@ -107,13 +118,13 @@ def fit(sections: Sequence[Section], limit: int) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _rows_that_fit(s: Section, budget: int) -> int | None:
-    if s.size(0) > budget:
+def _rows_that_fit(s: Section, budget: int, measure: Measure) -> int | None:
+    if s.size(0, measure) > budget:
         return None
     lo, hi = 0, len(s.rows)
     while lo < hi:  # the most rows whose cut section still fits
         mid = (lo + hi + 1) // 2
-        if s.size(mid) <= budget:
+        if s.size(mid, measure) <= budget:
             lo = mid
         else:
             hi = mid - 1

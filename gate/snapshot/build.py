@@ -119,8 +119,16 @@ def extract_anchors(text: str, base: str) -> tuple[Anchor, ...]:
             else:
                 href = m.group("angled") if m.group("angled") is not None else m.group("plain")
         label = " ".join(_INNER_IMAGE.sub(r"\1", label).split())
-        anchors.append(Anchor(href=urljoin(base, href.strip()), text=label))
+        anchors.append(Anchor(href=_resolve(base, href.strip()), text=label))
     return tuple(anchors)
+
+
+def _resolve(base: str, href: str) -> str:
+    """``href`` resolved against ``base``; as written when either is a URL urllib cannot parse."""
+    try:
+        return urljoin(base, href)
+    except ValueError:  # e.g. an unclosed IPv6 bracket in untrusted page text
+        return href
 
 # ---------------------------------------------------------------------------------------------------
 # Plan and build

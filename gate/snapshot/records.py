@@ -21,6 +21,7 @@ from datetime import date, datetime
 from typing import Any
 
 from gate.errors import InputError
+from gate.jsonio import parse_time
 from gate.urls import canonical
 
 SEARCH_FORMAT = "sourcegate-search/1"
@@ -112,13 +113,10 @@ def _parse_time(value: str | None, file: str, path: str) -> datetime | None:
     if value is None:
         return None
     try:
-        parsed = datetime.fromisoformat(value)
+        return parse_time(value)
     except ValueError:
-        parsed = None
-    if parsed is None or parsed.tzinfo is None:
         raise InputError(f"{value!r} is not an RFC 3339 date-time with a time zone "
-                         "(e.g. 2026-10-15T09:00:00Z)", file=file, path=path)
-    return parsed
+                         "(e.g. 2026-10-15T09:00:00Z)", file=file, path=path) from None
 
 
 def _parse_date(value: str | None) -> date | None:

@@ -1,8 +1,10 @@
 """Is every run of a golden set covered by its snapshot? A pure check, runs and an index in.
 
 A run is covered when each of its queries is in the search layer and each page it read is in the
-page layer: re-running the agent against ``sourcegate snapshot serve`` can then ask for nothing
-the snapshot lacks, unless the agent itself changed (and that is what the gate is there to see).
+page layer (a fetch that failed transiently, HTTP 408, 429 or 5xx, read nothing and is never
+recorded, so it is not asked for): re-running the agent against ``sourcegate snapshot serve`` can
+then ask for nothing the snapshot lacks, unless the agent itself changed (and that is what the
+gate is there to see).
 A query counts whichever provider recorded it, unless a provider is named. Extractions are not
 required: an agent that does its own extraction never asks for them.
 """
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 from gate.model import Run
 from gate.snapshot.records import normalise_query
-from gate.snapshot.store import SnapshotIndex
+from gate.snapshot.store import SnapshotIndex, page_failure
 from gate.urls import canonical
 
 
@@ -60,7 +62,8 @@ def verify(runs: Iterable[Run], index: SnapshotIndex, provider: str | None = Non
     cases = []
     for run in runs:
         queries = _unique(q for q in map(normalise_query, run.queries) if not index.has_query(q, provider))
-        pages = _unique(canonical(p.url) for p in run.pages if not index.has_page(p.url))
+        pages = _unique(canonical(p.url) for p in run.pages
+                        if page_failure(p.status) is None and not index.has_page(p.url))
         cases.append(CaseCoverage(case=run.case, source=run.source, missing_queries=queries,
                                   missing_pages=pages))
     return Coverage(cases=tuple(cases), provider=provider)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from urllib.parse import quote, unquote, urlsplit
 
-__all__ = ["canonical", "host"]
+__all__ = ["canonical", "host", "unicode_host"]
 
 _TRACKING_EXACT = frozenset(
     {
@@ -32,11 +32,14 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # Reserved characters that carry meaning inside a path or a query component; they are left as written,
 # because encoding or decoding them could change which resource the URL names.
 _PATH_SAFE = "/:@!$&'()*+,;="
+# In a path, servers treat these sub-delimiters the same encoded or not, and real citations differ in
+# exactly this way (Wikipedia's "Python_%28programming_language%29" is "Python_(programming_language)").
+_PATH_DECODABLE = _UNRESERVED | frozenset("()!*'")
 _QUERY_SAFE = ":@!$'()*,;/?"
 
 
-def _norm_pct(text: str, safe: str) -> str:
-    """Normalise percent-encoding: decode unreserved bytes, upper-case hex, encode unsafe characters."""
+def _norm_pct(text: str, safe: str, decodable: frozenset[str] = _UNRESERVED) -> str:
+    """Normalise percent-encoding: decode ``decodable`` bytes, upper-case hex, encode unsafe characters."""
     if "%" not in text:
         # quote() is a no-op on already-clean ASCII and encodes spaces / non-ASCII as UTF-8 otherwise.
         return quote(text, safe=safe)
@@ -45,7 +48,7 @@ def _norm_pct(text: str, safe: str) -> str:
     for piece in pieces[1:]:
         if len(piece) >= 2 and piece[0] in _HEX and piece[1] in _HEX:
             char = chr(int(piece[:2], 16))
-            out.append(char if char in _UNRESERVED else "%" + piece[:2].upper())
+            out.append(char if char in decodable else "%" + piece[:2].upper())
             out.append(quote(piece[2:], safe=safe))
         else:
             # A stray "%" that does not start an escape is data, so it is encoded itself.
@@ -130,8 +133,9 @@ def canonical(url: str) -> str:
         if parts.scheme not in ("http", "https"):
             return text
         hostname, port = _split_netloc(parts.netloc)
+        hostname = unicode_host(hostname)
         netloc = hostname if port in ("", "80", "443") else hostname + ":" + port
-        path = _norm_pct(parts.path, _PATH_SAFE)
+        path = _norm_pct(parts.path, _PATH_SAFE, _PATH_DECODABLE)
         if "/." in path:
             path = _remove_dot_segments(path)
         path = path.rstrip("/") or "/"
@@ -157,3 +161,24 @@ def host(url: str) -> str:
     for sep in "/?#":
         text = text.split(sep, 1)[0]
     return _split_netloc(text)[0]
+
+
+def unicode_host(hostname: str) -> str:
+    """A host with its IDNA ``xn--`` labels decoded, so ``xn--mnchen-3ya.de`` and ``münchen.de`` are one site.
+
+    A label that is not a valid IDNA A-label is kept as written.
+    """
+    if "xn--" not in hostname:
+        return hostname
+    return ".".join(_u_label(label) for label in hostname.split("."))
+
+
+def _u_label(label: str) -> str:
+    if not label.startswith("xn--"):
+        return label
+    try:
+        decoded = label[4:].encode("ascii").decode("punycode").lower()
+    except (UnicodeError, ValueError):
+        return label
+    # An A-label stands for a label with non-ASCII letters; anything else was never an IDNA name.
+    return label if decoded.isascii() else decoded

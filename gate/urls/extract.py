@@ -6,6 +6,7 @@ sources list are recognised; images and fenced code blocks are not citations. Pu
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 
@@ -14,9 +15,19 @@ from gate.urls.canonicalise import canonical
 __all__ = ["extract_urls"]
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-# Sentence punctuation after a bare URL; "*" closes markdown bold around a URL, and the full-width marks
-# end sentences in CJK answers. None of these plausibly ends a real URL.
-_TRAILING_PUNCT = ".,;:!?'\"*。，、；：！？"
+# Sentence punctuation after a bare URL; "*", "_" and "~" close markdown emphasis around a URL (GFM's
+# autolink rule), "…" is an ellipsis, and the full-width marks end sentences in CJK answers. None of
+# these plausibly ends a real URL.
+_TRAILING_PUNCT = ".,;:!?'\"*_~…。，、；：！？"
+# An entity reference at the end of a bare URL ("https://a.example/x&gt;" in HTML-escaped text) is
+# text after the URL, as in GFM.
+_TRAILING_ENTITY = re.compile(r"&#?[A-Za-z0-9]+;$")
+# CommonMark: a link destination's backslash escapes (of ASCII punctuation) and entity references
+# (with their semicolon) stand for the character; "[x](https://a.example/a\_b)" links to ".../a_b".
+_DEST_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+# A GFM table: a header row, then a delimiter row such as "|---|:--:|".
+_TABLE_DELIMITER = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_CELL_PIPE = re.compile(r"(?<!\\)\|")
 
 # Link text may hold one level of nested brackets, e.g. a linked image "[![alt](img)](url)".
 _TEXT = r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]"
@@ -37,7 +48,8 @@ _TOKEN = re.compile(
             r"\[(?P<bracket>[^\[\]\n]*)\]",
             r"<(?P<auto>https?://[^<>\s]+)>",
             r"【(?P<lenticular>[^】\n]*)】",
-            r"(?P<bare>https?://[^\s<>\"`【】]+)",
+            # Zero-width and word-joiner characters are invisible in the answer and never typed in a URL.
+            r"(?P<bare>https?://[^\s<>\"`【】\u200b\u200c\u200d\u2060\ufeff]+)",
         ]
     ),
     re.IGNORECASE,
@@ -74,9 +86,44 @@ def _strip_fenced_code(text: str) -> str:
     return "\n".join(lines)
 
 
+def _split_table_cells(text: str) -> str:
+    """Turn the cell pipes of GFM table rows into spaces: a bare URL in a cell ends at its cell's edge.
+
+    GFM splits a row into cells before it reads any inline text, so "| https://a.example/x| 2026 |"
+    links https://a.example/x. Outside a table a "|" can be part of a URL and is left alone.
+    """
+    if "|" not in text:
+        return text
+    lines = text.split("\n")
+    in_table = False
+    for i, line in enumerate(lines):
+        if not line.strip():
+            in_table = False
+            continue
+        if not in_table and "|" in line and i + 1 < len(lines):
+            below = lines[i + 1]
+            in_table = "|" in below and _TABLE_DELIMITER.match(below) is not None
+        if in_table:
+            lines[i] = _CELL_PIPE.sub(" ", line)
+    return "\n".join(lines)
+
+
+def _destination(raw: str) -> str:
+    """A link destination as CommonMark reads it: backslash escapes resolved, entities decoded."""
+    text = raw.strip()
+    if "\\" not in text and "&" not in text:
+        return text
+    return _DEST_ESCAPE.sub(lambda m: m.group(1) if m.group(1) is not None else html.unescape(m.group()), text)
+
+
 def _trim_bare(url: str) -> str:
     """Drop trailing sentence punctuation and unbalanced closing brackets from a bare URL."""
     while url:
+        if url[-1] == ";":
+            entity = _TRAILING_ENTITY.search(url)
+            if entity:
+                url = url[: entity.start()]
+                continue
         last = url[-1]
         unbalanced = (last == ")" and url.count(")") > url.count("(")) or (
             last == "]" and url.count("]") > url.count("[")
@@ -133,7 +180,7 @@ def _build_labels(text: str) -> dict[str, str]:
     definitions: dict[str, str] = {}
     for m in _TOKEN.finditer(text):
         if m.group("deflabel") is not None:
-            url = (m.group("defa") if m.group("defa") is not None else m.group("defb") or "").strip()
+            url = _destination(m.group("defa") if m.group("defa") is not None else m.group("defb") or "")
             if _is_web(url):
                 label = _norm_label(m.group("deflabel"))
                 if label.isdigit():
@@ -156,13 +203,13 @@ def _resolve(label: str, labels: dict[str, str]) -> list[str]:
 def _urls_of(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
     """Yield the cited web URLs that one token stands for, in order."""
     if m.group("deflabel") is not None:
-        url = m.group("defa") if m.group("defa") is not None else m.group("defb")
-        if url and _is_web(url.strip()):
-            yield url.strip()
+        url = _destination(m.group("defa") if m.group("defa") is not None else m.group("defb") or "")
+        if _is_web(url):
+            yield url
     elif m.group("image") is not None:
         return
     elif m.group("inline") is not None:
-        url = (m.group("ina") if m.group("ina") is not None else m.group("inb") or "").strip()
+        url = _destination(m.group("ina") if m.group("ina") is not None else m.group("inb") or "")
         if _is_web(url):
             yield url
     elif m.group("reflink") is not None:
@@ -209,7 +256,7 @@ def extract_urls(answer: str) -> list[str]:
     ``[2, 3]``, ``[^1]``, ``【1】``) pointing into a sources list. A URL listed only as a source still
     counts. Images and fenced code blocks are ignored. The first raw spelling of each URL is kept.
     """
-    text = _strip_fenced_code(answer)
+    text = _split_table_cells(_strip_fenced_code(answer))
     labels = _build_labels(text)
     seen: set[str] = set()
     found: list[str] = []
