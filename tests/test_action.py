@@ -272,7 +272,8 @@ def test_a_fork_pr_without_key_or_write_permission_replays_and_keeps_the_verdict
     notices = " ".join(annotations(log.out, "notice"))
     assert "no anthropic-api-key" in notices and "fork" in notices
     assert runner.server.comments(REPO, PR_NUMBER) == []  # refused, and said so
-    assert "Resource not accessible by integration" in log.err or "read-only" in log.err
+    # The gate's own messages share stdout with the stop-commands tokens (so none can overtake them).
+    assert "Resource not accessible by integration" in log.out or "read-only" in log.out
     assert "no anthropic\\-api\\-key" in runner.summary.read_text(encoding="utf-8")
 
 
@@ -293,11 +294,25 @@ def test_a_malformed_run_file_exits_2_and_names_the_file(
     code = run(runner.env(runner.event(runner.commit()), golden_set=golden, comment="false"))
     log = capsys.readouterr()
     assert code == 2
-    assert "moons.json" in log.err
+    assert "moons.json" in log.out
     [error] = annotations(log.out)
     assert error.startswith("::error title=sourcegate could not run::") and "moons.json" in error
     assert runner.outputs()["verdict"] == "error"
     assert not (runner.ws / "sourcegate-report" / "report.json").exists()
+
+
+def test_the_gates_own_messages_stay_between_the_stop_commands_tokens(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Text the gate prints (file names, messages quoting pages) shares one stream with the tokens."""
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    (runner.ws / golden / "runs" / "moons.json").write_text('{"format": "sourcegate-trace/1", "question": ')
+    run(runner.env(runner.event(runner.commit()), golden_set=golden, comment="false"))
+    out = capsys.readouterr().out
+    start = out.index("::stop-commands::")
+    token = out[start + len("::stop-commands::"):].split("\n", 1)[0]
+    end = out.index(f"::{token}::")
+    assert start < out.index("sourcegate: error:") < end
 
 
 def test_an_unavailable_judge_makes_the_run_inconclusive_never_a_silent_pass(
@@ -615,7 +630,7 @@ def test_comment_mode_refuses_a_report_that_is_not_one(
     report["verdict"] = "pass; ok"
     path.write_text(json.dumps(report))
     assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number="2")) == 2
-    assert "$.verdict" in capsys.readouterr().err
+    assert "$.verdict" in capsys.readouterr().out
     assert runner.server.requests == []
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
@@ -128,7 +127,7 @@ def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, updates: Mapping[
     from gate import cli
     from gate.jsonio import load_json
 
-    tee = Tee(sys.stderr)
+    tee = Tee(out)  # one stream with the stop-commands tokens, so nothing overtakes them
     out.flush()
     with commands_stopped(out), environ_overlay(updates), contextlib.redirect_stderr(tee):
         code = cli.main(list(plan.argv))

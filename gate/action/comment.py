@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sys
 from collections.abc import Mapping
 from typing import TextIO
 
@@ -72,7 +71,7 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     verdicts: list[str] = []
     urls: list[str] = []
     for file in files:
-        tee = Tee(sys.stderr)
+        tee = Tee(out)  # one stream with the stop-commands tokens, so nothing overtakes them
         out.flush()
         with commands_stopped(out), environ_overlay({"GITHUB_TOKEN": inputs.github_token}), \
                 contextlib.redirect_stderr(tee):
