@@ -66,12 +66,16 @@ def _each(sets: Sequence[GoldenSetPaths], run: Callable[[GoldenSetPaths], int], 
 
 def check(args: argparse.Namespace) -> int:
     """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
+    from gate.publish import comment_authors
+
     sets = split_sets(args.paths)
     require_name_field({f"--{f}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
-    return _each(sets, lambda s: _check_one(s, args), "check")
+    # A malformed author (flag or variable) stops the run before any set runs, not after.
+    authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
+    return _each(sets, lambda s: _check_one(s, args, authors), "check")
 
 
-def _check_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
+def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[str, ...]) -> int:
     from gate.baseline import attach_baseline
     from gate.cli import VERDICT_EXIT
     from gate.gaterun import run_paths
@@ -95,11 +99,11 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
         rendered.append((out.junit, JUnitReporter().render(report)))
     for target, text in rendered:
         emit(target, text)
-    _publish(report, out.summary, args.comment)
+    _publish(report, out.summary, args.comment, authors)
     return VERDICT_EXIT[report.verdict]
 
 
-def _publish(report: Report, summary: str | None, comment: bool) -> None:
+def _publish(report: Report, summary: str | None, comment: bool, authors: tuple[str, ...]) -> None:
     """Job summary, then the PR comment (keyed by the set's name): neither changes the exit code."""
     from gate.publish import post_comment, run_url, summary_target, write_summary
 
@@ -112,7 +116,7 @@ def _publish(report: Report, summary: str | None, comment: bool) -> None:
         from gate.report.comment import CommentReporter
 
         body = CommentReporter(run_url=run_url(os.environ)).render(report)
-        post_comment(body, report.golden_name, os.environ)
+        post_comment(body, report.golden_name, os.environ, authors=authors)
 
 
 def baseline_update(args: argparse.Namespace) -> int:

@@ -68,6 +68,22 @@ def _add_baseline_options(c: argparse.ArgumentParser) -> None:
                         "default: append to $GITHUB_STEP_SUMMARY when it is set)")
     c.add_argument("--comment", action="store_true",
                    help="create or update the PR comment (GitHub Actions; never changes the exit code)")
+    _add_comment_author(c)
+
+
+def _login(value: str) -> str:
+    from gate.publish import LOGIN_FORM, is_login
+
+    if not is_login(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a GitHub login ({LOGIN_FORM})")
+    return value
+
+
+def _add_comment_author(c: argparse.ArgumentParser) -> None:
+    c.add_argument("--comment-author", action="append", type=_login, metavar="LOGIN",
+                   help="also accept comments by LOGIN as sourcegate's own (repeatable): the login a "
+                        "GitHub App's token posts as, e.g. my-app[bot] (default: "
+                        "$SOURCEGATE_COMMENT_AUTHORS, comma-separated)")
 
 
 def _add_baseline_command(sub: Any) -> None:
@@ -88,6 +104,7 @@ def _add_baseline_command(sub: Any) -> None:
                    help="the pull request in $GITHUB_REPOSITORY (default: the one of this run's event)")
     m.add_argument("--output", metavar="FILE",
                    help="write the comment here ('-' for stdout) instead of posting it")
+    _add_comment_author(m)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -110,16 +127,18 @@ def cmd_comment(args: argparse.Namespace) -> int:
 
     from gate.baseline import parse_report
     from gate.jsonio import load_json
-    from gate.publish import emit, post_comment, run_url
+    from gate.publish import comment_authors, emit, post_comment, run_url
     from gate.report.comment import CommentReporter
 
+    authors = comment_authors(args.comment_author, os.environ) if args.output is None else ()
     report = parse_report(load_json(args.report), args.report)
     body = CommentReporter(run_url=run_url(os.environ)).render(report)
     if args.output is not None:
         emit(args.output, body)
         return EXIT_PASS
     # Posting is this command's whole job: unlike `check --comment`, a refusal is its failure.
-    return EXIT_PASS if post_comment(body, report.golden_name, os.environ, number=args.pr) else EXIT_INTERNAL
+    posted = post_comment(body, report.golden_name, os.environ, number=args.pr, authors=authors)
+    return EXIT_PASS if posted else EXIT_INTERNAL
 
 
 def _add_snapshot_command(sub: Any) -> None:

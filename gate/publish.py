@@ -10,19 +10,71 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
-from gate.errors import GitHubError
-from gate.jsonio import write_atomic
+from gate.errors import GitHubError, InputError
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
 
-__all__ = ["emit", "post_comment", "run_url", "summary_target", "write_summary"]
+__all__ = [
+    "COMMENT_AUTHORS_ENV",
+    "LOGIN_FORM",
+    "comment_authors",
+    "emit",
+    "is_login",
+    "parse_logins",
+    "post_comment",
+    "run_url",
+    "summary_target",
+    "write_summary",
+]
 
+COMMENT_AUTHORS_ENV = "SOURCEGATE_COMMENT_AUTHORS"
+"""Comma-separated logins whose marked comment is sourcegate's too (``--comment-author`` wins)."""
+LOGIN_FORM = "letters, digits and '-', optionally ending in [bot], e.g. my-app[bot]"
+"""What a comment author's login looks like, as error messages say it."""
+
+_LOGIN = re.compile(r"[A-Za-z0-9-]+(\[bot\])?")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _SAFE_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d+)?(/[A-Za-z0-9._~/-]*)?$")
+
+
+def is_login(value: str) -> bool:
+    """True when ``value`` is a login a comment can be written by: ``[A-Za-z0-9-]+``, optionally
+    followed by ``[bot]`` (a GitHub App such as ``my-app[bot]``). The whole string must match."""
+    return _LOGIN.fullmatch(value) is not None
+
+
+def _checked(logins: Iterable[str], source: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for login in logins:
+        if not is_login(login):
+            raise InputError(f"{source}: {login!r} is not a GitHub login ({LOGIN_FORM})")
+        found.append(login)
+    return tuple(dict.fromkeys(found))
+
+
+def parse_logins(text: str, source: str) -> tuple[str, ...]:
+    """The logins in ``text``, separated by commas or newlines (spaces around them are dropped), in
+    order and once each. One that is not a login is an :class:`InputError` naming ``source``.
+
+    Spaces do not separate: ``my app[bot]`` is refused rather than read as two logins.
+    """
+    return _checked((item.strip() for item in re.split(r"[,\n]", text) if item.strip()), source)
+
+
+def comment_authors(flag: Iterable[str] | None, env: Mapping[str, str]) -> tuple[str, ...]:
+    """The logins to accept as the comment's author besides the defaults (``github-actions[bot]``
+    and the token owner): ``--comment-author`` when given, else ``$SOURCEGATE_COMMENT_AUTHORS``.
+
+    An invalid login is an :class:`InputError` (exit 2) naming the flag or the variable.
+    """
+    named = list(flag or ())
+    if named:
+        return _checked(named, "--comment-author")
+    return parse_logins(env.get(COMMENT_AUTHORS_ENV, ""), COMMENT_AUTHORS_ENV)
 
 
 def emit(target: str | None, text: str) -> None:
@@ -32,6 +84,8 @@ def emit(target: str | None, text: str) -> None:
     if target == "-":
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
+        from gate.jsonio import write_atomic
+
         write_atomic(target, text)
 
 
@@ -55,6 +109,8 @@ def write_summary(text: str, target: str, append: bool) -> None:
         with open(target, "a", encoding="utf-8") as f:
             f.write(text if text.endswith("\n") else text + "\n")
     else:
+        from gate.jsonio import write_atomic
+
         write_atomic(target, text)
 
 
@@ -81,16 +137,26 @@ def _context(env: Mapping[str, str], number: int | None) -> PullRequestContext |
 
 
 def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | None = None,
-                 err: TextIO | None = None) -> bool:
+                 err: TextIO | None = None, authors: Collection[str] | None = None) -> bool:
     """Create or update sourcegate's comment on a PR; True when it was posted.
 
     The PR is ``number`` (in ``GITHUB_REPOSITORY``), else the one of this Actions run
     (``GITHUB_EVENT_PATH``); the API root is ``GITHUB_API_URL``, the token ``GITHUB_TOKEN``.
-    Every problem is a message on ``err`` (stderr), never an exception: the verdict stands.
+    ``authors`` are logins accepted as the comment's author besides the defaults (see
+    :func:`comment_authors`); None reads them from ``$SOURCEGATE_COMMENT_AUTHORS``.
+    Every problem is a message on ``err`` (stderr), never an exception: the verdict stands. A
+    comment created as an author the next run would not recognise (a GitHub App's
+    ``<slug>[bot]`` nobody named) is said too, with the setting that fixes it.
     """
     from gate.github import FORK_HINT, GitHubClient, upsert_comment
 
     out = err if err is not None else sys.stderr
+    try:
+        if authors is None:
+            authors = comment_authors(None, env)
+    except InputError as e:
+        out.write(f"sourcegate: --comment: {e}; no comment posted\n")
+        return False
     try:
         ctx = _context(env, number)
         if ctx is None:
@@ -103,12 +169,20 @@ def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | N
                       "(pass `env: GITHUB_TOKEN: ${{ github.token }}` to the step)\n")
             return False
         with GitHubClient(ctx.api_url, token) as client:
-            done = upsert_comment(client, ctx.repository, ctx.number, key, body)
+            done = upsert_comment(client, ctx.repository, ctx.number, key, body, extra_authors=authors)
     except GitHubError as e:
         hint = f" ({FORK_HINT})" if e.status == 403 else ""
         out.write(f"sourcegate: --comment: could not post the PR comment: {e}{hint}. The verdict and "
                   "exit code are unchanged; the job summary and the report artifact have the full report\n")
         return False
     out.write(f"sourcegate: PR comment {done.action}: {done.url or done.comment_id}\n")
+    who = done.unrecognised_author
+    if who is not None:
+        # GitHub's logins always fit; anything else is shown quoted, and cannot be named as an author.
+        fix = (f"set `comment-author: {who}` on the action (CLI: `--comment-author '{who}'` or "
+               f"{COMMENT_AUTHORS_ENV}='{who}')" if is_login(who) else "it cannot be named as an author")
+        out.write(f"sourcegate: --comment: GitHub wrote the comment as {who if is_login(who) else repr(who)}, "
+                  "which is not an accepted comment author, so the next run would not recognise it and "
+                  f"would post a second comment: {fix}\n")
     return True
 

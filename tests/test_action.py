@@ -29,7 +29,7 @@ import pytest
 import yaml
 
 from gate import action, cli
-from gate.github import MARKER_PREFIX
+from gate.github import MARKER_PREFIX, marker
 from tests.support.anthropic_server import AnthropicServer, error_reply
 from tests.support.github_server import DEFAULT_TOKEN, FakeGitHub, forbidden_integration
 
@@ -39,7 +39,7 @@ REPO = "Codertocat/Hello-World"
 PR_NUMBER = 2
 API_KEY = "sk-ant-api03-DoNotLeakThisKey0123456789abcdefABCDEF"
 
-NEEDED_FLAGS = {"--judge", "--summary", "--junit", "--baseline-ref", "--comment"}
+NEEDED_FLAGS = {"--judge", "--summary", "--junit", "--baseline-ref", "--comment", "--comment-author"}
 
 
 def _check_flags() -> set[str]:
@@ -200,7 +200,7 @@ def runner(tmp_path: Path, server: FakeGitHub, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.chdir(r.ws)  # the runner starts a container action in the workspace
     # Nothing from the developer's shell may leak in (a real key would turn the judge live).
     for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "GITHUB_EVENT_PATH", "GITHUB_OUTPUT",
-                 "GITHUB_STEP_SUMMARY"):
+                 "GITHUB_STEP_SUMMARY", "SOURCEGATE_COMMENT_AUTHORS"):
         monkeypatch.delenv(name, raising=False)
     return r
 
@@ -251,6 +251,40 @@ def test_a_hard_failure_annotates_the_run_file_and_exits_1(
         "::error file=cached-snapshots/t/runs/made-up.json,title=sourcegate fabricated_url%3A made-up::")]
     assert failures and FABRICATED in failures[0]
     assert runner.server.requests == []  # comment: false
+
+
+def test_a_github_app_token_updates_its_comment_when_comment_author_names_it(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    event = runner.event(runner.commit())
+    with FakeGitHub(app="my-app") as app:  # GET /user is 403; comments are written by my-app[bot]
+        runner.server = app
+        ours = app.add_comment(REPO, PR_NUMBER, f"old\n{marker('t')}", login="my-app[bot]", user_type="Bot")
+        assert run(runner.env(event, golden_set=golden, judge="off", comment_author="my-app[bot]")) == 0
+        assert not app.requests_to("create_comment") and len(app.requests_to("update_comment")) == 1
+        assert [c["id"] for c in app.comments(REPO, PR_NUMBER)] == [ours["id"]]
+        assert "not an accepted comment author" not in capsys.readouterr().out
+
+        # Without the input: a second comment, and the log says which input prevents the next one.
+        assert run(runner.env(event, golden_set=golden, judge="off")) == 0
+        assert len(app.comments(REPO, PR_NUMBER)) == 2
+        log = capsys.readouterr().out
+        [hint] = [line for line in log.splitlines() if "not an accepted comment author" in line]
+        assert "set `comment-author: my-app[bot]`" in hint
+
+
+def test_comment_mode_passes_comment_author_through(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    _real_report(runner, {"moons": GOOD})
+    with FakeGitHub(app="my-app") as app:
+        runner.server = app
+        ours = app.add_comment(REPO, PR_NUMBER, f"old\n{marker('t')}", login="my-app[bot]", user_type="Bot")
+        env = runner.env(None, comment_from="sourcegate-artifact", pr_number=str(PR_NUMBER),
+                         comment_author="my-app[bot]")
+        assert run(env) == 0, capsys.readouterr()
+        assert not app.requests_to("create_comment")
+        assert [c["id"] for c in app.comments(REPO, PR_NUMBER)] == [ours["id"]]
+        assert runner.outputs()["comment-url"] == ours["html_url"]
 
 
 def test_a_fork_pr_without_key_or_write_permission_replays_and_keeps_the_verdict(
@@ -406,6 +440,19 @@ def test_the_arguments_come_from_inputs_and_event(runner: Runner, fake_cli: Call
     assert fake.env == [{"GITHUB_TOKEN": DEFAULT_TOKEN, "ANTHROPIC_API_KEY": None}]
 
 
+def test_comment_author_becomes_one_argument_per_login_and_only_when_commenting(
+    runner: Runner, fake_cli: Callable[..., FakeCli]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    event = runner.event(runner.commit())
+    fake = fake_cli(_report("pass"), 0)
+    assert run(runner.env(event, golden_set=golden, comment_author="my-app[bot],\n other-app[bot]")) == 0
+    assert run(runner.env(event, golden_set=golden, comment_author="my-app[bot]", comment="false")) == 0
+    with_comment, without = fake.calls
+    assert with_comment[-3:] == ["--comment", "--comment-author=my-app[bot]", "--comment-author=other-app[bot]"]
+    assert not any(a.startswith("--comment") for a in without)
+
+
 def test_a_key_turns_the_judge_live_and_is_masked_before_anything_else(
     runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -552,6 +599,8 @@ def test_every_golden_set_is_found_and_none_is_an_input_error(
         ("baseline-ref", "--output=/etc/passwd", "input 'baseline-ref' is not a git revision"),
         ("report-dir", "../outside", "input 'report-dir' must be a relative path inside the workspace"),
         ("pr-number", "2; rm -rf /", "input 'pr-number' must be a positive integer"),
+        ("comment-author", "my app[bot]", "input 'comment-author': 'my app[bot]' is not a GitHub login"),
+        ("comment-author", "--config=x", "input 'comment-author': '--config=x' is not a GitHub login"),
     ],
 )
 def test_a_malformed_input_exits_2_with_a_clear_message(

@@ -15,8 +15,10 @@ import pytest
 
 from gate.cli import main
 from gate.config import SoftBound
+from gate.errors import InputError
 from gate.github import ACTIONS_BOT_LOGIN, marker
 from gate.model import Finding
+from gate.publish import COMMENT_AUTHORS_ENV, comment_authors, is_login, parse_logins
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
 from gate.report.json import JsonReporter
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
@@ -190,7 +192,18 @@ def test_the_footer_counts_runs_the_judge_cache_served_and_replies_it_missed() -
 
 @pytest.fixture
 def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
-    with FakeGitHub(token=TOKEN) as fake:
+    yield from _serve(monkeypatch, tmp_path, app=None)
+
+
+@pytest.fixture
+def app_github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
+    """The token is a GitHub App's: GET /user answers 403, comments are written by my-app[bot]."""
+    yield from _serve(monkeypatch, tmp_path, app="my-app")
+
+
+def _serve(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, app: str | None) -> Iterator[FakeGitHub]:
+    monkeypatch.delenv(COMMENT_AUTHORS_ENV, raising=False)
+    with FakeGitHub(token=TOKEN, app=app) as fake:
         event = json.loads((FIXTURES / "pull_request.synchronize.json").read_text(encoding="utf-8"))
         (tmp_path / "event.json").write_text(json.dumps(event), encoding="utf-8")
         monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
@@ -322,3 +335,107 @@ def test_comment_posts_to_the_pr_given_by_number(github: FakeGitHub, tmp_path: P
     (posted,) = github.requests_to("create_comment")
     assert posted.path.endswith(f"/repos/{REPO}/issues/7/comments")
     assert posted.json["body"].rstrip().endswith(marker("demo"))
+
+
+# -- a GitHub App's token: the comment's author must be named ----------------------------------------
+
+APP = "my-app[bot]"
+
+
+def app_comment(github: FakeGitHub, number: int = 2) -> int:
+    comment = github.add_comment(REPO, number, f"old report\n\n{marker('demo')}\n", login=APP, user_type="Bot")
+    return int(comment["id"])
+
+
+@pytest.mark.parametrize("how", ["flag", "variable", "flag wins over the variable"])
+def test_an_app_authored_comment_is_updated_when_its_login_is_named(
+        app_github: FakeGitHub, failing_set: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], how: str) -> None:
+    ours = app_comment(app_github)
+    flags = ["--comment-author", APP] if how != "variable" else []
+    if how != "flag":
+        monkeypatch.setenv(COMMENT_AUTHORS_ENV, APP if how == "variable" else "someone-else[bot]")
+    assert main(["check", str(failing_set), "--comment", *flags, "--markdown", str(failing_set / "o.md")]) == 1
+    assert not app_github.requests_to("create_comment")
+    (patched,) = app_github.requests_to("update_comment")
+    assert patched.path.endswith(f"/issues/comments/{ours}")
+    assert [c["id"] for c in app_github.comments(REPO, 2)] == [ours]
+    assert "not an accepted comment author" not in capsys.readouterr().err
+
+
+def test_an_unnamed_app_login_gets_a_new_comment_and_a_hint(
+        app_github: FakeGitHub, failing_set: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    app_comment(app_github)
+    # The flag wins: the variable naming the App is not read when --comment-author is given.
+    monkeypatch.setenv(COMMENT_AUTHORS_ENV, APP)
+    assert main(["check", str(failing_set), "--comment", "--comment-author", "other-app[bot]",
+                 "--markdown", str(failing_set / "o.md")]) == 1
+    assert len(app_github.requests_to("create_comment")) == 1 and not app_github.requests_to("update_comment")
+    monkeypatch.delenv(COMMENT_AUTHORS_ENV)
+    capsys.readouterr()
+    assert check(failing_set) == 1
+    assert len(app_github.comments(REPO, 2)) == 3  # the silent duplicate this hint is about
+    hints = [line for line in capsys.readouterr().err.splitlines() if "not an accepted comment author" in line]
+    assert len(hints) == 1
+    assert "GitHub wrote the comment as my-app[bot]" in hints[0] and "next run would not recognise it" in hints[0]
+    assert f"`comment-author: {APP}`" in hints[0] and f"`--comment-author '{APP}'`" in hints[0]
+    assert f"{COMMENT_AUTHORS_ENV}='{APP}'" in hints[0]
+
+
+def test_the_comment_command_updates_an_app_authored_comment(app_github: FakeGitHub, tmp_path: Path) -> None:
+    ours = app_comment(app_github, number=7)
+    artifact = tmp_path / "report.json"
+    artifact.write_text(JsonReporter().render(regression_report()), encoding="utf-8")
+    assert main(["comment", str(artifact), "--pr", "7", "--comment-author", APP]) == 0
+    assert not app_github.requests_to("create_comment")
+    (patched,) = app_github.requests_to("update_comment")
+    assert patched.path.endswith(f"/issues/comments/{ours}")
+
+
+@pytest.mark.parametrize("login", ["my app[bot]", "my-app[Bot]", "@my-app", "my-app[bot]x", "x;y", ""])
+def test_an_invalid_comment_author_flag_is_an_input_error(
+        github: FakeGitHub, failing_set: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        login: str) -> None:
+    capsys.readouterr()
+    assert main(["check", str(failing_set), "--comment", "--comment-author", login]) == 2
+    err = capsys.readouterr().err
+    assert "argument --comment-author" in err and "is not a GitHub login" in err
+    artifact = tmp_path / "report.json"
+    artifact.write_text(JsonReporter().render(regression_report()), encoding="utf-8")
+    assert main(["comment", str(artifact), "--pr", "7", "--comment-author", login]) == 2
+    assert "argument --comment-author" in capsys.readouterr().err
+    assert not github.requests
+
+
+def test_an_invalid_comment_authors_variable_is_an_input_error_before_any_set_runs(
+        github: FakeGitHub, failing_set: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(COMMENT_AUTHORS_ENV, "my-app[bot], not a login")
+    capsys.readouterr()
+    out = tmp_path / "out.md"
+    assert main(["check", str(failing_set), "--comment", "--markdown", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{COMMENT_AUTHORS_ENV}: 'not a login' is not a GitHub login" in err
+    assert not out.exists()
+    artifact = tmp_path / "report.json"
+    artifact.write_text(JsonReporter().render(regression_report()), encoding="utf-8")
+    assert main(["comment", str(artifact), "--pr", "7"]) == 2
+    assert not github.requests
+    # Without --comment the variable is not needed, so it is not read.
+    assert main(["check", str(failing_set), "--markdown", str(out)]) == 1
+
+
+def test_logins_and_where_they_come_from() -> None:
+    assert all(is_login(x) for x in ("my-app[bot]", "octocat", "github-actions[bot]", "a-1"))
+    assert not any(is_login(x) for x in ("", "my app", "my-app[bot]\n", "[bot]", "a[bot][bot]", "é"))
+    assert parse_logins(" a[bot], b ,\n a[bot] ,", "X") == ("a[bot]", "b")
+    assert parse_logins("", "X") == ()
+    with pytest.raises(InputError, match=r"^X: 'a b' is not a GitHub login"):
+        parse_logins("a b", "X")
+    env = {COMMENT_AUTHORS_ENV: "from-env[bot]"}
+    assert comment_authors(None, env) == ("from-env[bot]",)
+    assert comment_authors(["flag[bot]", "flag[bot]"], env) == ("flag[bot]",)
+    assert comment_authors([], {}) == ()
+    with pytest.raises(InputError, match="^--comment-author: "):
+        comment_authors(["bad login"], env)

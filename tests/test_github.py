@@ -226,6 +226,32 @@ def test_explicit_author_logins_replace_the_default(server: FakeGitHub, client: 
     assert not server.requests_to("get_user")
 
 
+def test_an_app_token_comment_is_updated_only_when_its_login_is_named() -> None:
+    """A GitHub App's token writes as ``<slug>[bot]`` and gets 403 from ``GET /user``: neither
+    default tells that login, so without naming it every run would post a new comment."""
+    with FakeGitHub(token=TOKEN, app="my-app") as fake, GitHubClient(fake.base_url, TOKEN) as github:
+        mine = fake.add_comment(REPO, PR, f"old\n{marker('example')}", login="my-app[bot]", user_type="Bot")
+        result = upsert_comment(github, REPO, PR, "example", "new", extra_authors=("my-app[bot]",))
+        assert (result.action, result.comment_id, result.unrecognised_author) == ("updated", mine["id"], None)
+        assert not fake.requests_to("create_comment")
+        assert len(fake.requests_to("update_comment")) == 1
+
+        # Not named: a second comment, and the result says which login the next run should accept.
+        unnamed = upsert_comment(github, REPO, PR, "example", "again")
+        assert (unnamed.action, unnamed.unrecognised_author) == ("created", "my-app[bot]")
+        assert len(fake.requests_to("get_user")) == 1  # 403, asked once, remembered
+
+
+def test_named_authors_are_added_to_the_defaults(server: FakeGitHub, client: GitHubClient) -> None:
+    ours = server.add_comment(REPO, PR, f"x\n{marker('example')}", **BOT)
+    result = upsert_comment(client, REPO, PR, "example", "y", extra_authors=("my-app[bot]",))
+    assert (result.action, result.comment_id) == ("updated", ours["id"])
+    assert len(server.requests_to("get_user")) == 1
+    # A comment created by an accepted author needs no hint.
+    created = upsert_comment(client, REPO, PR, "other", "z", extra_authors=("my-app[bot]",))
+    assert (created.action, created.unrecognised_author) == ("created", None)
+
+
 def test_create_that_failed_after_writing_is_found_not_repeated(
     server: FakeGitHub, client: GitHubClient
 ) -> None:

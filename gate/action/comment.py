@@ -75,7 +75,8 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
         out.flush()
         with commands_stopped(out), environ_overlay({"GITHUB_TOKEN": inputs.github_token}), \
                 contextlib.redirect_stderr(tee):
-            code = cli.main(["comment", file, "--pr", str(inputs.pr_number)])
+            code = cli.main(["comment", file, "--pr", str(inputs.pr_number),
+                             *(f"--comment-author={login}" for login in inputs.comment_authors)])
         codes.append(code)
         if code not in (EXIT_PASS, EXIT_INTERNAL):  # 4 is also how `comment` says GitHub refused it
             continue

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.errors import InputError
+from gate.publish import parse_logins
 
 __all__ = [
     "FAIL_ON",
@@ -29,8 +30,8 @@ __all__ = [
 ]
 
 INPUT_NAMES = (
-    "golden-set", "config", "judge", "anthropic-api-key", "github-token", "comment", "baseline-ref",
-    "fail-on", "report-dir", "comment-from", "pr-number",
+    "golden-set", "config", "judge", "anthropic-api-key", "github-token", "comment", "comment-author",
+    "baseline-ref", "fail-on", "report-dir", "comment-from", "pr-number",
 )
 """Every input ``action.yml`` declares; a test keeps the two lists equal."""
 OUTPUT_NAMES = (
@@ -63,6 +64,7 @@ class Inputs:
     api_key: str = ""
     github_token: str = ""
     comment: bool = True
+    comment_authors: tuple[str, ...] = ()
     baseline_ref: str | None = None
     fail_on: str = "hard"
     report_dir: str = "sourcegate-report"
@@ -118,6 +120,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         api_key=_get(env, "anthropic-api-key"),
         github_token=_get(env, "github-token"),
         comment=_flag(env, "comment", True),
+        comment_authors=parse_logins(_get(env, "comment-author"), "input 'comment-author'"),
         baseline_ref=ref,
         fail_on=_choice(env, "fail-on", FAIL_ON, "hard"),
         report_dir=report_dir,

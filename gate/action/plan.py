@@ -68,4 +68,6 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
         argv += ["--baseline-ref", baseline]
     if comment:
         argv.append("--comment")
+        # One argument each, with '=': a value is never read as an option.
+        argv += [f"--comment-author={login}" for login in inputs.comment_authors]
     return Plan(tuple(argv), judge, baseline, comment, tuple(notes), files)

@@ -8,7 +8,7 @@ make sourcegate overwrite (or fail to update) the wrong comment.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -93,11 +93,17 @@ def find_own_comment(
 
 @dataclass(frozen=True)
 class UpsertResult:
-    """What :func:`upsert_comment` did, and where the comment is."""
+    """What :func:`upsert_comment` did, and where the comment is.
+
+    ``unrecognised_author`` is the login GitHub wrote a created comment as when it is not one of
+    the accepted authors (a GitHub App's ``<slug>[bot]`` that nobody named): the next run would
+    not recognise that comment and would post a second one. None otherwise.
+    """
 
     action: Literal["created", "updated"]
     comment_id: int
     url: str | None
+    unrecognised_author: str | None = None
 
 
 def upsert_comment(
@@ -108,11 +114,14 @@ def upsert_comment(
     body: str,
     *,
     author_logins: frozenset[str] | None = None,
+    extra_authors: Iterable[str] = (),
 ) -> UpsertResult:
     """Create sourcegate's comment for ``key`` on pull request ``number``, or update it in place.
 
     ``author_logins`` are the authors whose marked comment may be updated; by default
     :data:`DEFAULT_AUTHOR_LOGINS` plus the token owner's login when ``GET /user`` answers.
+    ``extra_authors`` are added to them: the login a GitHub App's token writes as
+    (``<slug>[bot]``), which neither the default nor ``GET /user`` (403 for such a token) can tell.
     The marker line is appended to ``body`` if missing. A second comment is never created while
     one is found; when a create fails in a way that may have created it anyway (5xx, lost
     connection), the comments are listed again before anything else is tried.
@@ -120,6 +129,7 @@ def upsert_comment(
     if author_logins is None:
         login = client.authenticated_login()
         author_logins = DEFAULT_AUTHOR_LOGINS | ({login} if login else frozenset())
+    author_logins = author_logins | frozenset(extra_authors)
     full_body = with_marker(body, key)
     if len(full_body) > MAX_COMMENT_CHARS:
         raise GitHubError(
@@ -143,7 +153,10 @@ def upsert_comment(
         created_id = created.get("id")
         if not isinstance(created_id, int) or isinstance(created_id, bool):
             raise GitHubError(f"GitHub API POST comment on {repo}#{number}: reply has no comment id")
-        return UpsertResult("created", created_id, _html_url(created, None))
+        user = created.get("user")
+        author = user.get("login") if isinstance(user, Mapping) else None
+        foreign = author if isinstance(author, str) and author not in author_logins else None
+        return UpsertResult("created", created_id, _html_url(created, None), foreign)
 
 
 def _html_url(comment: Mapping[str, Any], fallback: Mapping[str, Any] | None) -> str | None:

@@ -10,7 +10,8 @@ OpenAPI subset in ``tests/fixtures/github/``) and recorded traffic (octokit fixt
 * ``GET  {prefix}/repositories/{id}/issues/{n}/comments``: the same listing, for those links.
 * ``POST {prefix}/repos/{owner}/{repo}/issues/{n}/comments``: 201 and the new comment.
 * ``PATCH {prefix}/repos/{owner}/{repo}/issues/comments/{id}``: 200 and the comment.
-* ``GET  {prefix}/user``: the token owner, or 403 like an Actions ``GITHUB_TOKEN``.
+* ``GET  {prefix}/user``: the token owner, or 403 like an Actions ``GITHUB_TOKEN`` or any other
+  GitHub App installation token.
 
 Every request is recorded (method, path, headers, body). A request without the expected token
 gets 401 ``Bad credentials``. POST and PATCH bodies are checked against the request-body schema of
@@ -257,15 +258,21 @@ class FakeGitHub:
     """The fake API. Use as a context manager; ``base_url`` is the API root to give the client.
 
     ``login`` is the token owner's login; None makes the token behave like an Actions
-    ``GITHUB_TOKEN`` (``GET /user`` is 403, comments are written by github-actions[bot]).
+    ``GITHUB_TOKEN`` (``GET /user`` is 403, comments are written by github-actions[bot]). ``app``
+    makes it a GitHub App's installation token instead: ``GET /user`` is 403 too, and comments are
+    written by ``<app>[bot]``.
     """
 
-    def __init__(self, *, token: str = DEFAULT_TOKEN, prefix: str = "", login: str | None = None) -> None:
+    def __init__(self, *, token: str = DEFAULT_TOKEN, prefix: str = "", login: str | None = None,
+                 app: str | None = None) -> None:
         if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
             raise ValueError("prefix must start with '/' and not end with it, e.g. '/api/v3'")
+        if login is not None and app is not None:
+            raise ValueError("a token belongs to a user (login) or to a GitHub App (app), not both")
         self.token = token
         self.prefix = prefix
         self.login = login
+        self.app = app
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._scripts: dict[str, deque[Reply]] = {route: deque() for route in ROUTES}
@@ -390,6 +397,8 @@ class FakeGitHub:
         return None
 
     def _actor(self) -> dict[str, Any]:
+        if self.app is not None:
+            return {"login": f"{self.app}[bot]", "id": 7000 + len(self.app), "type": "Bot"}
         if self.login is None:
             return dict(ACTIONS_BOT)
         return {"login": self.login, "id": 5000 + len(self.login), "type": "User"}
