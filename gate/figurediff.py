@@ -38,7 +38,7 @@ SET_FIGURES: tuple[tuple[str, str, str, Selector | None], ...] = (
     ("primary_share", "primary share", "primary_share", None),
     ("citation_validity", "citation validity", "citation_validity", None),
 )
-"""The per-set figures of the summary table, in the order the issue names them."""
+"""The per-set figures of the summary table, in the order the README names them."""
 
 
 @dataclass(frozen=True)

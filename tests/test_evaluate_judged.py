@@ -1,7 +1,7 @@
 """What the pure core does with a case and its judgement: citation validity claim by claim, and warnings.
 
-Issue 3: a claim whose quote is found only in another retrieved source is "grounded but misattributed
-(a citation-validity failure for that claim)"; a ``regulatory`` or ``synthesis`` case with no primary
+A claim whose quote is found only in another retrieved source is grounded but misattributed (a
+citation-validity failure for that claim); a ``regulatory`` or ``synthesis`` case with no primary
 source is flagged; constraints and entities no query kept are reported, decided without a model.
 None of these is a hard failure.
 """
