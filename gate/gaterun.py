@@ -54,12 +54,13 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
 
     ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
     """
-    for p in paths:
-        if not os.path.exists(p):
-            raise InputError("no such file or folder", file=p)
+    from gate.goldensets import split_sets
+
+    sets = split_sets(paths)  # the same rules as the CLI: paths exist, folders and files not mixed
+    if len(sets) > 1:
+        raise InputError("run_paths takes one golden set; run each of several sets in turn")
+    paths = sets[0].paths
     dirs = [p for p in paths if os.path.isdir(p)]
-    if dirs and len(paths) > 1:
-        raise InputError("give one golden-set folder, or trace files, not both or several folders")
     if dirs:
         from gate.load import iter_pairings
 

@@ -83,23 +83,23 @@ def commands_stopped(out: TextIO) -> Iterator[None]:
         print(f"::{token}::", file=out, flush=True)
 
 
+def _set_environ(values: Mapping[str, str | None]) -> None:
+    for k, v in values.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 @contextlib.contextmanager
 def environ_overlay(updates: Mapping[str, str | None]) -> Iterator[None]:
     """Set (or, with None, remove) process variables for the in-process CLI; restore them after."""
     saved = {k: os.environ.get(k) for k in updates}
     try:
-        for k, v in updates.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        _set_environ(updates)
         yield
     finally:
-        for k, old in saved.items():
-            if old is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = old
+        _set_environ(saved)
 
 
 class Tee:

@@ -11,10 +11,10 @@ removed first, so the folder holds exactly what the current set needs.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
+from gate.action.commands import environ_overlay
 from gate.gaterun import run_paths
 from gate.judge.summary import summarise
 from tests.support.anthropic_server import AnthropicServer
@@ -29,19 +29,10 @@ def record(root: Path = EXAMPLE) -> int:
     folder.mkdir(exist_ok=True)
     for old in folder.glob("*.json"):
         old.unlink()
-    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")}
-    try:
-        with AnthropicServer(scripted_judge) as api:
-            os.environ["ANTHROPIC_BASE_URL"] = api.url
-            os.environ["ANTHROPIC_API_KEY"] = api.api_key
-            report = run_paths([str(root)], None, judge_mode="live")
-            calls = api.calls
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with AnthropicServer(scripted_judge) as api, \
+            environ_overlay({"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": api.api_key}):
+        report = run_paths([str(root)], None, judge_mode="live")
+        calls = api.calls
     summary = summarise(report.cases)
     if summary is None or summary.counts["unscored"] or summary.problems:
         raise SystemExit(f"recording left claims unscored or parts unjudged: {summary}")
