@@ -450,6 +450,11 @@ def test_a_secret_in_the_provider_url_is_refused_in_the_config_and_redacted_from
     assert KEY not in json.dumps(search_entry(record))
 
 
+def test_a_key_written_into_the_params_is_refused() -> None:
+    with pytest.raises(InputError, match=r"\$\.record\.search\.serpapi\.params\.api_key: the parameter 'api_key'"):
+        web(search={"serpapi": SearchProviderConfig(params={"api_key": KEY})})
+
+
 def test_an_http_endpoint_that_is_not_allowed_would_send_the_key_in_clear() -> None:
     with pytest.raises(InputError, match="would send the key in clear"):
         web(search={"mine": SearchProviderConfig(endpoint="http://search.test/api")})
@@ -508,3 +513,15 @@ def test_the_package_exports_exactly_its_documented_names() -> None:
         value = getattr(live, name)
         if isinstance(value, type) or callable(value):
             assert (value.__doc__ or "").strip(), name
+
+
+def test_the_documented_record_settings_load(tmp_path: Path) -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "snapshots.md").read_text(encoding="utf-8")
+    section = docs.split("## Record mode's live web", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    cfg = tmp_path / "sourcegate.yaml"
+    cfg.write_text(example, encoding="utf-8")
+    live_web = LiveWeb.from_config(load_config(str(cfg)), environ={})
+    assert sorted(live_web.providers) == ["brave", "mine", "serpapi"]
+    assert live_web.providers["serpapi"].endpoint == "https://serpapi.com/search.json"
+    assert dict(live_web.providers["serpapi"].params) == {"engine": "google", "num": 10}

@@ -12,7 +12,8 @@
 optional, any other needs its ``endpoint``. The key itself is never in the configuration: only the
 name of the environment variable that holds it (``key_env``), read when a search is made. GET sends
 the query and ``params`` in the query string; POST sends them as a JSON object. ``key_in`` says
-where the key goes: ``header:NAME``, ``query:NAME``, ``json:NAME`` or ``bearer``.
+where the key goes: ``header:NAME``, ``query:NAME``, ``json:NAME`` or ``bearer`` (for any other
+provider, ``header:X-Api-Key`` unless said). A secret in ``endpoint`` or ``params`` is refused.
 """
 
 from __future__ import annotations
@@ -94,6 +95,11 @@ def provider_for(name: str, settings: SearchProviderConfig, allow: AllowList,
     if provider.endpoint is None and provider.endpoint_env is None:
         raise InputError(f"{name!r} is not a known provider ({', '.join(PROVIDERS)}): give its endpoint",
                          file=file, path=path)
+    secret = next((k for k in provider.params if is_secret_name(k)), None)
+    if secret is not None:
+        raise InputError(f"the parameter {secret!r} is a secret: keep keys out of sourcegate.yaml, name the "
+                         f"environment variable that holds it with key_env (and key_in: query:{secret})",
+                         file=file, path=f"{path}.params.{secret}")
     if provider.endpoint is not None:
         problem = endpoint_problem(provider.endpoint, allow)
         if problem is not None:

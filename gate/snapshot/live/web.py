@@ -98,6 +98,8 @@ class LiveWeb:
             data = json.loads(body.decode(_charset(response.headers.get("Content-Type"))))
         except (UnicodeDecodeError, ValueError) as e:
             raise SearchFailed(f"{what}: the answer is not JSON ({_excerpt(body, secrets)})") from e
+        if not isinstance(data, dict | list):
+            raise SearchFailed(f"{what}: the answer is JSON but neither an object nor an array")
         why = search_failure(data)
         if why is not None:
             raise SearchFailed(f"{what}: the provider answered an error ({redact(why, secrets)}); not recorded")
@@ -128,11 +130,10 @@ class LiveWeb:
 
     def fetch(self, url: str) -> PageRecord:
         """GET ``url`` on the live web, following redirects; a PageRecord, or a LiveWebError."""
-        secrets = [v for k, v in parse_qsl(urlsplit(url).query) if is_secret_name(k)]
         shown = redact(url)
-        if secrets:
-            name = next(k for k, _ in parse_qsl(urlsplit(url).query) if is_secret_name(k))
-            raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {name!r}; "
+        secret = next((k for k, _ in parse_qsl(urlsplit(url).query) if is_secret_name(k)), None)
+        if secret is not None:
+            raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {secret!r}; "
                                "a snapshot is committed, so it is never recorded")
         with self._session([], shown) as (session, deadline):
             current = url
@@ -140,7 +141,8 @@ class LiveWeb:
                 where = f"redirect hop {hop} to {redact(current)} from {shown}" if hop else shown
                 scheme = urlsplit(current).scheme.lower()
                 if scheme not in ("http", "https"):
-                    raise FetchRefused(f"refused: only http and https are fetched, not {scheme or 'no'}: ({where})")
+                    kind = scheme or "a URL without a scheme"
+                    raise FetchRefused(f"refused: only http and https are fetched, not {kind} ({where})")
                 try:
                     response = self._send(session, Call("GET", current, MappingProxyType({}), None,
                                                         {"Accept": ACCEPT}), deadline)
