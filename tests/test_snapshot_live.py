@@ -233,6 +233,11 @@ def test_loopback_is_refused_unless_allowed(sites: Any) -> None:
     with pytest.raises(FetchRefused) as caught:
         web().fetch(site.url("/page"))
     assert str(caught.value) == f"refused: 127.0.0.1 is a loopback address ({site.url('/page')})"
+    tls = site.url("/page").replace("http:", "https:")
+    with pytest.raises(FetchRefused, match=r"refused: 127\.0\.0\.1 is a loopback address \(https://"):
+        web().fetch(tls)  # the TLS connection opens its socket through the same guard
+    with pytest.raises(FetchRefused, match=r"refused: ::1 is a loopback address"):
+        web().fetch(f"http://[::1]:{site.port}/page")
     assert site.seen == []
 
 

@@ -219,10 +219,16 @@ def _redirect_note(response: requests.Response, secrets: list[str]) -> str:
 
 
 def _reason(error: BaseException) -> str:
-    """What went wrong, in a line: the innermost cause urllib3 wraps is the informative one."""
+    """What went wrong, in a line: the innermost cause urllib3 wraps, without the pool's repr."""
     kinds = {requests.ConnectTimeout: "the connection timed out", requests.exceptions.SSLError: "TLS failed",
              requests.ConnectionError: "could not connect", requests.Timeout: "timed out"}
+    inner = error.args[0] if error.args and isinstance(error.args[0], BaseException) else error
+    inner = getattr(inner, "reason", None) or inner  # urllib3's MaxRetryError holds the real reason
+    detail = str(inner)
+    head, sep, rest = detail.partition("): ")
+    if sep and head.split("(", 1)[0].isidentifier():  # "HTTPConnectionPool(host=..., port=...): ..."
+        detail = rest
     for kind, words in kinds.items():
         if isinstance(error, kind):
-            return f"{words} ({error})"
-    return f"{type(error).__name__}: {error}"
+            return f"{words}: {detail}"
+    return f"{type(error).__name__}: {detail}"
