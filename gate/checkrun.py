@@ -82,11 +82,15 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
     from gate.publish import emit
     from gate.report.json import JsonReporter
     from gate.report.markdown import MarkdownReporter
+    from gate.rules import resolve_rules
 
-    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge)
-    out = Outputs.of(args, golden.name or report.golden_name)  # {name} works with one set too
-    report = attach_baseline(report, golden.paths, args.config, file=out.baseline, ref=args.baseline_ref,
-                             now=datetime.now(UTC))
+    out = Outputs.of(args, golden.name)  # {name} works with one set too
+    # The rules first (at the base revision with --baseline-ref), then one run under them.
+    rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
+                          trust_config=args.trust_config)
+    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
+                       trusted_judgements=rules.trusted_judgements)
+    report = attach_baseline(report, rules, now=datetime.now(UTC))
     # Render everything before writing anything: a rendering error leaves no file behind.
     rendered: list[tuple[str, str]] = []
     if out.json is not None:
