@@ -19,6 +19,15 @@ if TYPE_CHECKING:
     from gate.judge.session import JudgeSession
 
 
+TRACES_NAME = "traces"
+"""The name of the report of loose trace files (they have no golden.yaml to name them)."""
+
+
+def set_name(paths: Sequence[str]) -> str:
+    """The name the report of ``paths`` will carry: the golden set's, or :data:`TRACES_NAME`."""
+    return load_golden(paths[0]).name if len(paths) == 1 and os.path.isdir(paths[0]) else TRACES_NAME
+
+
 def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
     seen: set[str] = set()
     for f in files:
@@ -77,4 +86,4 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), trusted_judgements)
     if config is None:
         config = load_config(config_file) if config_file else Config()
-    return _report("traces", None, _trace_pairings(paths), config, judge_mode, None, len(paths), None)
+    return _report(TRACES_NAME, None, _trace_pairings(paths), config, judge_mode, None, len(paths), None)

@@ -13,6 +13,7 @@ import re
 import shutil
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,17 @@ import yaml
 
 from gate.action.commands import environ_overlay
 from gate.cli import main
-from gate.config import CompareConfig, Config, SoftBound
+from gate.config import CompareConfig, Config, JudgeConfig, SoftBound
 from gate.configdiff import config_changes
+from gate.jsonio import validate
 from gate.judge.cache import NOT_VERIFIED
+from gate.report.comment import CommentReporter
+from gate.report.json import JsonReporter, report_from_dict
+from gate.report.markdown import MarkdownReporter
+from gate.results import Report
 from tests.support.anthropic_server import AnthropicServer, Reply, Request
 from tests.support.gitrepo import GitRepo
+from tests.support.report_factory import assert_golden, regression_report
 from tests.support.scripted_judge import scripted_judge
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
@@ -320,3 +327,27 @@ def test_live_judges_the_prs_entries_afresh_and_lists_disagreements(judged_pr: G
     disagreements = [w for w in report["warnings"] if "disagrees with a fresh judgement" in w]
     assert disagreements and all("(grade_claims)" in w for w in disagreements)
     assert "disagrees with a fresh judgement" in markdown
+
+
+# -- the renderings, pinned ----------------------------------------------------------------------
+
+
+def _with_changes() -> Report:
+    pr = Config(disabled=frozenset({"fabricated_url"}), domain_cap=1, compare=CompareConfig(block_on="new"),
+                judge=JudgeConfig(model="claude-haiku-4-5"))
+    return replace(regression_report(), config_changes=config_changes(Config(), pr))
+
+
+def test_the_comment_with_config_changes_matches_its_golden_file() -> None:
+    assert_golden("comment_config_changes.md", CommentReporter().render(_with_changes()))
+
+
+def test_the_markdown_report_with_config_changes_matches_its_golden_file() -> None:
+    assert_golden("markdown_config_changes.md", MarkdownReporter().render(_with_changes()))
+
+
+def test_config_changes_round_trip_through_the_json_report() -> None:
+    report = _with_changes()
+    data = json.loads(JsonReporter().render(report))
+    validate(data, "report", "report.json")
+    assert report_from_dict(data).config_changes == report.config_changes
