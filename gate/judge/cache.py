@@ -98,7 +98,7 @@ class JudgeCache:
     def disagreements(self) -> tuple[str, ...]:
         """The untrusted entries a fresh judgement contradicted, as ``key (tool)``."""
         with self._lock:
-            return tuple(self._disagreements)
+            return tuple(sorted(self._disagreements))
 
     def _read(self, call: ToolCall, file: str) -> Mapping[str, Any]:
         data = load_json(file)
