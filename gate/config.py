@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from gate.jsonio import load_yaml, validate
+from gate.jsonio import parse_yaml, read_text, validate
 
 CONFIG_NAME = "sourcegate.yaml"
 
@@ -172,8 +172,13 @@ def load_config(file: str | None, beside: str | None = None) -> Config:
             file = candidate
     if file is None:
         return Config()
-    data = load_yaml(file)
+    return parse_config(read_text(file), file)
+
+
+def parse_config(text: str, source: str) -> Config:
+    """A configuration from its YAML text (a file, or a file at a git revision); ``source`` names it."""
+    data = parse_yaml(text, source)
     if data is None:
         data = {}
-    validate(data, "config", file)
-    return config_from_dict(data, source=file)
+    validate(data, "config", source)
+    return config_from_dict(data, source=source)
