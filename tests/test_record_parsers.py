@@ -97,6 +97,18 @@ def test_the_neutral_trace_shape_the_replay_server_serves() -> None:
     assert (r.url, r.published) == ("https://a.example/x", date(2026, 1, 2))
 
 
+@pytest.mark.parametrize("file", [c[1] for c in CASES if c[0] != "bing"])
+def test_an_answer_with_no_results_is_still_told_apart(file: str) -> None:
+    data = _load(file)
+    for holder in (data, data.get("web", {})):
+        for key in ("results", "organic_results"):
+            if key in holder:
+                holder[key] = []
+    provider = detect(data)
+    assert provider == next(c[0] for c in CASES if c[1] == file)
+    assert parse_results(data) == ()
+
+
 def test_a_registry_of_small_parsers() -> None:
     assert set(PARSERS) >= {"serpapi", "brave", "bing", "tavily", "exa", "serply", "anthropic", "trace"}
     assert all(p.id == name for name, p in PARSERS.items())

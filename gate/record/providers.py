@@ -148,20 +148,26 @@ def _is_anthropic(data: Any) -> bool:
                                           for x in data)
 
 
+def _keys(data: Any) -> set[str]:
+    return set(data) if isinstance(data, dict) else set()
+
+
+# Each shape is told by what only its API sends, so that an answer with no results is told too.
 PARSERS: dict[str, Provider] = {p.id: p for p in (
-    Provider("serpapi", lambda d: isinstance(d, dict) and ("organic_results" in d or "search_metadata" in d),
-             _serpapi),
+    Provider("serpapi", lambda d: bool(_keys(d) & {"organic_results", "search_metadata"}), _serpapi),
     Provider("brave", lambda d: isinstance(d, dict) and d.get("type") == "search" and "web" in d, _brave),
     Provider("bing", lambda d: isinstance(d, dict) and (d.get("_type") == "SearchResponse" or "webPages" in d),
              _bing),
-    Provider("tavily", lambda d: _with_list(d, "results") and "content" in _first(d) and "query" in d,
-             _tavily),
-    Provider("exa", lambda d: _with_list(d, "results") and ("requestId" in d or "publishedDate" in _first(d)),
-             _exa),
-    Provider("serply", lambda d: _with_list(d, "results") and "link" in _first(d), _serply),
+    Provider("tavily", lambda d: _with_list(d, "results") and "query" in d and (
+        bool(_keys(d) & {"response_time", "follow_up_questions", "request_id"}) or "content" in _first(d)),
+        _tavily),
+    Provider("exa", lambda d: _with_list(d, "results") and (
+        bool(_keys(d) & {"requestId", "autopromptString", "costDollars"}) or "publishedDate" in _first(d)), _exa),
+    Provider("serply", lambda d: _with_list(d, "results") and (
+        "link" in _first(d) or {"total", "answer"} <= _keys(d)), _serply),
     Provider("anthropic", _is_anthropic, _anthropic),
-    Provider("trace", lambda d: _with_list(d, "results") and set(_first(d)) <= {
-        "position", "title", "url", "snippet", "published"} and "url" in _first(d), _trace),
+    Provider("trace", lambda d: _keys(d) == {"results"} and _with_list(d, "results")
+             and _keys(_first(d)) <= {"position", "title", "url", "snippet", "published"}, _trace),
 )}
 """Search-result parsers by provider id; one line here adds a provider."""
 

@@ -83,7 +83,7 @@ class Recorder:
         self._indexes: dict[int, PageIndex] = {}
         self._answer: str | None = None
         self._citations: tuple[Citation, ...] | None = None
-        self.notes: list[str] = []
+        self._notes: list[str] = []
 
     def _now(self) -> datetime:
         moment = self._clock()
@@ -111,10 +111,10 @@ class Recorder:
         None to tell it by its shape. Use as ``@rec.search`` or ``@rec.search(provider="brave")``.
         """
         def wrap(f: Callable[P, R]) -> Callable[P, R]:
-            name = _parameter(f, arg)
+            query_of = _argument(f, arg, "query")
 
             def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
-                query = _argument(f, name, args, kwargs, "query")
+                query = query_of(args, kwargs)
                 with self._lock:
                     self._queries.append(query)
                     return len(self._queries) - 1
@@ -147,10 +147,7 @@ class Recorder:
             raise RecordError(f"max_chars must be 0 or more, got {max_chars}")
 
         def wrap(f: Callable[P, R]) -> Callable[P, R]:
-            name = _parameter(f, arg)
-
-            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-                return _argument(f, name, args, kwargs, "URL")
+            before = _argument(f, arg, "URL")
 
             def after(link: str, returned: Any) -> Any:
                 page, out = _page(link, returned, max_chars, self._now())
@@ -168,7 +165,7 @@ class Recorder:
         why = search_failure(response) or _block_failure(response)
         if why is not None:
             with self._lock:
-                self.notes.append(f"search {query!r} failed ({why}): no results recorded")
+                self._notes.append(f"search {query!r} failed ({why}): no results recorded")
             return
         parsed = parse_results(response, provider)
         chosen = provider or detect(response)
@@ -176,6 +173,12 @@ class Recorder:
             self._results.extend(SearchResult(query=index, position=r.position, title=r.title, url=r.url,
                                               snippet=r.snippet, published=r.published) for r in parsed)
             self._searched.append(Searched(chosen, query, response, self._now()))
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the recording has to say: failed searches, pages a snapshot does not keep."""
+        with self._lock:
+            return tuple(self._notes)
 
     # ---------------------------------------------------------------- the answer
 
@@ -190,15 +193,17 @@ class Recorder:
 
         Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
         searched and read until now: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
-        ``passage_missing`` and ``domain_cap``, the gate's own checks. Nothing is read or written.
+        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` stand for
+        the answer's own (without them, and with a draft, they are extracted from its text).
+        Nothing is read or written.
         """
-        if answer is None:
-            if self._answer is None:
-                raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
-            run = self.run()
+        if answer is None and self._answer is None:
+            raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
+        if citations is not None:
+            cited: tuple[Citation, ...] | None = _citations(citations)
         else:
-            cited = None if citations is None else _citations(citations)
-            run = self._run(answer, cited)
+            cited = self._citations if answer is None else None
+        run = self._run(answer if answer is not None else self._answer or "", cited)
         return guard(run, self._case, self._config, self._indexes)
 
     # ---------------------------------------------------------------- the record
@@ -237,7 +242,9 @@ class Recorder:
         if snapshot is not None:
             with self._lock:
                 searched = tuple(self._searched)
-            self.notes.extend(freeze(self.run(), searched, snapshot))
+            notes = freeze(self.run(), searched, snapshot)
+            with self._lock:
+                self._notes.extend(notes)
         write_atomic(target, text)
         return target
 
@@ -263,24 +270,25 @@ def _wrapped(f: Callable[P, R], before: Callable[[tuple[Any, ...], dict[str, Any
     return cast(Callable[P, R], run_sync)
 
 
-def _parameter(f: Callable[..., Any], arg: str | None) -> str:
-    params = list(inspect.signature(f).parameters)
-    if arg is not None:
-        if arg not in params:
-            raise RecordError(f"{getattr(f, '__name__', f)!r} has no parameter {arg!r} (it has {params})")
-        return arg
+def _argument(f: Callable[..., Any], arg: str | None, what: str) -> Callable[[tuple[Any, ...], dict[str, Any]], str]:
+    """How to find the query (or URL) among a call's arguments: ``arg``, else the first parameter."""
+    sig = inspect.signature(f)
+    params = list(sig.parameters)
+    name = getattr(f, "__name__", repr(f))
+    if arg is not None and arg not in params:
+        raise RecordError(f"{name!r} has no parameter {arg!r} (it has {params})")
     if not params:
-        raise RecordError(f"{getattr(f, '__name__', f)!r} takes no arguments: nothing to record")
-    return params[0]
+        raise RecordError(f"{name!r} takes no arguments: nothing to record")
+    chosen = arg or params[0]
 
+    def find(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+        value = sig.bind_partial(*args, **kwargs).arguments.get(chosen)
+        if not isinstance(value, str):
+            raise RecordError(f"expected the {what} as the string argument {chosen!r} of {name!r}, "
+                              f"got {type(value).__name__}")
+        return value
 
-def _argument(f: Callable[..., Any], name: str, args: tuple[Any, ...], kwargs: dict[str, Any], what: str) -> str:
-    bound = inspect.signature(f).bind_partial(*args, **kwargs).arguments
-    value = bound.get(name)
-    if not isinstance(value, str):
-        raise RecordError(f"expected the {what} as the string argument {name!r} of "
-                          f"{getattr(f, '__name__', f)!r}, got {type(value).__name__}")
-    return value
+    return find
 
 
 def _block_failure(response: Any) -> str | None:
