@@ -314,3 +314,54 @@ def test_guard_needs_an_answer() -> None:
 def test_the_recorder_is_public() -> None:
     assert gate.Recorder is Recorder
     assert issubclass(gate.RecordError, gate.InputError)
+
+
+def test_a_search_that_raises_keeps_its_query_and_the_error() -> None:
+    rec = recorder()
+
+    @rec.search
+    def web_search(query: str) -> dict[str, Any]:
+        raise TimeoutError("the search API did not answer")
+
+    with pytest.raises(TimeoutError):
+        web_search("golang")
+    rec.answer("nothing")
+    assert (rec.run().queries, rec.run().results) == (("golang",), ())
+
+
+def test_the_query_may_be_any_named_parameter_and_sdk_objects_are_dumped() -> None:
+    rec = recorder()
+
+    class Response:  # the shape of an SDK's pydantic response
+        def model_dump(self, mode: str = "python") -> dict[str, Any]:
+            assert mode == "json"
+            return BRAVE
+
+    @rec.search(arg="q")
+    def web_search(count: int, q: str) -> Response:
+        return Response()
+
+    assert isinstance(web_search(5, q="golang"), Response)
+    rec.answer("Go")
+    assert rec.run().queries == ("golang",)
+    assert len(rec.run().results) == 3
+    with pytest.raises(RecordError, match="expected the query as the string argument 'q'"):
+        web_search(5, q=None)  # type: ignore[arg-type]
+
+
+def test_a_query_answered_twice_differently_keeps_the_first_in_the_snapshot(tmp_path: Path) -> None:
+    rec = recorder()
+    answers = iter([BRAVE, {**BRAVE, "web": {"type": "search", "results": []}}])
+
+    @rec.search
+    def web_search(query: str) -> Any:
+        return next(answers)
+
+    web_search("golang")
+    web_search("golang")
+    rec.answer("Go")
+    rec.save(str(tmp_path / "golden" / "runs" / "go.json"), snapshot=str(tmp_path / "golden"))
+    store = SnapshotStore(str(tmp_path / "golden" / "snapshot"))
+    assert store.search("brave", "golang").response == BRAVE
+    assert store.index().searches == {("brave", "golang")}
+    assert any("answered differently" in n for n in rec.notes)

@@ -15,7 +15,7 @@ from typing import Any
 
 from gate.model import Run
 from gate.snapshot.build import plan
-from gate.snapshot.records import SearchRecord
+from gate.snapshot.records import SearchRecord, search_key
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 
 
@@ -33,10 +33,20 @@ def freeze(run: Run, searched: Iterable[Searched], golden_root: str) -> list[str
     """Write the layers of one recorded run into ``<golden_root>/snapshot/``; the notes to say."""
     store = SnapshotStore(snapshot_dir(golden_root))
     derived = plan([run])
+    notes = list(derived.notes)
+    first: dict[str, Searched] = {}
     for s in searched:
+        key = search_key(s.provider, s.query)
+        if key in first:
+            # The same query asked twice: like the builder, keep the first answer and say so.
+            if first[key].response != s.response:
+                notes.append(f"search {s.query!r} ({s.provider}) was answered differently the second time; "
+                             "kept the first answer")
+            continue
+        first[key] = s
         store.put_search(SearchRecord(s.provider, s.query, s.response, recorded_at=s.recorded_at))
     for page in derived.pages:
         store.put_page(page)
     for extraction in derived.extractions:
         store.put_extraction(extraction)
-    return list(derived.notes)
+    return notes

@@ -179,8 +179,8 @@ def detect(response: Any) -> str:
         return found[0]
     known = ", ".join(PARSERS)
     if not found:
-        raise RecordError(f"not the response shape of any known search API ({known}); name the provider, "
-                          "or pass a parse function", file="search response", path="$")
+        raise RecordError(f"not the response shape of any known search API ({known}); name the provider "
+                          "(provider=...)", file="search response", path="$")
     raise RecordError(f"the shape fits several search APIs ({', '.join(found)}); name the provider",
                       file="search response", path="$")
 

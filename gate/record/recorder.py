@@ -167,8 +167,8 @@ class Recorder:
             with self._lock:
                 self._notes.append(f"search {query!r} failed ({why}): no results recorded")
             return
-        parsed = parse_results(response, provider)
         chosen = provider or detect(response)
+        parsed = parse_results(response, chosen)
         with self._lock:
             self._results.extend(SearchResult(query=index, position=r.position, title=r.title, url=r.url,
                                               snippet=r.snippet, published=r.published) for r in parsed)
