@@ -365,3 +365,27 @@ def test_a_query_answered_twice_differently_keeps_the_first_in_the_snapshot(tmp_
     assert store.search("brave", "golang").response == BRAVE
     assert store.index().searches == {("brave", "golang")}
     assert any("answered differently" in n for n in rec.notes)
+
+
+def test_an_async_callable_that_does_not_look_like_one_is_awaited_before_recording() -> None:
+    import functools
+
+    rec = recorder()
+
+    async def fetch(url: str, prefix: str) -> str:
+        return prefix + WEB[url]
+
+    read_page = rec.read(functools.partial(fetch, prefix=""))
+    assert asyncio.run(read_page("https://go.dev/")) == GO_PAGE
+    rec.answer("Go")
+    assert rec.run().pages[0].text == GO_PAGE
+
+
+def test_the_environment_is_read_where_the_recorder_starts_and_saves(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCEGATE_QUESTION", "What is Go?")
+    monkeypatch.setenv("SOURCEGATE_CASE", "go")
+    monkeypatch.setenv("SOURCEGATE_TRACE_FILE", str(tmp_path / "go.json"))
+    rec = Recorder()
+    rec.answer("Go.")
+    assert load_trace(rec.save()).case == "go"

@@ -23,7 +23,7 @@ import functools
 import inspect
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
@@ -265,9 +265,16 @@ def _wrapped(f: Callable[P, R], before: Callable[[tuple[Any, ...], dict[str, Any
     @functools.wraps(f)
     def run_sync(*args: Any, **kwargs: Any) -> Any:
         token = before(args, kwargs)
-        return after(token, f(*args, **kwargs))
+        returned = f(*args, **kwargs)
+        if inspect.isawaitable(returned):  # an async callable that does not look like one (a partial, ...)
+            return _then(returned, token, after)
+        return after(token, returned)
 
     return cast(Callable[P, R], run_sync)
+
+
+async def _then(pending: Awaitable[Any], token: Any, after: Callable[[Any, Any], Any]) -> Any:
+    return after(token, await pending)
 
 
 def _argument(f: Callable[..., Any], arg: str | None, what: str) -> Callable[[tuple[Any, ...], dict[str, Any]], str]:
