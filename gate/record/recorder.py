@@ -249,7 +249,7 @@ class Recorder:
         return target
 
 
-# -------------------------------------------------------------------- helpers (pure)
+# -------------------------------------------------------------------- the pure parts
 
 def _wrapped(f: Callable[P, R], before: Callable[[tuple[Any, ...], dict[str, Any]], Any],
              after: Callable[[Any, Any], Any]) -> Callable[P, R]:
