@@ -46,6 +46,8 @@ CASES = [
      (1, "https://www.adept.ai/", "Adept: Useful General Intelligence")),
     ("serply", "serply-search.handmade.json", 2,
      (1, "https://www.ecb.europa.eu/press/pr/date/2023/html/ecb.pr230101.en.html", "Croatia joins")),
+    ("serper", "serper-search.handmade.json", 2,
+     (1, "https://www.ecb.europa.eu/press/pr/date/2023/html/ecb.pr230101.en.html", "Croatia joins")),
 ]
 
 
@@ -72,6 +74,8 @@ def test_snippets_and_calendar_dates_are_kept() -> None:
     assert [r.published for r in matcha if r.published] == [date(2024, 6, 6)]  # "Jun 6, 2024"
     exa = parse_results(_load("exa-py-sdk-spec.example-0-search.json"), "exa")
     assert [r.published for r in exa] == [date(2000, 1, 1), date(2019, 9, 10)]
+    serper = parse_results(_load("serper-search.handmade.json"), "serper")
+    assert [r.published for r in serper] == [date(2023, 1, 1), None]  # "Jan 1, 2023"
     bing = parse_results(_load("bing-web-search-v7.example-response.from-quickstart-nodejs.json"), "bing")
     assert bing[0].snippet.startswith("Knock down barriers between you and your ideas.")
     tavily = parse_results(_load("tavily-search.response.cell19.3.json"), "tavily")
@@ -101,7 +105,7 @@ def test_the_neutral_trace_shape_the_replay_server_serves() -> None:
 def test_an_answer_with_no_results_is_still_told_apart(file: str) -> None:
     data = _load(file)
     for holder in (data, data.get("web", {})):
-        for key in ("results", "organic_results"):
+        for key in ("results", "organic_results", "organic"):
             if key in holder:
                 holder[key] = []
     provider = detect(data)
@@ -110,7 +114,7 @@ def test_an_answer_with_no_results_is_still_told_apart(file: str) -> None:
 
 
 def test_a_registry_of_small_parsers() -> None:
-    assert set(PARSERS) >= {"serpapi", "brave", "bing", "tavily", "exa", "serply", "anthropic", "trace"}
+    assert set(PARSERS) >= {"serpapi", "brave", "bing", "tavily", "exa", "serply", "serper", "anthropic", "trace"}
     assert all(p.id == name for name, p in PARSERS.items())
 
 

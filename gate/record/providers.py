@@ -7,6 +7,7 @@
     tavily      results[]                    title   url     content         published_date
     exa         results[]                    title   url     text/summary    publishedDate
     serply      results[]                    title   link    description     (none)
+    serper      organic[]                    title   link    snippet         date
     anthropic   web_search_tool_result       title   url     (encrypted)     page_age
     trace       results[]                    title   url     snippet         published
 
@@ -29,8 +30,8 @@ from gate.model import SearchResult
 
 
 @dataclass(frozen=True)
-class Provider:
-    """A search API: how to recognise its response, and how to read its results."""
+class Parser:
+    """The results of one search API: how to recognise its response, and how to read it."""
 
     id: str
     detect: Callable[[Any], bool]
@@ -120,6 +121,11 @@ def _serply(data: Any, at: Where) -> tuple[SearchResult, ...]:
                   snippet="description", published=None, position="realPosition")
 
 
+def _serper(data: Any, at: Where) -> tuple[SearchResult, ...]:
+    return _items(_path(data, at, "organic"), at.key("organic"), link="link", title="title", snippet="snippet",
+                  published="date", position="position")
+
+
 def _trace(data: Any, at: Where) -> tuple[SearchResult, ...]:
     return _items(_path(data, at, "results"), at.key("results"), link="url", title="title", snippet="snippet",
                   published="published", position="position")
@@ -153,20 +159,21 @@ def _keys(data: Any) -> set[str]:
 
 
 # Each shape is told by what only its API sends, so that an answer with no results is told too.
-PARSERS: dict[str, Provider] = {p.id: p for p in (
-    Provider("serpapi", lambda d: bool(_keys(d) & {"organic_results", "search_metadata"}), _serpapi),
-    Provider("brave", lambda d: isinstance(d, dict) and d.get("type") == "search" and "web" in d, _brave),
-    Provider("bing", lambda d: isinstance(d, dict) and (d.get("_type") == "SearchResponse" or "webPages" in d),
+PARSERS: dict[str, Parser] = {p.id: p for p in (
+    Parser("serpapi", lambda d: bool(_keys(d) & {"organic_results", "search_metadata"}), _serpapi),
+    Parser("brave", lambda d: isinstance(d, dict) and d.get("type") == "search" and "web" in d, _brave),
+    Parser("bing", lambda d: isinstance(d, dict) and (d.get("_type") == "SearchResponse" or "webPages" in d),
              _bing),
-    Provider("tavily", lambda d: _with_list(d, "results") and "query" in d and (
+    Parser("tavily", lambda d: _with_list(d, "results") and "query" in d and (
         bool(_keys(d) & {"response_time", "follow_up_questions", "request_id"}) or "content" in _first(d)),
         _tavily),
-    Provider("exa", lambda d: _with_list(d, "results") and (
+    Parser("exa", lambda d: _with_list(d, "results") and (
         bool(_keys(d) & {"requestId", "autopromptString", "costDollars"}) or "publishedDate" in _first(d)), _exa),
-    Provider("serply", lambda d: _with_list(d, "results") and (
+    Parser("serply", lambda d: _with_list(d, "results") and (
         "link" in _first(d) or {"total", "answer"} <= _keys(d)), _serply),
-    Provider("anthropic", _is_anthropic, _anthropic),
-    Provider("trace", lambda d: _keys(d) == {"results"} and _with_list(d, "results")
+    Parser("serper", lambda d: "searchParameters" in _keys(d) or _with_list(d, "organic"), _serper),
+    Parser("anthropic", _is_anthropic, _anthropic),
+    Parser("trace", lambda d: _keys(d) == {"results"} and _with_list(d, "results")
              and _keys(_first(d)) <= {"position", "title", "url", "snippet", "published"}, _trace),
 )}
 """Search-result parsers by provider id; one line here adds a provider."""
