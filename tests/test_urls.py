@@ -187,6 +187,12 @@ def test_registered_domain(rule: str, value: str, expected: str) -> None:
     assert registered_domain(value) == expected
 
 
+def test_a_lone_surrogate_in_a_host_reads_as_u_fffd() -> None:
+    assert host("https://ex\ud800ample.com/") == "ex\ufffdample.com"
+    assert registered_domain("https://news.ex\ud800ample.com/") == "ex\ufffdample.com"
+    assert is_under("news.ex\ud800ample.com", "ex\ufffdample.com")
+
+
 def test_github_io_users_are_different_sites() -> None:
     assert registered_domain("alice.github.io") != registered_domain("bob.github.io")
 

@@ -165,10 +165,10 @@ def _split(rest: str) -> tuple[str, str, str]:
     ``/``, ``?`` or ``#`` (so userinfo may hold brackets, as in ``http://a]b@host/``).
     """
     rest = rest.partition("#")[0]
-    before, mark, query = rest.partition("?")
+    before, _, query = rest.partition("?")
     if "\\" in before:
         before = before.replace("\\", "/")
     slash = before.find("/")
     if slash == -1:
-        return before, "", query if mark else ""
+        return before, "", query
     return before[:slash], before[slash:], query
