@@ -16,6 +16,7 @@ from typing import Any
 from gate.errors import InputError
 from gate.jsonio import load_json, load_yaml, parse_time, validate
 from gate.model import Case, Citation, GoldenSet, Page, Run, SearchResult
+from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
 RUNS_DIR = "runs"
@@ -50,7 +51,8 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     )
     citations = None
     if "citations" in data:
-        citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
+        # A lone surrogate in a cited URL reads as U+FFFD, as the URL parsed from an answer does.
+        citations = tuple(Citation(url=usv(c["url"]), quote=c.get("quote")) for c in data["citations"])
     agent = tuple(sorted((k, str(v)) for k, v in data.get("agent", {}).items()))
     return Run(
         case=data.get("case", default_case), question=data["question"], answer=data["answer"],
