@@ -130,14 +130,19 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
 
 
 def load_config(file: str | None, beside: str | None = None) -> Config:
-    """Load ``file``, else ``sourcegate.yaml`` beside the golden set, else the defaults."""
+    """Load ``file``, else ``sourcegate.yaml`` beside the golden set, else the defaults.
+
+    ``file`` is the user's own choice and is read wherever it is; the one beside the set must
+    stay inside the set (a link out of it is refused, its content never shown).
+    """
+    root = None
     if file is None and beside is not None:
         candidate = os.path.join(beside, CONFIG_NAME)
         if os.path.isfile(candidate):
-            file = candidate
+            file, root = candidate, beside
     if file is None:
         return Config()
-    data = load_yaml(file)
+    data = load_yaml(file, root=root)
     if data is None:
         data = {}
     validate(data, "config", file)

@@ -24,9 +24,13 @@ JUDGEMENTS_DIR = "judgements"
 class JudgeCache:
     """Read and write judge replies under one folder."""
 
-    def __init__(self, folder: str) -> None:
-        """Use ``folder`` (created on the first write)."""
+    def __init__(self, folder: str, root: str | None = None) -> None:
+        """Use ``folder`` (created on the first write); entries are read only inside ``root``.
+
+        ``root`` defaults to the folder that holds ``folder`` (the golden set of ``judgements/``).
+        """
         self.folder = folder
+        self.root = os.path.dirname(os.path.abspath(folder)) if root is None else root
 
     def path(self, call: ToolCall) -> str:
         """Where the reply to ``call`` is stored."""
@@ -37,7 +41,7 @@ class JudgeCache:
         file = self.path(call)
         if not os.path.isfile(file):
             return None
-        data = load_json(file)
+        data = load_json(file, root=self.root)
         validate(data, "judge-cache", file)
         if data["key"] != call.key or data["model"] != call.model or data["prompt"] != call.tool.prompt:
             raise InputError("judge cache entry does not match its file name (edited by hand?)", file=file)
