@@ -251,11 +251,11 @@ def check_depth(data: Any, file: str, limit: int | None = None) -> None:
 
 
 def _deep_path(data: Any, limit: int) -> list[object]:
-    """The path to the first container found below ``limit`` levels (rare: only once the limit is passed)."""
+    """The path to the first container nested more than ``limit`` levels deep (only once one is known to be)."""
     stack: list[tuple[Any, list[object]]] = [(data, [])]
     while stack:
         value, parts = stack.pop()
-        if len(parts) > limit:
+        if len(parts) >= limit:
             return parts
         stack.extend((v, [*parts, k]) for k, v in reversed(list(_children(value))) if isinstance(v, dict | list))
     return []
