@@ -185,9 +185,8 @@ def _check_containers(text: str, file: str) -> None:
     """
     if text.count("{") + text.count("[") <= MAX_JSON_CONTAINERS:
         return
-    found = _containers(text)
-    if found > MAX_JSON_CONTAINERS:
-        raise InputError(f"holds {found:,} objects and arrays, more than the limit of {MAX_JSON_CONTAINERS:,}; "
+    if _containers(text, MAX_JSON_CONTAINERS) > MAX_JSON_CONTAINERS:
+        raise InputError(f"holds more than {MAX_JSON_CONTAINERS:,} objects and arrays (the limit); "
                          "raise it with SOURCEGATE_MAX_JSON_CONTAINERS if the file is meant to be this large",
                          file=file)
 
@@ -195,8 +194,9 @@ def _check_containers(text: str, file: str) -> None:
 _CHUNK = 2**20
 
 
-def _containers(text: str) -> int:
-    """The ``{`` and ``[`` of ``text`` outside its strings, a chunk at a time (memory stays small).
+def _containers(text: str, enough: int) -> int:
+    """The ``{`` and ``[`` of ``text`` outside its strings, a chunk at a time (memory stays small),
+    counted until there are more than ``enough``.
 
     With escaped backslashes and quotes taken out, a quote always opens or closes a string, so
     the quotes counted so far say whether a chunk starts inside one.
@@ -211,6 +211,8 @@ def _containers(text: str) -> int:
         structure = "".join(parts[1 if inside else 0::2])  # the text between strings
         found += structure.count("{") + structure.count("[")
         inside = inside != (len(parts) % 2 == 0)  # an odd number of quotes opens or closes one
+        if found > enough:
+            break
     return found
 
 

@@ -119,7 +119,7 @@ def test_a_trace_of_3_000_000_bad_results_is_refused_before_it_is_parsed(
                                           ", ".join(['{"url": 5}'] * 3_000_000) + "]}")
     code, said = check(["check", str(root), "--judge", "off"], capsys)
     assert code == 2
-    assert "a.json: holds 3,000,004 objects and arrays, more than the limit of 1,000,000" in said
+    assert "a.json: holds more than 1,000,000 objects and arrays (the limit)" in said
     assert len(said) < 400
 
 
