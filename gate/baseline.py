@@ -21,8 +21,9 @@ from datetime import datetime
 
 from gate.compare import BaselineOrigin
 from gate.errors import InputError
-from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate, write_atomic
+from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
+from gate.outputs import write_file
 from gate.results import BaselineStamp, Report
 
 __all__ = [
@@ -71,11 +72,12 @@ def stamped(report: Report, now: datetime, force: bool) -> Report:
     return replace(report, stamp=stamp, comparison=None)
 
 
-def write_baseline(file: str, report: Report) -> None:
-    """Write a stamped report atomically (a temporary file, then a rename)."""
+def write_baseline(file: str, report: Report, within: str | None = None) -> None:
+    """Write a stamped report atomically (a temporary file, then a rename); inside ``within`` (the
+    golden set), never through a symlink that leads out of it."""
     from gate.report.json import JsonReporter
 
-    write_atomic(file, JsonReporter().render(report))
+    write_file(file, JsonReporter().render(report), within=within)
 
 
 # -- git ---------------------------------------------------------------------------------------

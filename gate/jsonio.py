@@ -1,18 +1,15 @@
-"""Strict reading and atomic writing of every file the gate touches.
+"""Strict reading of every file the gate touches, and the JSON text it writes.
 
 Reading refuses what ``json`` and PyYAML let through silently: duplicate keys, NaN and
-Infinity. Every error names the file, the JSON path and what was expected. Writing goes
-to a temporary file in the target folder first, then ``os.replace``: no half-written file.
+Infinity. Every error names the file, the JSON path and what was expected. Files are
+written by :func:`gate.outputs.write_file`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import cache
@@ -258,33 +255,6 @@ def validate(data: Any, schema_name: str, file: str) -> None:
         if err.context:
             err = max(err.context, key=lambda e: len(e.absolute_path))
         raise InputError(_describe(err), file=file, path=json_path(err.absolute_path))
-
-
-def _read_umask() -> int:
-    # The umask can only be read by setting it: do it once, at import, before any thread runs.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
-def write_atomic(file: str, text: str) -> None:
-    """Write text to ``file`` through a temporary file and ``os.replace``."""
-    folder = os.path.dirname(os.path.abspath(file))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".sourcegate-", dir=folder)
-    try:
-        # mkstemp creates 0600; a report or cache entry should get the usual mode under the umask.
-        os.fchmod(fd, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, file)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def dump_json(data: Any) -> str:

@@ -2,7 +2,8 @@
 
 Content-addressed: the file name is the :attr:`ToolCall.key` (a hash of model, prompt version, tool
 schema and rendered inputs), so a changed run or prompt simply misses. Only complete, validated
-replies are written (never an error, a refusal or a reply that left a claim unscored), atomically.
+replies are written (never an error, a refusal or a reply that left a claim unscored), atomically,
+and never through a symlink that leads out of the golden set.
 Entries follow ``gate/schemas/judge-cache.json`` (format ``sourcegate-judgement/1``).
 """
 
@@ -13,9 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from gate.errors import InputError
-from gate.jsonio import dump_json, load_json, validate, write_atomic
+from gate.jsonio import dump_json, load_json, validate
 from gate.judge.base import ToolCall
 from gate.judge.model import Usage
+from gate.outputs import write_file
 
 FORMAT = "sourcegate-judgement/1"
 JUDGEMENTS_DIR = "judgements"
@@ -24,9 +26,11 @@ JUDGEMENTS_DIR = "judgements"
 class JudgeCache:
     """Read and write judge replies under one folder."""
 
-    def __init__(self, folder: str) -> None:
-        """Use ``folder`` (created on the first write)."""
+    def __init__(self, folder: str, within: str | None = None) -> None:
+        """Use ``folder`` (created on the first write). Entries are written only where their real path
+        stays inside ``within`` (default: the folder above ``folder``, the golden set)."""
         self.folder = folder
+        self.within = within if within is not None else os.path.dirname(os.path.abspath(folder))
 
     def path(self, call: ToolCall) -> str:
         """Where the reply to ``call`` is stored."""
@@ -60,4 +64,4 @@ class JudgeCache:
                 "cache_write_tokens": usage.cache_write_tokens,
             },
         }
-        write_atomic(self.path(call), dump_json(entry))
+        write_file(self.path(call), dump_json(entry), within=self.within)

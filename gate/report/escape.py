@@ -4,11 +4,18 @@ Untrusted text is anything that came from the web or a model: answers, claims, p
 quotes, case ids and messages that repeat them. It must render as the same visible characters and
 nothing more: no markup, no links, no pings, no broken table.
 
-Three functions, for three places in a report:
+Four functions, for four places in a report:
 
 * :func:`md` for running text and table cells. The result is one line.
 * :func:`md_code` for inline code (identifiers, quotes shown verbatim). The result is one line.
 * :func:`md_url` for a URL, shown as inline code: readable and copyable, never a link.
+* :func:`plain` for a single line of plain text (JUnit XML, terminal output): no markdown escapes.
+
+Every one of them also keeps untrusted text from acting as a GitHub Actions workflow command when
+the output reaches a log (``--junit -``, ``--markdown -`` in a ``run:`` step): there are no line
+breaks to start a new line with, a leading ``::`` (the runner trims spaces before looking) gets a
+zero-width space between its colons, and so does ``##[`` anywhere (the legacy form, which the runner
+still reads in the middle of a line) between ``##`` and ``[``.
 
 Apply each exactly once, to raw text: escaping twice shows the backslashes. Do not put the output
 of :func:`md` between backticks; backslash escapes are not read inside code, use :func:`md_code`.
@@ -48,7 +55,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["md", "md_code", "md_url"]
+__all__ = ["md", "md_code", "md_url", "plain"]
 
 ELLIPSIS = "…"
 _ZWSP = "\u200b"
@@ -76,8 +83,26 @@ _ZWSP_AFTER_HASH = re.compile(r"(?<=#)(?=\d)")
 _ZWSP_IN_GH_REF = re.compile(r"(?i)(?<=\bGH)(?=-\d)")
 
 
+_LEADING_COMMAND = re.compile(r"^(\s*:)(?=:)")
+_LEGACY_COMMAND = re.compile(r"##(?=\[)")
+
+
 def _clean(text: str) -> str:
     return _INVISIBLE_RE.sub("", text)
+
+
+def _no_command(line: str) -> str:
+    """``line`` with a zero-width space where the runner would read a workflow command."""
+    line = _LEADING_COMMAND.sub(lambda m: m.group(1) + _ZWSP, line)
+    return _LEGACY_COMMAND.sub("##" + _ZWSP, line)
+
+
+def plain(text: str, *, max_len: int | None = None) -> str:
+    """Untrusted ``text`` as a single line of plain text: control and bidirectional characters
+    removed, each line break a space, workflow commands broken (see the module docstring). Other
+    spaces are kept as they are; nothing else is escaped (an XML or JSON writer does its own)."""
+    line = _LINE_BREAK_RE.sub(" ", _clean(text))
+    return _no_command(_truncate(line, max_len))
 
 
 def _truncate(text: str, max_len: int | None) -> str:
@@ -94,7 +119,7 @@ def md(text: str, *, max_len: int | None = None) -> str:
     ``max_len`` caps the visible length, counting the trailing ``…`` when the text is cut.
     """
     plain = _SPACE_RE.sub(" ", _clean(text)).strip()
-    plain = _truncate(plain, max_len)
+    plain = _no_command(_truncate(plain, max_len))
     for pattern in (
         _ZWSP_AFTER_AT,
         _ZWSP_BEFORE_SCHEME_SEP,
@@ -120,7 +145,7 @@ def md_code(text: str, *, max_len: int | None = None, in_table: bool = True) -> 
     ``in_table`` (default True) escapes ``|`` so the span cannot break a table cell.
     """
     plain = _LINE_BREAK_RE.sub(" ", _clean(text))
-    plain = _truncate(plain, max_len)
+    plain = _no_command(_truncate(plain, max_len))
     if not plain:
         return ""
     if in_table:
