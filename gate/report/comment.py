@@ -136,9 +136,12 @@ def notes(report: Report, max_notes: int | None = MAX_NOTES) -> Section:
     if cmp is None and not any(w.startswith("no baseline at ") for w in report.warnings):
         items.append("no baseline to compare with: every hard failure counts; "
                      "record one with `sourcegate baseline update`")
-    items += [md(w, max_len=600) for w in report.warnings]
+    # Only what can be shown is escaped: a report may carry thousands of warnings.
+    shown = report.warnings if max_notes is None else report.warnings[: max(0, max_notes + 1 - len(items))]
+    items += [md(w, max_len=600) for w in shown]
+    hidden = len(report.warnings) - len(shown)
     if max_notes is not None:  # never trimmed, so their number and size are capped
-        items = _capped(items, lambda n: f"{n} more note(s) in the job summary", max_rows=max_notes)
+        items = _capped(items, lambda n: f"{n + hidden} more note(s) in the job summary", max_rows=max_notes)
     # Two trailing spaces end a line inside the quote block without starting a new paragraph.
     return Section(tuple(f"> ⚠️ {n}  " if i < len(items) - 1 else f"> ⚠️ {n}" for i, n in enumerate(items)),
                    keep=True)
