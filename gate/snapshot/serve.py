@@ -13,8 +13,8 @@ entries from disk on each request (a rebuild is picked up without a restart), an
 
 Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped,
 and at most :data:`MAX_CONNECTIONS` are served at once (one thread each). A connection over the
-bound waits for a free slot, up to :data:`IDLE_TIMEOUT` seconds (the time an idle one takes to be
-dropped), and is answered 503 after that; idle clients cannot make the server start a thread each.
+bound waits for a free slot, up to a little over twice :data:`IDLE_TIMEOUT` (an idle one is dropped
+within one), and is answered 503 after that; idle clients cannot make the server start a thread each.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class ReplayServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Serve the connection on a thread of its own once a slot is free; 503 when none frees up."""
-        if not self._slots.acquire(timeout=self.idle_timeout):
+        if not self._slots.acquire(timeout=2 * self.idle_timeout + 1):
             with contextlib.suppress(OSError):
                 request.settimeout(1.0)
                 request.sendall(_BUSY)
