@@ -257,6 +257,14 @@ def validate(data: Any, schema_name: str, file: str) -> None:
         raise InputError(_describe(err), file=file, path=json_path(err.absolute_path))
 
 
+def write_atomic(file: str, text: str) -> None:
+    """Write ``text`` to ``file`` the one safe way (:func:`gate.outputs.write_file`): atomic for a
+    regular file, direct for a device or FIFO, through a symlink to its target."""
+    from gate.outputs import write_file  # the writing side lives there; this name stays for its callers
+
+    write_file(file, text)
+
+
 def dump_json(data: Any) -> str:
     """Stable, readable JSON text (sorted keys are not used: the schema order reads better)."""
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
