@@ -7,24 +7,27 @@ files, the clock (through its caller) and ``git``; :mod:`gate.compare` only sees
 **The PR cannot lower its own bar.** With a git revision (the PR's base commit), the baseline and
 ``golden.yaml`` are read with ``git show REV:path`` from that revision, so a PR that edits
 ``baseline.json`` is still compared with the base's. ``git`` runs with an argument list (never a
-shell), the revision is resolved to a commit first, and ``--end-of-options`` keeps a revision
-that looks like an option from being read as one.
+shell), through :mod:`gate.gitrev`. The configuration is read there too (:mod:`gate.rules`).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from gate.compare import BaselineOrigin
 from gate.errors import InputError
+from gate.gitrev import changed_files, relative, resolve_commit, show, toplevel
 from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
 from gate.outputs import write_file
 from gate.results import BaselineStamp, Report
+
+if TYPE_CHECKING:
+    from gate.rules import Rules
 
 __all__ = [
     "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "read_at_ref", "read_baseline",
@@ -32,7 +35,6 @@ __all__ = [
 ]
 
 BASELINE_NAME = "baseline.json"
-GIT_TIMEOUT = 60.0
 
 
 def baseline_file(golden_root: str) -> str:
@@ -80,76 +82,6 @@ def write_baseline(file: str, report: Report, within: str | None = None) -> None
     write_file(file, JsonReporter().render(report), within=within)
 
 
-# -- git ---------------------------------------------------------------------------------------
-
-
-def _git(cwd: str, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT, env=env,
-                              check=False)
-    except FileNotFoundError as e:
-        raise InputError("--baseline-ref needs git, and git is not installed") from e
-    except subprocess.TimeoutExpired as e:
-        raise InputError(f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from e
-
-
-def _toplevel(folder: str) -> str:
-    done = _git(folder, "rev-parse", "--show-toplevel")
-    if done.returncode != 0:
-        raise InputError(f"--baseline-ref: not inside a git repository ({_err(done)})", file=folder)
-    return os.path.realpath(done.stdout.decode().strip())
-
-
-def _err(done: subprocess.CompletedProcess[bytes]) -> str:
-    return " ".join(done.stderr.decode(errors="replace").split())[:300] or f"exit {done.returncode}"
-
-
-def resolve_commit(top: str, ref: str) -> str:
-    """The commit id ``ref`` names in the repository at ``top``."""
-    if not ref or ref.startswith("-"):
-        raise InputError(f"--baseline-ref: {ref!r} is not a revision")
-    done = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
-    if done.returncode != 0:
-        raise InputError(f"--baseline-ref: {ref!r} is not a commit of this repository "
-                         "(with a shallow checkout, fetch the base commit first, e.g. fetch-depth: 0)")
-    return done.stdout.decode().strip()
-
-
-def _relative(top: str, path: str) -> str:
-    rel = os.path.relpath(os.path.realpath(path), top)
-    if rel == ".." or rel.startswith(".." + os.sep):
-        raise InputError("is outside the git repository of the golden set", file=path)
-    return rel.replace(os.sep, "/")
-
-
-def show(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:
-    """The text of ``rel`` at ``commit`` (``git show``), or None when the file is not there.
-
-    ``ref`` is how the user named the commit, for messages; text that is not UTF-8 is an input error.
-    """
-    if _git(top, "cat-file", "-e", "--end-of-options", f"{commit}:{rel}").returncode != 0:
-        return None
-    done = _git(top, "show", "--end-of-options", f"{commit}:{rel}")
-    if done.returncode != 0:
-        raise InputError(f"git show {commit[:12]}:{rel} failed: {_err(done)}")
-    try:
-        return done.stdout.decode("utf-8", errors="strict")
-    except UnicodeDecodeError as e:  # the file's problem, as with a file of the working tree
-        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=f"{ref or commit}:{rel}") from e
-
-
-def changed_files(top: str, commit: str, rels: Sequence[str]) -> tuple[str, ...]:
-    """Files under ``rels`` that differ between ``commit`` and the working tree (untracked included)."""
-    diff = _git(top, "diff", "--name-only", "--no-renames", "-z", commit, "--", *rels)
-    if diff.returncode != 0:
-        raise InputError(f"git diff against {commit[:12]} failed: {_err(diff)}")
-    new = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--", *rels)
-    names = {n for out in (diff.stdout, new.stdout if new.returncode == 0 else b"")
-             for n in out.decode(errors="replace").split("\0") if n}
-    return tuple(sorted(names))
-
-
 def _golden_cases(text: str | None, source: str) -> dict[str, object]:
     if text is None:
         return {}
@@ -178,54 +110,43 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     Lists the golden-set files (and ``extra`` files such as the config) that the working tree
     changed against ``ref``, and the cases whose definition changed.
     """
-    top = _toplevel(golden_root)
+    top = toplevel(golden_root)
     commit = resolve_commit(top, ref)
-    rel_file = _relative(top, file or baseline_file(golden_root))
-    rel_golden = _relative(top, os.path.join(golden_root, GOLDEN_NAME))
+    rel_file = relative(top, file or baseline_file(golden_root))
+    rel_golden = relative(top, os.path.join(golden_root, GOLDEN_NAME))
     source = f"{ref}:{rel_file}"
     text = show(top, commit, rel_file, ref)
     report = None if text is None else parse_report(parse_json(text, source), source)
     before = _golden_cases(show(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
     after = _golden_cases(read_text(here), here) if os.path.isfile(here) else {}
-    watched = [_relative(top, golden_root), rel_file, *(_relative(top, x) for x in extra)]
+    watched = [relative(top, golden_root), rel_file, *(relative(top, x) for x in extra)]
     return BaselineAtRef(report, BaselineOrigin(
         file=rel_file, ref=ref, commit=commit, changed_files=changed_files(top, commit, sorted(set(watched))),
         redefined_cases=redefined_cases(before, after),
     ))
 
 
-def attach_baseline(report: Report, paths: Sequence[str], config_file: str | None, *, file: str | None,
-                    ref: str | None, now: datetime) -> Report:
-    """``report`` compared with its baseline and decided again; unchanged (with a note) when there is none.
+def attach_baseline(report: Report, rules: Rules, *, now: datetime) -> Report:
+    """``report`` compared with the baseline of ``rules`` and decided under its configuration.
 
-    The baseline is ``file`` or the golden set's ``baseline.json``; with ``ref``, both it and
-    ``golden.yaml`` are read at that git revision. A baseline of another golden set is an input error.
+    Unchanged (with a note) when there is no baseline; the rules' configuration changes and warnings
+    are added either way. A baseline of another golden set is an input error.
     """
     from gate.compare import compare
-    from gate.config import load_config
     from gate.decide import decide_report
 
-    root = paths[0] if len(paths) == 1 and os.path.isdir(paths[0]) else None
-    config = load_config(config_file, beside=root)
-    if ref is not None:
-        if root is None:
-            raise InputError("--baseline-ref needs a golden-set folder, not trace files")
-        at = read_at_ref(root, ref, file, [config_file] if config_file else [])
-        base, origin = at.report, at.origin
-    else:
-        path = file or (baseline_file(root) if root is not None else None)
-        if path is None:
-            return report
-        base, origin = read_baseline(path), BaselineOrigin(file=path)
-        if base is None and file is not None:
-            raise InputError("no such baseline file", file=file)
+    report = replace(report, config_changes=rules.config_changes,
+                     warnings=(*report.warnings, *rules.warnings))
+    base, origin = rules.baseline, rules.origin
+    if origin is None:
+        return report
     if base is None:
-        where = f"{ref}:{origin.file}" if ref else origin.file
+        where = f"{origin.ref}:{origin.file}" if origin.ref else origin.file
         note = (f"no baseline at {where}: nothing to compare with; "
                 "record one with `sourcegate baseline update`")
         return replace(report, warnings=(*report.warnings, note))
     if base.golden_name != report.golden_name:
         raise InputError(f"the baseline is for golden set {base.golden_name!r}, not {report.golden_name!r}",
                          file=origin.file)
-    return decide_report(report, config, compare(base, report, config, origin, now))
+    return decide_report(report, rules.config, compare(base, report, rules.config, origin, now))

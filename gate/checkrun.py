@@ -78,15 +78,19 @@ def check(args: argparse.Namespace) -> int:
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[str, ...]) -> int:
     from gate.baseline import attach_baseline
     from gate.cli import VERDICT_EXIT
-    from gate.gaterun import run_paths
+    from gate.gaterun import run_paths, set_name
     from gate.publish import emit
     from gate.report.json import JsonReporter
     from gate.report.markdown import MarkdownReporter
+    from gate.rules import resolve_rules
 
-    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge)
-    out = Outputs.of(args, golden.name or report.golden_name)  # {name} works with one set too
-    report = attach_baseline(report, golden.paths, args.config, file=out.baseline, ref=args.baseline_ref,
-                             now=datetime.now(UTC))
+    out = Outputs.of(args, golden.name or set_name(golden.paths))  # {name} works with one set too
+    # The rules first (at the base revision with --baseline-ref), then one run under them.
+    rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
+                          trust_config=args.trust_config)
+    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
+                       trusted_judgements=rules.trusted_judgements)
+    report = attach_baseline(report, rules, now=datetime.now(UTC))
     # Render everything before writing anything: a rendering error leaves no file behind.
     rendered: list[tuple[str, str]] = []
     if out.json is not None:

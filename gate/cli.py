@@ -60,8 +60,11 @@ def _add_baseline_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--baseline", metavar="FILE",
                    help="the baseline report to compare with (default: baseline.json in the golden set)")
     c.add_argument("--baseline-ref", metavar="REF",
-                   help="read the baseline and golden.yaml at this git revision (the PR's base), "
-                        "not from the working tree")
+                   help="read the baseline, golden.yaml, the configuration and the trusted judge-cache "
+                        "entries at this git revision (the PR's base), not from the working tree")
+    c.add_argument("--trust-config", action="store_true",
+                   help="with --baseline-ref, use a --config file the revision does not have (the PR that "
+                        "adds the gate); see docs/trust.md")
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML here ('-' for stdout)")
     c.add_argument("--summary", metavar="FILE",
                    help="write the job summary here ('-' for stdout; "

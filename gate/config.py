@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from gate.jsonio import load_yaml, validate
+from gate.jsonio import parse_yaml, read_text, validate
 
 CONFIG_NAME = "sourcegate.yaml"
 
@@ -79,6 +79,30 @@ class CompareConfig:
 
 
 @dataclass(frozen=True)
+class SearchProviderConfig:
+    """One ``record.search.<name>`` entry; None leaves a known provider's own setting."""
+
+    endpoint: str | None = None
+    endpoint_env: str | None = None
+    method: str | None = None
+    query_param: str | None = None
+    key_env: str | None = None
+    key_in: str | None = None
+    params: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class RecordConfig:
+    """How record mode reaches the live web: search providers, caps and the allow-list."""
+
+    search: Mapping[str, SearchProviderConfig] = field(default_factory=lambda: MappingProxyType({}))
+    allow: tuple[str, ...] = ()
+    max_bytes: int = 5_000_000
+    deadline_seconds: float = 30.0
+    max_redirects: int = 5
+
+
+@dataclass(frozen=True)
 class Config:
     """Every threshold of the gate, each with its documented default."""
 
@@ -92,6 +116,7 @@ class Config:
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     soft: Mapping[str, SoftBound] = field(default_factory=lambda: DEFAULT_SOFT)
     compare: CompareConfig = field(default_factory=CompareConfig)
+    record: RecordConfig = field(default_factory=RecordConfig)
     source: str | None = None
 
     def floor_for(self, cls: str | None) -> int:
@@ -125,8 +150,18 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
             **{k: SoftBound(**{**vars(DEFAULT_SOFT[k]), **v}) for k, v in data.get("soft", {}).items()},
         }),
         compare=CompareConfig(**data.get("compare", {})),
+        record=_record(data.get("record", {})),
         source=source,
     )
+
+
+def _record(data: Mapping[str, Any]) -> RecordConfig:
+    search = {
+        name: SearchProviderConfig(**{**entry, "params": MappingProxyType(entry["params"]) if "params" in entry
+                                      else None})
+        for name, entry in data.get("search", {}).items()
+    }
+    return RecordConfig(**{**data, "search": MappingProxyType(search), "allow": tuple(data.get("allow", ()))})
 
 
 def load_config(file: str | None, beside: str | None = None) -> Config:
@@ -137,8 +172,13 @@ def load_config(file: str | None, beside: str | None = None) -> Config:
             file = candidate
     if file is None:
         return Config()
-    data = load_yaml(file)
+    return parse_config(read_text(file), file)
+
+
+def parse_config(text: str, source: str) -> Config:
+    """A configuration from its YAML text (a file, or a file at a git revision); ``source`` names it."""
+    data = parse_yaml(text, source)
     if data is None:
         data = {}
-    validate(data, "config", file)
-    return config_from_dict(data, source=file)
+    validate(data, "config", source)
+    return config_from_dict(data, source=source)

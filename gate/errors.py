@@ -3,6 +3,11 @@
     GateError                 exit 4 unless a subclass says otherwise
     ├── InputError            exit 2: a file, path or argument is wrong (names file and JSON path)
     ├── SnapshotMiss          exit 2: replay asked for something the cache does not hold
+    ├── LiveWebError          exit 2: record mode got no answer it may record (nothing is written)
+    │   ├── FetchRefused      the address, scheme or URL is not fetched (private, metadata, a secret in it)
+    │   ├── BodyTooLarge      the answer is over record.max_bytes
+    │   ├── FetchTimeout      no complete answer within record.deadline_seconds (redirects included)
+    │   └── SearchFailed      the search provider is unknown, has no key, or answered an error
     ├── JudgeUnavailable      never an exit by itself: claims stay unscored, the verdict may be inconclusive
     └── GitHubError           never changes the verdict: reported, the job summary is kept
 
@@ -41,6 +46,29 @@ class InputError(GateError):
 
 class SnapshotMiss(InputError):
     """Replay needed a recording that the snapshot does not hold: said out loud, never a live call."""
+
+
+class LiveWebError(GateError):
+    """Record mode could not get an answer to record from the live web; the message names the URL,
+    with every secret redacted."""
+
+    exit_code = EXIT_INPUT
+
+
+class FetchRefused(LiveWebError):
+    """A fetch refused on purpose: a private, loopback or metadata address, a scheme, a secret in a URL."""
+
+
+class BodyTooLarge(LiveWebError):
+    """An answer longer than the configured cap; reading stopped at the cap."""
+
+
+class FetchTimeout(LiveWebError):
+    """No complete answer within the deadline of the whole request, redirects included."""
+
+
+class SearchFailed(LiveWebError):
+    """A search that cannot be recorded: no such provider, no key, or the provider answered an error."""
 
 
 class JudgeUnavailable(GateError):

@@ -10,12 +10,22 @@ from typing import TYPE_CHECKING
 from gate.config import Config, load_config
 from gate.errors import InputError
 from gate.evaluate import build_report, evaluate_pairing, evaluate_run
+from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.load import Pairing, load_golden, load_trace
 from gate.model import Case
 from gate.results import CaseResult, Report
 
 if TYPE_CHECKING:
     from gate.judge.session import JudgeSession
+
+
+TRACES_NAME = "traces"
+"""The name of the report of loose trace files (they have no golden.yaml to name them)."""
+
+
+def set_name(paths: Sequence[str]) -> str:
+    """The name the report of ``paths`` will carry: the golden set's, or :data:`TRACES_NAME`."""
+    return load_golden(paths[0]).name if len(paths) == 1 and os.path.isdir(paths[0]) else TRACES_NAME
 
 
 def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
@@ -36,23 +46,28 @@ def _judged(p: Pairing, config: Config, session: JudgeSession) -> CaseResult:
 
 
 def _report(name: str, version: int | None, pairings: Iterable[Pairing], config: Config,
-            judge_mode: str | None, judgements: str | None, expected_runs: int) -> Report:
+            judge_mode: str | None, judgements: str | None, expected_runs: int,
+            trusted: TrustedEntries | None) -> Report:
     """Evaluate every pairing, judged unless the mode is ``off``, into a report."""
     mode = judge_mode or config.judge.mode
     if mode == "off":
         return build_report(name, version, (evaluate_pairing(p, config) for p in pairings), config)
     from gate.judge.session import JudgeSession
 
-    with JudgeSession(mode, config, judgements, expected_runs) as session:
+    with JudgeSession(mode, config, judgements, expected_runs, trusted=trusted) as session:
         report = build_report(name, version, session.map(lambda p: _judged(p, config, session), pairings),
                               config, judge_mode=mode)
     return replace(report, warnings=report.warnings + session.warnings)
 
 
-def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None) -> Report:
+def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,
+              config: Config | None = None, trusted_judgements: TrustedEntries | None = None) -> Report:
     """Run the gate on one golden-set folder, or on a list of trace files.
 
     ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
+    ``config`` is the configuration already read (e.g. at the base revision, :mod:`gate.rules`);
+    None reads ``config_file`` or the one beside the set. ``trusted_judgements`` limits the judge
+    cache to the entries the base revision has (None: every entry is used).
     """
     from gate.goldensets import split_sets
 
@@ -65,10 +80,10 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
         from gate.load import iter_pairings
 
         golden = load_golden(dirs[0])
-        config = load_config(config_file, beside=golden.root)
-        from gate.judge.cache import JUDGEMENTS_DIR
-
+        if config is None:
+            config = load_config(config_file, beside=golden.root)
         return _report(golden.name, golden.version, iter_pairings(golden), config, judge_mode,
-                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
-    config = load_config(config_file) if config_file else Config()
-    return _report("traces", None, _trace_pairings(paths), config, judge_mode, None, len(paths))
+                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), trusted_judgements)
+    if config is None:
+        config = load_config(config_file) if config_file else Config()
+    return _report(TRACES_NAME, None, _trace_pairings(paths), config, judge_mode, None, len(paths), None)

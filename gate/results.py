@@ -11,6 +11,7 @@ from gate.model import Finding
 
 if TYPE_CHECKING:
     from gate.compare import Comparison
+    from gate.configdiff import ConfigChange
     from gate.judge.model import RunJudgement
 
 Verdict = Literal["pass", "fail", "inconclusive"]
@@ -104,6 +105,8 @@ class Report:
     """set when this report is (or was read from) a baseline file"""
     comparison: Comparison | None = None
     """the comparison with the baseline, when there was one"""
+    config_changes: tuple[ConfigChange, ...] = ()
+    """settings the pull request changes in the configuration; they apply after the merge"""
 
     @property
     def hard_failure_count(self) -> int:

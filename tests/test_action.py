@@ -335,6 +335,44 @@ def test_a_malformed_run_file_exits_2_and_names_the_file(
     assert not (runner.ws / "sourcegate-report" / "report.json").exists()
 
 
+def test_a_pr_that_switches_the_checks_off_is_judged_by_the_base_config(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD, "made-up": (GOOD[0], FABRICATED)})
+    base = runner.commit()
+    (runner.ws / golden / "sourcegate.yaml").write_text("checks:\n  disabled: [fabricated_url]\n")
+    runner.commit()
+    code = run(runner.env(runner.event(base), golden_set=golden, judge="off"))
+    log = capsys.readouterr().out
+    assert code == 1, log
+    report = json.loads((runner.ws / runner.outputs()["report-path"]).read_text(encoding="utf-8"))
+    assert report["summary"]["by_check"] == {"fabricated_url": 1}
+    assert report["config_changes"] == [{"setting": "checks.disabled.fabricated_url", "base": "enabled",
+                                         "pr": "disabled", "effect": "weakening"}]
+    [posted] = runner.server.comments(REPO, PR_NUMBER)
+    assert "### Configuration changed by this pull request" in posted["body"]
+    assert "apply from the next pull request after this one is merged" in posted["body"]
+
+
+def test_a_config_input_the_base_lacks_needs_trust_config(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    base = runner.commit()
+    (runner.ws / "sg.yaml").write_text("checks:\n  domain_cap: 3\n")
+    runner.commit()
+    code = run(runner.env(runner.event(base), golden_set=golden, judge="off", config="sg.yaml", comment="false"))
+    log = capsys.readouterr().out
+    assert code == 2
+    [error] = annotations(log)
+    assert "sg.yaml" in error and "trust-config" in error
+    code = run(runner.env(runner.event(base), golden_set=golden, judge="off", config="sg.yaml",
+                          comment="false", trust_config="true"))
+    assert code == 0, capsys.readouterr().out
+    report = json.loads((runner.ws / "sourcegate-report" / "report.json").read_text(encoding="utf-8"))
+    assert report["config"] == "sg.yaml" and any("--trust-config" in w for w in report["warnings"])
+
+
 def test_the_gates_own_messages_stay_between_the_stop_commands_tokens(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from gate.baseline import attach_baseline
 from gate.gaterun import run_paths
 from gate.report.comment import CommentReporter
+from gate.rules import resolve_rules
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
@@ -30,9 +31,9 @@ def example_comment() -> str:
     here = os.getcwd()
     os.chdir(ROOT)
     try:
-        report = run_paths(["cached-snapshots/example"], None)
-        report = attach_baseline(report, ["cached-snapshots/example"], None, file=None, ref=None,
-                                 now=datetime.fromisoformat(written))
+        rules = resolve_rules(["cached-snapshots/example"], None)
+        report = run_paths(["cached-snapshots/example"], None, config=rules.config)
+        report = attach_baseline(report, rules, now=datetime.fromisoformat(written))
     finally:
         os.chdir(here)
     body = CommentReporter().render(report)

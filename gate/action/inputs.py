@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 INPUT_NAMES = (
-    "golden-set", "config", "judge", "anthropic-api-key", "github-token", "comment", "comment-author",
+    "golden-set", "config", "trust-config", "judge", "anthropic-api-key", "github-token", "comment", "comment-author",
     "baseline-ref", "fail-on", "report-dir", "comment-from", "pr-number",
 )
 """Every input ``action.yml`` declares; a test keeps the two lists equal."""
@@ -60,6 +60,7 @@ class Inputs:
 
     golden_set: tuple[str, ...] = ()
     config: str | None = None
+    trust_config: bool = False
     judge: str = "auto"
     api_key: str = ""
     github_token: str = ""
@@ -116,6 +117,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     return Inputs(
         golden_set=golden,
         config=_get(env, "config") or None,
+        trust_config=_flag(env, "trust-config", False),
         judge=_choice(env, "judge", JUDGE_MODES, "auto"),
         api_key=_get(env, "anthropic-api-key"),
         github_token=_get(env, "github-token"),

@@ -64,6 +64,8 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
             "--summary", files["summary"], "--junit", files["junit"], "--judge", judge]
     if inputs.config:
         argv += ["--config", inputs.config]
+        if inputs.trust_config:
+            argv.append("--trust-config")
     if baseline:
         argv += ["--baseline-ref", baseline]
     if comment:

@@ -5,15 +5,23 @@ schema and rendered inputs), so a changed run or prompt simply misses. Only comp
 replies are written (never an error, a refusal or a reply that left a claim unscored), atomically,
 and never through a symlink that leads out of the golden set.
 Entries follow ``gate/schemas/judge-cache.json`` (format ``sourcegate-judgement/1``).
+
+**Trusted entries.** Checked against a pull request's base revision, an entry is used only when the
+base has it with the same content (:class:`TrustedEntries`): anyone can write a file that says
+"supported". An entry the pull request added or changed is *unverified*: replay leaves its claims
+unscored, a live judge asks afresh and compares (see :mod:`gate.judge.llm`).
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from gate.errors import InputError
+from gate.gitrev import blob_id
 from gate.jsonio import dump_json, load_json, validate
 from gate.judge.base import ToolCall
 from gate.judge.model import Usage
@@ -21,16 +29,41 @@ from gate.outputs import write_file
 
 FORMAT = "sourcegate-judgement/1"
 JUDGEMENTS_DIR = "judgements"
+NOT_VERIFIED = "judgement added by this pull request, not verified"
+"""Why a claim whose only judgement is one the pull request brought along stays unscored."""
+
+
+@dataclass(frozen=True)
+class TrustedEntries:
+    """The judge-cache entries a git revision has: file name -> blob id."""
+
+    blobs: Mapping[str, str]
+
+    def trusts(self, file: str) -> bool:
+        """True when ``file`` is in the revision with exactly this content."""
+        blob = self.blobs.get(os.path.basename(file))
+        if blob is None:
+            return False
+        with open(file, "rb") as f:
+            return blob_id(f.read(), blob) == blob
 
 
 class JudgeCache:
-    """Read and write judge replies under one folder."""
+    """Read and write judge replies under one folder.
 
-    def __init__(self, folder: str, within: str | None = None) -> None:
+    With ``trusted``, entries outside it are not served by :meth:`get`; :meth:`unverified` reads them
+    for comparison, and :attr:`unverified_keys` counts them.
+    """
+
+    def __init__(self, folder: str, trusted: TrustedEntries | None = None, within: str | None = None) -> None:
         """Use ``folder`` (created on the first write). Entries are written only where their real path
         stays inside ``within`` (default: the folder above ``folder``, the golden set)."""
         self.folder = folder
+        self.trusted = trusted
         self.within = within if within is not None else os.path.dirname(os.path.abspath(folder))
+        self._lock = threading.Lock()
+        self._unverified: set[str] = set()
+        self._disagreements: list[str] = []
 
     def path(self, call: ToolCall) -> str:
         """Where the reply to ``call`` is stored."""
@@ -41,6 +74,37 @@ class JudgeCache:
         file = self.path(call)
         if not os.path.isfile(file):
             return None
+        if self.trusted is not None and not self.trusted.trusts(file):
+            with self._lock:
+                self._unverified.add(call.key)
+            return None
+        return self._read(call, file)
+
+    def unverified(self, call: ToolCall) -> Mapping[str, Any] | None:
+        """The stored tool input for ``call`` when it is there but not trusted, else None."""
+        file = self.path(call)
+        if self.trusted is None or not os.path.isfile(file) or self.trusted.trusts(file):
+            return None
+        return self._read(call, file)
+
+    def disagrees(self, call: ToolCall) -> None:
+        """Note that the untrusted entry for ``call`` says something other than a fresh judgement."""
+        with self._lock:
+            self._disagreements.append(f"{call.key[:12]} ({call.tool.name})")
+
+    @property
+    def unverified_keys(self) -> frozenset[str]:
+        """The entries that were asked for but not used because the base revision lacks them."""
+        with self._lock:
+            return frozenset(self._unverified)
+
+    @property
+    def disagreements(self) -> tuple[str, ...]:
+        """The untrusted entries a fresh judgement contradicted, as ``key (tool)``."""
+        with self._lock:
+            return tuple(sorted(self._disagreements))
+
+    def _read(self, call: ToolCall, file: str) -> Mapping[str, Any]:
         data = load_json(file)
         validate(data, "judge-cache", file)
         if data["key"] != call.key or data["model"] != call.model or data["prompt"] != call.tool.prompt:

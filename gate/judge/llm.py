@@ -25,7 +25,7 @@ from gate.checks.base import Subject
 from gate.config import Config
 from gate.errors import JudgeUnavailable
 from gate.judge.base import Caller, JudgeRequest, ToolCall, ToolReply, worth_caching
-from gate.judge.cache import JudgeCache
+from gate.judge.cache import NOT_VERIFIED, JudgeCache
 from gate.judge.cost import priced
 from gate.judge.evidence import select_sources
 from gate.judge.model import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
@@ -129,14 +129,17 @@ class LLMJudge:
         return reply
 
     def _ask(self, call: ToolCall, parse: Callable[[Mapping[str, Any]], tuple[T, bool]], tally: _Tally) -> T:
+        unverified = False
         if self._cache is not None:
             hit = self._cache.get(call)
             if hit is not None:
                 tally.usage += Usage(judge_cache_hits=1)
                 return parse(hit)[0]
+            unverified = call.key in self._cache.unverified_keys
         if self._caller is None:
             tally.usage += Usage(judge_cache_misses=1)
-            raise JudgeUnavailable(NOT_IN_CACHE)
+            # An entry the pull request brought along is not evidence: its claims stay unscored.
+            raise JudgeUnavailable(NOT_VERIFIED if unverified else NOT_IN_CACHE)
         reply = self._send(call)
         tally.usage += priced(replace(reply.usage, calls=1), call.model, self._cfg.prices)
         if reply.stop_reason == "refusal":
@@ -147,6 +150,10 @@ class LLMJudge:
         if reply.stop_reason == "max_tokens":
             raise JudgeUnavailable(f"the reply was cut off at max_tokens ({call.max_tokens})")
         value, complete = parse(reply.tool_input)
+        if unverified and self._cache is not None:
+            claimed = self._cache.unverified(call)
+            if claimed is not None and dict(claimed) != dict(reply.tool_input):
+                self._cache.disagrees(call)
         if complete and self._cache is not None:
             self._cache.put(call, reply.tool_input, reply.usage)
         return value

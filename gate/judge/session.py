@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from gate.config import Config
 from gate.judge.base import Caller, Judge, JudgeRequest
-from gate.judge.cache import JudgeCache
+from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
 from gate.judge.model import RunJudgement
 from gate.model import Case, Run
 
@@ -62,8 +62,11 @@ class JudgeSession:
     """Context manager around judging one set: ``with JudgeSession(...) as s: s.judge(run, case)``."""
 
     def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
-                 *, caller: Caller | None = None) -> None:
-        """Prepare a session; ``caller`` replaces the Anthropic caller (tests, benchmarks)."""
+                 *, caller: Caller | None = None, trusted: TrustedEntries | None = None) -> None:
+        """Prepare a session; ``caller`` replaces the Anthropic caller (tests, benchmarks).
+
+        ``trusted``: only these judge-cache entries are used as they are (the base revision's).
+        """
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {MODES}")
         self.mode = mode
@@ -71,6 +74,8 @@ class JudgeSession:
         self._cache_dir = cache_dir
         self._expected = expected_runs
         self._caller = caller
+        self._trusted = trusted
+        self._cache: JudgeCache | None = None
         self._judge: Judge | None = None
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
@@ -88,8 +93,8 @@ class JudgeSession:
                 self._notes.append(f"judge: no judge cache for {where}; judged figures are not computed "
                                    "(record one with --judge live)")
                 return None
-            return LLMJudge(self.config, cache=JudgeCache(str(self._cache_dir)), caller=None,
-                            expected_runs=self._expected)
+            self._cache = JudgeCache(str(self._cache_dir), self._trusted)
+            return LLMJudge(self.config, cache=self._cache, caller=None, expected_runs=self._expected)
         caller = self._caller
         if caller is None:
             from gate.judge.anthropic import AnthropicCaller
@@ -97,8 +102,9 @@ class JudgeSession:
             caller = AnthropicCaller(self.config.judge)
         if self._cache_dir is None:
             self._notes.append("judge: trace files have no golden set, so judge replies are not cached")
-        cache = JudgeCache(self._cache_dir) if self._cache_dir is not None else None
-        return LLMJudge(self.config, cache=cache, caller=caller, expected_runs=self._expected)
+        if self._cache_dir is not None:
+            self._cache = JudgeCache(self._cache_dir, self._trusted)
+        return LLMJudge(self.config, cache=self._cache, caller=caller, expected_runs=self._expected)
 
     def __enter__(self) -> JudgeSession:
         self._catcher = warnings.catch_warnings(record=True)
@@ -137,4 +143,21 @@ class JudgeSession:
     def warnings(self) -> tuple[str, ...]:
         """What the report should say: setup notes, then each distinct SDK warning."""
         sdk = [f"{w.category.__name__}: {w.message}" for w in self._records if _is_sdk(w.filename)]
-        return tuple(dict.fromkeys(self._notes + sdk))
+        return tuple(dict.fromkeys(self._notes + self._trust_notes() + sdk))
+
+    def _trust_notes(self) -> list[str]:
+        """How many judge-cache entries the pull request brought along, and which a fresh judge contradicted."""
+        cache = self._cache
+        if cache is None or not cache.unverified_keys:
+            return []
+        n = len(cache.unverified_keys)
+        if self.mode == "replay":
+            notes = [f"judge: {n} judge-cache entr{'y' if n == 1 else 'ies'} added or changed by this pull "
+                     f"request {'was' if n == 1 else 'were'} not used: the claims they would score are "
+                     f"unscored ({NOT_VERIFIED})"]
+        else:
+            notes = [f"judge: {n} judge-cache entr{'y' if n == 1 else 'ies'} added or changed by this pull "
+                     "request judged afresh; the fresh judgements are used"]
+        notes += [f"judge: the judge-cache entry {d} added by this pull request disagrees with a fresh "
+                  "judgement" for d in cache.disagreements]
+        return notes

@@ -30,6 +30,7 @@ from gate.decide import set_mean
 from gate.figures import AXES
 from gate.judge.model import Usage
 from gate.model import Finding
+from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code, md_url
 from gate.report.judged import judge_cache_line
 from gate.report.sections import ICON, Section, fit, num, quote_list, signed, table
@@ -283,7 +284,7 @@ def body_sections(report: Report, run_url: str | None = None,
                   max_notes: int | None = MAX_NOTES) -> list[Section]:
     """Every section of the comment, in order (the summary reuses them, with every note)."""
     return [header(report), summary(report), blocking(report), notes(report, max_notes),
-            vectors(report, shown_cases(report)),
+            config_changes_section(report), vectors(report, shown_cases(report)),
             failures(report), flips(report), details(report), footer(report, run_url)]
 
 

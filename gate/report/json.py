@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gate import __version__
+from gate.configdiff import ConfigChange
 from gate.jsonio import dump_json
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.model import Finding
@@ -62,6 +63,7 @@ def report_to_dict(r: Report) -> dict[str, Any]:
         "cases": [case_to_dict(c) for c in r.cases],
         **({"baseline": {**asdict(r.stamp), "forced_over": list(r.stamp.forced_over)}} if r.stamp else {}),
         **({"comparison": comparison_to_dict(r.comparison)} if r.comparison is not None else {}),
+        **({"config_changes": [asdict(c) for c in r.config_changes]} if r.config_changes else {}),
     }
 
 
@@ -117,6 +119,7 @@ def report_from_dict(d: Mapping[str, Any]) -> Report:
                             forced_over=tuple(stamp.get("forced_over", ()))) if stamp else None,
         comparison=comparison_from_dict(cmp, d["golden"]["version"]) if cmp else None,
         warnings=tuple(d.get("warnings", ())), judge_mode=d.get("judge_mode", "off"),
+        config_changes=tuple(ConfigChange(**c) for c in d.get("config_changes", ())),
     )
 
 

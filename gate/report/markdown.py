@@ -9,6 +9,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from gate.checks import CHECKS
+from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
 from gate.results import Report
@@ -73,6 +74,7 @@ class MarkdownReporter:
             "",
             *_reason_lines(report),
             *(line for w in report.warnings for line in (f"> ⚠️ {md(w, max_len=600)}", "")),
+            *(config_changes_section(report).lines() if report.config_changes else ()),
             "### Hard checks",
             "",
             _check_table(report),

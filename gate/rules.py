@@ -1,0 +1,100 @@
+"""The rules one golden set is decided under, resolved once, before it runs: config, baseline, trusted judgements.
+
+Without a git revision, everything comes from the working tree, as a local run expects. With
+``--baseline-ref REV`` (the action passes the pull request's base commit), what decides the verdict
+comes from that revision, so nothing in a pull request can weaken the gate that judges it:
+
+- the configuration (``sourcegate.yaml`` beside the set, or the ``--config`` file) is read at REV;
+  the PR's own configuration is only compared with it (:func:`gate.configdiff.config_changes`) and
+  applies from the next pull request after the merge. A ``--config`` file that REV does not have is
+  used only with ``--trust-config`` (the pull request that adds the gate);
+- the baseline and ``golden.yaml`` are read at REV (:func:`gate.baseline.read_at_ref`);
+- judge-cache entries are trusted only when REV has them with the same content
+  (:class:`gate.judge.cache.TrustedEntries`).
+
+This is an I/O edge (files and ``git``); what it returns is a value the pure core runs with.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gate.baseline import baseline_file, read_at_ref, read_baseline
+from gate.compare import BaselineOrigin
+from gate.config import CONFIG_NAME, Config, load_config, parse_config
+from gate.configdiff import ConfigChange, config_changes
+from gate.errors import InputError
+from gate.gitrev import relative, resolve_commit, show, toplevel, tree_blobs
+from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
+from gate.results import Report
+
+__all__ = ["Rules", "resolve_rules"]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What decides one golden set's verdict, read once before the set runs."""
+
+    config: Config
+    """the configuration that evaluates, compares and decides"""
+    baseline: Report | None = None
+    origin: BaselineOrigin | None = None
+    """where the baseline was looked for (None: nowhere, e.g. trace files without ``--baseline``)"""
+    config_changes: tuple[ConfigChange, ...] = ()
+    """what the pull request changes in the configuration (with a revision only)"""
+    trusted_judgements: TrustedEntries | None = None
+    """the judge-cache entries the revision vouches for (None: the working tree is trusted)"""
+    warnings: tuple[str, ...] = ()
+
+
+def _golden_root(paths: Sequence[str]) -> str | None:
+    return paths[0] if len(paths) == 1 and os.path.isdir(paths[0]) else None
+
+
+def _base_config(top: str, commit: str, root: str, config_file: str | None, ref: str,
+                 trust_config: bool) -> tuple[Config, tuple[str, ...]]:
+    """The configuration at the revision, and a warning when ``--trust-config`` had to be used."""
+    file = config_file or os.path.join(root, CONFIG_NAME)
+    rel = relative(top, file)
+    text = show(top, commit, rel, ref)
+    if text is not None:
+        return parse_config(text, f"{ref}:{rel}"), ()
+    if config_file is None:
+        return Config(), ()  # the base has no sourcegate.yaml beside the set: its rules are the defaults
+    if not trust_config:
+        raise InputError(
+            f"the configuration file is not in the base revision {ref}, so a pull request could have "
+            "written its own rules; pass --trust-config (the action's trust-config input) to use it "
+            "anyway, e.g. in the pull request that adds the gate", file=config_file)
+    return load_config(config_file), (
+        f"the configuration {config_file} is not in the base revision {ref}; it was used as given "
+        "because of --trust-config",)
+
+
+def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: str | None = None,
+                  ref: str | None = None, trust_config: bool = False) -> Rules:
+    """Read the rules for the golden set (or trace files) in ``paths``, at ``ref`` when given.
+
+    ``baseline`` is an explicit baseline file (default: the set's ``baseline.json``).
+    """
+    root = _golden_root(paths)
+    if ref is None:
+        config = load_config(config_file, beside=root)
+        file = baseline or (baseline_file(root) if root is not None else None)
+        if file is None:
+            return Rules(config)
+        report = read_baseline(file)
+        if report is None and baseline is not None:
+            raise InputError("no such baseline file", file=baseline)
+        return Rules(config, report, BaselineOrigin(file=file))
+    if root is None:
+        raise InputError("--baseline-ref needs a golden-set folder, not trace files")
+    top = toplevel(root)
+    commit = resolve_commit(top, ref)
+    config, warnings = _base_config(top, commit, root, config_file, ref, trust_config)
+    at = read_at_ref(root, ref, baseline, [config_file] if config_file else [])
+    trusted = TrustedEntries(tree_blobs(top, commit, relative(top, os.path.join(root, JUDGEMENTS_DIR))))
+    return Rules(config, at.report, at.origin, config_changes(config, load_config(config_file, beside=root)),
+                 trusted, warnings)

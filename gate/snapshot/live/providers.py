@@ -1,0 +1,127 @@
+"""Search providers record mode forwards to: a registry of known APIs, and the request for one query.
+
+    name      endpoint                                          query  the key goes in
+    serpapi   GET  https://serpapi.com/search.json (engine=google)  q      the api_key parameter
+    brave     GET  https://api.search.brave.com/res/v1/web/search   q      X-Subscription-Token
+    bing      GET  https://api.bing.microsoft.com/v7.0/search       q      Ocp-Apim-Subscription-Key
+    tavily    POST https://api.tavily.com/search                    query  Authorization: Bearer
+    exa       POST https://api.exa.ai/search                        query  x-api-key
+    serper    POST https://google.serper.dev/search                 q      X-API-KEY
+
+``record.search.<name>`` in ``sourcegate.yaml`` names a provider; for a known one every setting is
+optional, any other needs its ``endpoint``. The key itself is never in the configuration: only the
+name of the environment variable that holds it (``key_env``), read when a search is made. GET sends
+the query and ``params`` in the query string; POST sends them as a JSON object. ``key_in`` says
+where the key goes: ``header:NAME``, ``query:NAME``, ``json:NAME`` or ``bearer`` (for any other
+provider, ``header:X-Api-Key`` unless said). A secret in ``endpoint`` or ``params`` is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from gate.config import SearchProviderConfig
+from gate.errors import InputError
+from gate.snapshot.live.policy import AllowList
+from gate.snapshot.live.redact import is_secret_name, redact
+
+
+@dataclass(frozen=True)
+class Provider:
+    """How to ask one search API for one query."""
+
+    name: str
+    endpoint: str | None
+    method: str = "GET"
+    query_param: str = "q"
+    key_env: str | None = None
+    key_in: str = "header:X-Api-Key"
+    params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    endpoint_env: str | None = None
+
+    def call(self, endpoint: str, query: str, key: str | None) -> Call:
+        """The request for ``query`` at ``endpoint``, with ``key`` where the API expects it."""
+        values: dict[str, Any] = {**self.params, self.query_param: query}
+        headers = {"Accept": "application/json"}
+        if key is not None:
+            place, _, name = self.key_in.partition(":")
+            if place == "bearer":
+                headers["Authorization"] = f"Bearer {key}"
+            elif place == "header":
+                headers[name] = key
+            else:  # query or json: wherever the values go
+                values[name] = key
+        if self.method == "GET":
+            return Call("GET", endpoint, params=MappingProxyType(values), json=None, headers=headers)
+        return Call("POST", endpoint, params=MappingProxyType({}), json=values, headers=headers)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One HTTP request to a search API (it may hold the key: never stored or printed as it is)."""
+
+    method: str
+    url: str
+    params: Mapping[str, Any]
+    json: Mapping[str, Any] | None
+    headers: Mapping[str, str]
+
+
+PROVIDERS: Mapping[str, Provider] = MappingProxyType({
+    "serpapi": Provider("serpapi", "https://serpapi.com/search.json", "GET", "q", "SERPAPI_API_KEY",
+                        "query:api_key", MappingProxyType({"engine": "google"})),
+    "brave": Provider("brave", "https://api.search.brave.com/res/v1/web/search", "GET", "q", "BRAVE_API_KEY",
+                      "header:X-Subscription-Token"),
+    "bing": Provider("bing", "https://api.bing.microsoft.com/v7.0/search", "GET", "q", "BING_SUBSCRIPTION_KEY",
+                     "header:Ocp-Apim-Subscription-Key"),
+    "tavily": Provider("tavily", "https://api.tavily.com/search", "POST", "query", "TAVILY_API_KEY", "bearer"),
+    "exa": Provider("exa", "https://api.exa.ai/search", "POST", "query", "EXA_API_KEY", "header:x-api-key"),
+    "serper": Provider("serper", "https://google.serper.dev/search", "POST", "q", "SERPER_API_KEY",
+                       "header:X-API-KEY"),
+})
+
+
+def provider_for(name: str, settings: SearchProviderConfig, allow: AllowList,
+                 file: str | None = None) -> Provider:
+    """The provider ``record.search.<name>`` describes (a known one filled in); InputError when unusable."""
+    path = f"$.record.search.{name}"
+    base = PROVIDERS.get(name, Provider(name, None))
+    overrides = {k: v for k, v in vars(settings).items() if v is not None}
+    provider = Provider(**{**vars(base), **overrides})
+    if provider.endpoint is None and provider.endpoint_env is None:
+        raise InputError(f"{name!r} is not a known provider ({', '.join(PROVIDERS)}): give its endpoint",
+                         file=file, path=path)
+    secret = next((k for k in provider.params if is_secret_name(k)), None)
+    if secret is not None:
+        raise InputError(f"the parameter {secret!r} is a secret: keep keys out of sourcegate.yaml, name the "
+                         f"environment variable that holds it with key_env (and key_in: query:{secret})",
+                         file=file, path=f"{path}.params.{secret}")
+    if provider.endpoint is not None:
+        problem = endpoint_problem(provider.endpoint, allow)
+        if problem is not None:
+            raise InputError(problem, file=file, path=f"{path}.endpoint")
+    return provider
+
+
+def endpoint_problem(endpoint: str, allow: AllowList, *, from_env: bool = False) -> str | None:
+    """Why a search endpoint cannot carry a key, or None. The message never holds a secret.
+
+    An endpoint written in ``sourcegate.yaml`` (committed) may not hold a secret; one read from
+    the environment (``endpoint_env``) may, and is redacted wherever it is shown."""
+    parts = urlsplit(endpoint)
+    shown = redact(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{shown} is not an http(s) URL"
+    secrets = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if is_secret_name(name)]
+    if (secrets or parts.password) and not from_env:
+        where = f"its query parameter {secrets[0]!r}" if secrets else "its userinfo"
+        return (f"{shown} carries a secret in {where}: keep keys out of sourcegate.yaml, name the "
+                "environment variable that holds it with key_env (and key_in, e.g. query:api_key)")
+    if parts.scheme == "http" and not allow.names(parts.hostname, parts.port or 80):
+        return (f"{shown} would send the key in clear: use https, or list the host in record.allow "
+                "(an intranet or loopback endpoint)")
+    return None

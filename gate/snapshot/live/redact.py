@@ -1,0 +1,104 @@
+"""One redaction for everything record mode stores or prints: URLs, headers, messages, JSON.
+
+A search key reaches a provider in a header (``X-Subscription-Token``, ``Authorization``), a query
+parameter (``api_key=``) or a JSON field; it must never reach a snapshot, a trace, a log or a
+report. :func:`redact` removes, from any text:
+
+- the secret values it is given (the keys read from the environment), also percent-encoded;
+- the value of every query parameter with a secret's name (``?api_key=...&q=x`` keeps ``q``);
+- the password of a URL's userinfo (``https://user:pw@host`` -> ``https://user:REDACTED@host``).
+
+:func:`redact_headers` blanks every header with a secret's name and redacts the others;
+:func:`scrub` removes the given secret values from a JSON value (a provider's answer is otherwise
+kept exactly as it came); :func:`scrub_exception` redacts the messages of an exception and of
+everything chained to it, so a translated error can keep its cause without carrying a key.
+Pure, apart from :func:`scrub_exception`, which rewrites the exceptions' arguments in place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import quote, unquote
+
+REDACTED = "REDACTED"
+
+SECRET_NAMES = frozenset({
+    "access_key", "access_token", "api_key", "apikey", "auth", "auth_token", "authorization",
+    "client_secret", "cookie", "id_token", "key", "ocp_apim_subscription_key", "passwd", "password",
+    "private_token", "proxy_authorization", "refresh_token", "secret", "secret_key", "session_token",
+    "set_cookie", "sig", "signature", "subscription_key", "token", "x_amz_credential",
+    "x_amz_security_token", "x_amz_signature", "x_api_key", "x_auth_token", "x_goog_api_key",
+    "x_subscription_token",
+})
+"""Names (of query parameters, headers, JSON fields) whose value is a secret; ``-`` counts as ``_``."""
+
+_PARAM = re.compile(r"(?P<lead>[?&;](?P<name>[^=&;#\s?/\"'<>]+)=)(?P<value>[^&;#\s\"'<>]*)")
+_USERINFO = re.compile(r"(?P<lead>\b[a-z][a-z0-9+.-]*://[^/\s:@?#]*:)[^/\s@?#]+@", re.IGNORECASE)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a parameter or header called ``name`` carries a secret (case-insensitive)."""
+    return unquote(name).strip().lower().replace("-", "_") in SECRET_NAMES
+
+
+def _values(secrets: Iterable[str]) -> list[str]:
+    found = {s for s in secrets if s}
+    found |= {quote(s, safe="") for s in found}
+    return sorted(found, key=len, reverse=True)  # the longest first, so no fragment survives
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` (a URL, a message, a header value) with every secret replaced by ``REDACTED``."""
+    for value in _values(secrets):
+        text = text.replace(value, REDACTED)
+    text = _PARAM.sub(lambda m: m["lead"] + REDACTED if is_secret_name(m["name"]) and m["value"] else m[0], text)
+    return _USERINFO.sub(lambda m: m["lead"] + REDACTED + "@", text)
+
+
+def redact_headers(headers: Mapping[str, str], secrets: Iterable[str] = ()) -> dict[str, str]:
+    """The headers to show or keep: a secret-named header's value is ``REDACTED``, the rest redacted."""
+    values = _values(secrets)
+    return {name: REDACTED if is_secret_name(name) else redact(value, values) for name, value in headers.items()}
+
+
+def scrub(value: Any, secrets: Iterable[str]) -> Any:
+    """A JSON value with each secret value replaced wherever a string (key or value) holds it."""
+    values = _values(secrets)
+    if not values:
+        return value
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str):
+            for secret in values:
+                node = node.replace(secret, REDACTED)
+            return node
+        if isinstance(node, dict):
+            return {walk(k): walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(value)
+
+
+def scrub_exception(error: BaseException, secrets: Iterable[str] = ()) -> None:
+    """Redact the string arguments of ``error`` and of every exception in its args, cause and context."""
+    values = _values(secrets)
+    seen: set[int] = set()
+    todo: list[BaseException] = [error]
+    while todo:
+        exc = todo.pop()
+        if id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        args = []
+        for arg in exc.args:
+            if isinstance(arg, str):
+                arg = redact(arg, values)
+            elif isinstance(arg, BaseException):
+                todo.append(arg)
+            args.append(arg)
+        exc.args = tuple(args)
+        todo.extend(e for e in (exc.__cause__, exc.__context__) if e is not None)

@@ -1,0 +1,234 @@
+"""The live web behind record mode: one search or one page fetch, as the record the store keeps.
+
+    LiveWeb.search(provider, query) -> SearchRecord   the provider's JSON, the key scrubbed out
+    LiveWeb.fetch(url)              -> PageRecord     status, final URL, content type, body text
+
+Every failure is a :class:`gate.errors.LiveWebError` (refused, too large, past the deadline,
+a network error, a provider's error), translated here once from ``requests``, chained, and with
+every secret redacted from its message and from the exceptions it chains. A fetch follows
+redirects itself, up to ``record.max_redirects``, each hop through the guarded connection (see
+``transport``), so a redirect to a private address is refused like a first request would be. A
+search never follows a redirect: it would carry the key to another host. Answers with a
+transient status (408, 429, 5xx) come back as records; the store refuses to keep them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import socket
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from email.message import Message
+from types import MappingProxyType
+from urllib.parse import parse_qsl, urljoin, urlsplit
+
+import requests
+
+from gate import __version__
+from gate.config import Config, RecordConfig
+from gate.errors import FetchRefused, FetchTimeout, GateError, LiveWebError, SearchFailed
+from gate.snapshot.live.policy import AllowList, parse_allow
+from gate.snapshot.live.providers import Call, Provider, endpoint_problem, provider_for
+from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_exception
+from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
+from gate.snapshot.records import PageRecord, SearchRecord
+from gate.snapshot.store import search_failure
+
+USER_AGENT = f"sourcegate/{__version__} (record mode)"
+ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"
+CONNECT_TIMEOUT = 10.0
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class LiveWeb:
+    """Searches and page fetches on the live web, under the ``record:`` settings of ``sourcegate.yaml``."""
+
+    def __init__(self, settings: RecordConfig, *, source: str | None = None,
+                 environ: Mapping[str, str] | None = None, resolve: Resolve = socket.getaddrinfo,
+                 clock: Callable[[], datetime] = _utc_now) -> None:
+        """Check ``settings`` (InputError naming ``source`` and the JSON path); keys are read on use.
+
+        ``environ`` holds the keys (default ``os.environ``), ``resolve`` turns a host into addresses
+        (default ``socket.getaddrinfo``), ``clock`` stamps the records.
+        """
+        self.settings = settings
+        self.allow: AllowList = parse_allow(settings.allow, file=source)
+        self.providers: Mapping[str, Provider] = MappingProxyType({
+            name: provider_for(name, entry, self.allow, source) for name, entry in settings.search.items()})
+        self.environ = os.environ if environ is None else environ
+        self.resolve = resolve
+        self.clock = clock
+
+    @classmethod
+    def from_config(cls, config: Config, *, environ: Mapping[str, str] | None = None,
+                    resolve: Resolve = socket.getaddrinfo, clock: Callable[[], datetime] = _utc_now) -> LiveWeb:
+        """A LiveWeb for the ``record:`` section of ``config`` (errors name its file)."""
+        return cls(config.record, source=config.source, environ=environ, resolve=resolve, clock=clock)
+
+    # ------------------------------------------------------------------------------------ search
+
+    def search(self, provider: str, query: str) -> SearchRecord:
+        """Ask ``provider`` for ``query``; its JSON as a SearchRecord, or SearchFailed / LiveWebError."""
+        chosen = self.providers.get(provider)
+        if chosen is None:
+            known = ", ".join(self.providers) or "none"
+            raise SearchFailed(f"no search provider {provider!r} is configured for recording "
+                               f"(record.search in sourcegate.yaml has: {known})")
+        endpoint, key = self._endpoint(chosen), self._key(chosen)
+        secrets = [key] if key else []
+        secrets += [v for k, v in parse_qsl(urlsplit(endpoint).query) if is_secret_name(k)]
+        call = chosen.call(endpoint, query, key)
+        what = f"search {provider!r} for {query!r} ({redact(endpoint, secrets)})"
+        with self._session(secrets, what) as (session, deadline):
+            response = self._send(session, call, deadline)
+            with response:
+                if response.status_code in _REDIRECTS or not 200 <= response.status_code < 300:
+                    body = read_body(response, self.settings.max_bytes, what)
+                    raise SearchFailed(f"{what}: HTTP {response.status_code}"
+                                       f"{_redirect_note(response, secrets)}: {_excerpt(body, secrets)}")
+                body = read_body(response, self.settings.max_bytes, what)
+        try:
+            data = json.loads(body.decode(_charset(response.headers.get("Content-Type"))))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise SearchFailed(f"{what}: the answer is not JSON ({_excerpt(body, secrets)})") from e
+        if not isinstance(data, dict | list):
+            raise SearchFailed(f"{what}: the answer is JSON but neither an object nor an array")
+        why = search_failure(data)
+        if why is not None:
+            raise SearchFailed(f"{what}: the provider answered an error ({redact(why, secrets)}); not recorded")
+        return SearchRecord(provider=provider, query=query, response=scrub(data, secrets), recorded_at=self.clock())
+
+    def _endpoint(self, provider: Provider) -> str:
+        if provider.endpoint_env is not None and self.environ.get(provider.endpoint_env):
+            endpoint = self.environ[provider.endpoint_env]
+            problem = endpoint_problem(endpoint, self.allow, from_env=True)
+            if problem is not None:
+                raise SearchFailed(f"{provider.endpoint_env} (record.search.{provider.name}.endpoint_env): {problem}")
+            return endpoint
+        if provider.endpoint is None:
+            raise SearchFailed(f"{provider.endpoint_env} is not set: it holds the endpoint of the search "
+                               f"provider {provider.name!r} (record.search.{provider.name}.endpoint_env)")
+        return provider.endpoint
+
+    def _key(self, provider: Provider) -> str | None:
+        if provider.key_env is None:
+            return None
+        key = self.environ.get(provider.key_env)
+        if not key:
+            raise SearchFailed(f"{provider.key_env} is not set: it holds the key of the search provider "
+                               f"{provider.name!r} (record.search.{provider.name}.key_env)")
+        return key
+
+    # ------------------------------------------------------------------------------------- fetch
+
+    def fetch(self, url: str) -> PageRecord:
+        """GET ``url`` on the live web, following redirects; a PageRecord, or a LiveWebError."""
+        shown = redact(url)
+        secret = next((k for k, _ in parse_qsl(urlsplit(url).query) if is_secret_name(k)), None)
+        if secret is not None:
+            raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {secret!r}; "
+                               "a snapshot is committed, so it is never recorded")
+        with self._session([], shown) as (session, deadline):
+            current = url
+            for hop in range(self.settings.max_redirects + 1):
+                where = f"redirect hop {hop} to {redact(current)} from {shown}" if hop else shown
+                scheme = urlsplit(current).scheme.lower()
+                if scheme not in ("http", "https"):
+                    kind = scheme or "a URL without a scheme"
+                    raise FetchRefused(f"refused: only http and https are fetched, not {kind} ({where})")
+                try:
+                    response = self._send(session, Call("GET", current, MappingProxyType({}), None,
+                                                        {"Accept": ACCEPT}), deadline)
+                except AddressRefused as e:
+                    raise FetchRefused(f"refused: {e.reason} ({where})") from e
+                with response:
+                    location = response.headers.get("Location")
+                    if response.status_code in _REDIRECTS and location:
+                        current = urljoin(current, location.encode("latin-1").decode("utf-8", "replace"))
+                        continue
+                    body = read_body(response, self.settings.max_bytes, shown)
+                content_type = response.headers.get("Content-Type")
+                return PageRecord(url=url, status=response.status_code,
+                                  body=body.decode(_charset(content_type), errors="replace"),
+                                  final_url=redact(current), content_type=content_type,
+                                  fetched_at=self.clock())
+        raise LiveWebError(f"{shown}: more than {self.settings.max_redirects} redirects "
+                           "(record.max_redirects); nothing recorded")
+
+    # ------------------------------------------------------------------------------------ common
+
+    @contextmanager
+    def _session(self, secrets: list[str], what: str) -> Iterator[tuple[requests.Session, Deadline]]:
+        """A guarded session under one deadline; requests' errors translated once, here, redacted."""
+        with Deadline(self.settings.deadline_seconds) as deadline, \
+                guarded_session(Guard(self.allow, self.resolve, deadline)) as session:
+            try:
+                yield session, deadline
+            except AddressRefused as e:
+                raise FetchRefused(f"refused: {e.reason} ({what})") from e
+            except (requests.RequestException, OSError, GateError) as e:
+                scrub_exception(e, secrets)
+                if deadline.expired:
+                    raise FetchTimeout(f"{what}: no complete answer within {self.settings.deadline_seconds:g} s "
+                                       "(record.deadline_seconds, the whole request)") from e
+                if isinstance(e, GateError):
+                    raise
+                raise LiveWebError(f"{what}: {redact(_reason(e), secrets)}") from e
+            if deadline.expired:  # the watchdog may have cut a body that then looked complete
+                raise FetchTimeout(f"{what}: no complete answer within {self.settings.deadline_seconds:g} s "
+                                   "(record.deadline_seconds, the whole request)")
+
+    @staticmethod
+    def _send(session: requests.Session, call: Call, deadline: Deadline) -> requests.Response:
+        # requests never follows a hop: fetch() follows them itself, each one checked; search() never does.
+        headers = {"User-Agent": USER_AGENT, **call.headers}
+        return session.request(call.method, call.url, params=dict(call.params) or None,
+                               json=None if call.json is None else dict(call.json), headers=headers,
+                               allow_redirects=False, stream=True,
+                               timeout=(min(CONNECT_TIMEOUT, deadline.remaining()), deadline.remaining()))
+
+
+def _charset(content_type: str | None) -> str:
+    """The charset a Content-Type names when Python knows it, else UTF-8."""
+    message = Message()
+    message["Content-Type"] = content_type or "text/plain"
+    charset = message.get_content_charset() or "utf-8"
+    try:
+        return codecs.lookup(charset).name
+    except LookupError:
+        return "utf-8"
+
+
+def _excerpt(body: bytes, secrets: list[str]) -> str:
+    text = " ".join(body[:400].decode("utf-8", "replace").split())
+    return redact(text if len(text) <= 200 else text[:197] + "...", secrets) or "(empty body)"
+
+
+def _redirect_note(response: requests.Response, secrets: list[str]) -> str:
+    location = response.headers.get("Location")
+    if response.status_code in _REDIRECTS and location:
+        return f" (a redirect to {redact(location, secrets)}, not followed: it would carry the key)"
+    return ""
+
+
+def _reason(error: BaseException) -> str:
+    """What went wrong, in a line: the innermost cause urllib3 wraps, without the pool's repr."""
+    kinds = {requests.ConnectTimeout: "the connection timed out", requests.exceptions.SSLError: "TLS failed",
+             requests.ConnectionError: "could not connect", requests.Timeout: "timed out"}
+    inner = error.args[0] if error.args and isinstance(error.args[0], BaseException) else error
+    inner = getattr(inner, "reason", None) or inner  # urllib3's MaxRetryError holds the real reason
+    detail = str(inner)
+    head, sep, rest = detail.partition("): ")
+    if sep and head.split("(", 1)[0].isidentifier():  # "HTTPConnectionPool(host=..., port=...): ..."
+        detail = rest
+    for kind, words in kinds.items():
+        if isinstance(error, kind):
+            return f"{words}: {detail}"
+    return f"{type(error).__name__}: {detail}"
