@@ -52,10 +52,12 @@ _EXPORTS: dict[str, str] = {
     "JudgeSession": "gate.judge",
     "RunJudgement": "gate.judge",
     "convert": "gate.importers",
+    "Recorder": "gate.record",
     # errors
     "GateError": "gate.errors",
     "InputError": "gate.errors",
     "SnapshotMiss": "gate.errors",
+    "RecordError": "gate.errors",
     "JudgeUnavailable": "gate.errors",
     "GitHubError": "gate.errors",
 }
@@ -63,6 +65,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "__version__",
     "convert",
+    "Recorder",
     "RunJudgement",
     "JudgeSession",
     "SnapshotStore",
@@ -100,6 +103,7 @@ __all__ = [
     "GateError",
     "InputError",
     "SnapshotMiss",
+    "RecordError",
     "JudgeUnavailable",
     "GitHubError",
 ]
@@ -114,7 +118,7 @@ if TYPE_CHECKING:
     from gate.compare import Comparison, compare
     from gate.config import Config, load_config
     from gate.decide import decide
-    from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, SnapshotMiss
+    from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, RecordError, SnapshotMiss
     from gate.evaluate import build_report, evaluate_run
     from gate.gaterun import run_paths
     from gate.importers import convert
@@ -122,6 +126,7 @@ if TYPE_CHECKING:
     from gate.load import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
     from gate.passage import PageIndex, find_passage
+    from gate.record import Recorder
     from gate.results import CaseResult, CaseWarning, Report
     from gate.snapshot import SnapshotStore
     from gate.urls import canonical, extract_urls, registered_domain

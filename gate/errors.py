@@ -8,6 +8,7 @@
     │   ├── BodyTooLarge      the answer is over record.max_bytes
     │   ├── FetchTimeout      no complete answer within record.deadline_seconds (redirects included)
     │   └── SearchFailed      the search provider is unknown, has no key, or answered an error
+    ├── RecordError           exit 2: the recorder got what it cannot record (names provider and JSON path)
     ├── JudgeUnavailable      never an exit by itself: claims stay unscored, the verdict may be inconclusive
     └── GitHubError           never changes the verdict: reported, the job summary is kept
 
@@ -69,6 +70,10 @@ class FetchTimeout(LiveWebError):
 
 class SearchFailed(LiveWebError):
     """A search that cannot be recorded: no such provider, no key, or the provider answered an error."""
+
+
+class RecordError(InputError):
+    """The recorder was handed something it cannot record, e.g. a search response of an unknown shape."""
 
 
 class JudgeUnavailable(GateError):

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-PACKAGES = ("gate.github", "gate.action", "gate.urls", "gate.importers")
+PACKAGES = ("gate.github", "gate.action", "gate.urls", "gate.importers", "gate.record")
 
 
 def _public_names(package: ModuleType) -> set[str]:

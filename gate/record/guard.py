@@ -1,0 +1,57 @@
+"""The hard checks a citation can fail, run on a recording in progress: the agent's own guardrail.
+
+Pure: a :class:`gate.model.Run` built in memory goes in, the findings of the citation checks come
+out. These are the real checks of :data:`gate.checks.CHECKS`, the same the gate runs in CI, so
+an answer the guard lets through cannot fail them there for the same pages. The checks that judge
+the answer as a whole (``no_citations``, ``domain_floor``, ``stale_sources``) are left to the gate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gate.checks import CHECKS, Subject
+from gate.config import Config
+from gate.model import Case, Finding, Run
+from gate.passage import Match, PageIndex
+
+GUARD_CHECKS = ("fabricated_url", "unread_citation", "url_unresolved", "passage_missing", "domain_cap")
+"""The checks whose findings each name one citation that can be dropped or replaced."""
+
+
+class _Remembered(PageIndex):
+    """A page index that answers a passage it was asked before from memory (a Match is a value)."""
+
+    __slots__ = ("_found",)
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._found: dict[tuple[str, float], Match] = {}
+
+    def find(self, passage: str, threshold: float = 80.0) -> Match:
+        """The same answer as :meth:`PageIndex.find`, computed once per passage and threshold."""
+        key = (passage, threshold)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = super().find(passage, threshold)
+        return found
+
+
+def guard(run: Run, case: Case, config: Config, indexes: dict[int, PageIndex] | None = None) -> tuple[Finding, ...]:
+    """The citations of ``run`` that fail a citation check, each with the check's reason.
+
+    ``indexes`` (``id(page)`` -> its index) carries what was learnt of each page from one call to
+    the next: a page is normalised once, and a quote kept through a regeneration is not searched
+    for again. The caller keeps the pages alive (the recorder holds them), so ids stay unique.
+    """
+    subject = Subject.build(run, case, config)
+    if indexes is not None:
+        for page in run.pages:
+            if id(page) not in indexes:
+                indexes[id(page)] = _Remembered(page.text)
+        subject = replace(subject, _indexes=indexes)
+    found: list[Finding] = []
+    for check_id in GUARD_CHECKS:
+        if check_id not in config.disabled:
+            found.extend(CHECKS[check_id].run(subject).findings)
+    return tuple(found)

@@ -1,0 +1,361 @@
+"""``Recorder``: one agent run recorded from inside the agent, by wrapping the tools it already has.
+
+    rec = Recorder("Which EU member states adopted the euro after 2010?")
+
+    @rec.search(provider="serpapi")      # returns the provider's JSON: kept whole, results parsed
+    def web_search(query: str) -> dict: ...
+
+    @rec.read(max_chars=8000)            # returns the text the model reads: cut here, marked truncated
+    def read_page(url: str) -> str: ...
+
+    rec.answer(text, citations)          # then rec.guard() before the user sees it, and rec.save()
+
+Sync and async functions alike; the wrapper returns what the function returned (a page cut to
+``max_chars`` comes back cut, which is what the model then reads). The query is the function's
+first parameter (the URL, for a reader) unless ``arg`` names another. The clock is injected, so
+the recording is testable; the environment (``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``,
+``SOURCEGATE_TRACE_FILE``) is read only where the recorder starts and where it saves.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import UTC, date, datetime
+from typing import Any, ParamSpec, TypeVar, cast, overload
+
+from gate.config import Config
+from gate.errors import RecordError
+from gate.jsonio import dump_json, validate, write_atomic
+from gate.model import Case, Citation, Finding, Page, Run, SearchResult
+from gate.passage import PageIndex
+from gate.record.freeze import Searched, freeze
+from gate.record.guard import guard
+from gate.record.providers import detect, parse_results
+from gate.record.trace import trace_dict
+from gate.snapshot.store import search_failure
+
+P = ParamSpec("P")
+R = TypeVar("R")
+Clock = Callable[[], datetime]
+
+TRACE_FILE_ENV = "SOURCEGATE_TRACE_FILE"
+CASE_ENV = "SOURCEGATE_CASE"
+QUESTION_ENV = "SOURCEGATE_QUESTION"
+SOURCE = "<recording>"
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Recorder:
+    """The record of one agent run on one question: queries, results, pages read, the answer."""
+
+    def __init__(self, question: str | None = None, *, case: str | None = None,
+                 about_domains: Iterable[str] = (), config: Config | None = None,
+                 agent: Mapping[str, str] | None = None, clock: Clock = _utc_now,
+                 environ: Mapping[str, str] | None = None) -> None:
+        """Start a recording; ``question`` and ``case`` default to ``SOURCEGATE_QUESTION`` / ``SOURCEGATE_CASE``.
+
+        ``about_domains`` and ``config`` are what :meth:`guard` checks with (the golden set's case
+        and ``sourcegate.yaml``; the defaults otherwise). ``clock`` returns aware datetimes.
+        """
+        env = os.environ if environ is None else environ
+        asked = question if question is not None else env.get(QUESTION_ENV)
+        if asked is None:
+            raise RecordError(f"no question: pass Recorder(question=...) or set {QUESTION_ENV}")
+        self.question = asked
+        self.case = case if case is not None else (env.get(CASE_ENV) or None)
+        self._config = config or Config()
+        self._case = Case(id=self.case or "recording", question=asked, about_domains=tuple(about_domains))
+        self._agent = dict(agent or {})
+        self._clock = clock
+        self.started_at = self._now()
+        self._lock = threading.Lock()
+        self._queries: list[str] = []
+        self._results: list[SearchResult] = []
+        self._pages: list[Page] = []
+        self._searched: list[Searched] = []
+        self._indexes: dict[int, PageIndex] = {}
+        self._answer: str | None = None
+        self._citations: tuple[Citation, ...] | None = None
+        self._notes: list[str] = []
+
+    def _now(self) -> datetime:
+        moment = self._clock()
+        if moment.tzinfo is None:
+            raise RecordError("the recorder's clock returned a time without a time zone (expected an aware "
+                              "datetime, e.g. datetime.now(UTC))")
+        return moment
+
+    # ---------------------------------------------------------------- wrapping the agent's tools
+
+    @overload
+    def search(self, fn: Callable[P, R], *, provider: str | None = None, arg: str | None = None,
+               ) -> Callable[P, R]: ...
+
+    @overload
+    def search(self, fn: None = None, *, provider: str | None = None, arg: str | None = None,
+               ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+
+    def search(self, fn: Callable[P, R] | None = None, *, provider: str | None = None,
+               arg: str | None = None) -> Any:
+        """Record every call of a search function: the literal query, the full response, its results.
+
+        The function returns the search API's JSON (a dict, the Anthropic result block, or an SDK
+        object with ``model_dump``); ``provider`` is an id of :data:`gate.record.PARSERS`, or
+        None to tell it by its shape. Use as ``@rec.search`` or ``@rec.search(provider="brave")``.
+        """
+        def wrap(f: Callable[P, R]) -> Callable[P, R]:
+            query_of = _argument(f, arg, "query")
+
+            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+                query = query_of(args, kwargs)
+                with self._lock:
+                    self._queries.append(query)
+                    return len(self._queries) - 1
+
+            def after(index: int, returned: Any) -> Any:
+                self._record_search(index, returned, provider)
+                return returned
+
+            return _wrapped(f, before, after)
+
+        return wrap if fn is None else wrap(fn)
+
+    @overload
+    def read(self, fn: Callable[P, R], *, max_chars: int | None = None, arg: str | None = None,
+             ) -> Callable[P, R]: ...
+
+    @overload
+    def read(self, fn: None = None, *, max_chars: int | None = None, arg: str | None = None,
+             ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+
+    def read(self, fn: Callable[P, R] | None = None, *, max_chars: int | None = None,
+             arg: str | None = None) -> Any:
+        """Record every call of a page-reading function: what the model read, and whether it was cut.
+
+        The function returns the text the model reads, or a mapping with ``text`` and any of
+        ``status``, ``final_url``, ``truncated``, ``published``, or a :class:`gate.model.Page`.
+        With ``max_chars`` a longer text is cut here, recorded as truncated, and returned cut.
+        """
+        if max_chars is not None and max_chars < 0:
+            raise RecordError(f"max_chars must be 0 or more, got {max_chars}")
+
+        def wrap(f: Callable[P, R]) -> Callable[P, R]:
+            before = _argument(f, arg, "URL")
+
+            def after(link: str, returned: Any) -> Any:
+                page, out = _page(link, returned, max_chars, self._now())
+                with self._lock:
+                    self._pages.append(page)
+                return out
+
+            return _wrapped(f, before, after)
+
+        return wrap if fn is None else wrap(fn)
+
+    def _record_search(self, index: int, returned: Any, provider: str | None) -> None:
+        response = returned.model_dump(mode="json") if hasattr(returned, "model_dump") else returned
+        query = self._queries[index]
+        why = search_failure(response) or _block_failure(response)
+        if why is not None:
+            with self._lock:
+                self._notes.append(f"search {query!r} failed ({why}): no results recorded")
+            return
+        chosen = provider or detect(response)
+        parsed = parse_results(response, chosen)
+        with self._lock:
+            self._results.extend(SearchResult(query=index, position=r.position, title=r.title, url=r.url,
+                                              snippet=r.snippet, published=r.published) for r in parsed)
+            self._searched.append(Searched(chosen, query, response, self._now()))
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the recording has to say: failed searches, pages a snapshot does not keep."""
+        with self._lock:
+            return tuple(self._notes)
+
+    # ---------------------------------------------------------------- the answer
+
+    def answer(self, text: str, citations: Iterable[Citation | Mapping[str, Any] | str] | None = None) -> None:
+        """Record the final answer; without ``citations`` the gate extracts them from the text."""
+        self._answer = text
+        self._citations = None if citations is None else _citations(citations)
+
+    def guard(self, answer: str | None = None,
+              citations: Iterable[Citation | Mapping[str, Any] | str] | None = None) -> tuple[Finding, ...]:
+        """The citations of an answer that fail a hard check, with the check's reason, so far.
+
+        Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
+        searched and read until now: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
+        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` stand for
+        the answer's own (without them, and with a draft, they are extracted from its text).
+        Nothing is read or written.
+        """
+        if answer is None and self._answer is None:
+            raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
+        if citations is not None:
+            cited: tuple[Citation, ...] | None = _citations(citations)
+        else:
+            cited = self._citations if answer is None else None
+        run = self._run(answer if answer is not None else self._answer or "", cited)
+        return guard(run, self._case, self._config, self._indexes)
+
+    # ---------------------------------------------------------------- the record
+
+    def run(self) -> Run:
+        """The recording as the gate's value (the answer must have been given)."""
+        if self._answer is None:
+            raise RecordError("no answer recorded: call answer(text, citations) before saving")
+        return self._run(self._answer, self._citations)
+
+    def _run(self, answer: str, citations: tuple[Citation, ...] | None) -> Run:
+        with self._lock:
+            return Run(case=self.case or "", question=self.question, answer=answer,
+                       queries=tuple(self._queries), results=tuple(self._results), pages=tuple(self._pages),
+                       citations=citations, started_at=self.started_at,
+                       agent=tuple(sorted(self._agent.items())), source=SOURCE)
+
+    def trace(self) -> dict[str, Any]:
+        """The recording as a ``sourcegate-trace/1`` document, validated."""
+        data = trace_dict(self.run())
+        validate(data, "trace", SOURCE)
+        return data
+
+    def save(self, path: str | None = None, *, snapshot: str | None = None,
+             environ: Mapping[str, str] | None = None) -> str:
+        """Write the trace (to ``path``, else ``$SOURCEGATE_TRACE_FILE``); the file written.
+
+        With ``snapshot`` (a golden-set folder), the searches, pages and extractions recorded go
+        into its ``snapshot/`` too, so recording a golden set and freezing its web are one step.
+        """
+        env = os.environ if environ is None else environ
+        target = path or env.get(TRACE_FILE_ENV)
+        if not target:
+            raise RecordError(f"no file to save the trace to: pass a path or set {TRACE_FILE_ENV}")
+        text = dump_json(self.trace())
+        if snapshot is not None:
+            with self._lock:
+                searched = tuple(self._searched)
+            notes = freeze(self.run(), searched, snapshot)
+            with self._lock:
+                self._notes.extend(notes)
+        write_atomic(target, text)
+        return target
+
+
+# -------------------------------------------------------------------- the pure parts
+
+def _wrapped(f: Callable[P, R], before: Callable[[tuple[Any, ...], dict[str, Any]], Any],
+             after: Callable[[Any, Any], Any]) -> Callable[P, R]:
+    """``f`` with ``before`` run on its arguments and ``after`` on what it returned, sync or async."""
+    if inspect.iscoroutinefunction(f):
+        @functools.wraps(f)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            token = before(args, kwargs)
+            return after(token, await f(*args, **kwargs))
+
+        return cast(Callable[P, R], run_async)
+
+    @functools.wraps(f)
+    def run_sync(*args: Any, **kwargs: Any) -> Any:
+        token = before(args, kwargs)
+        returned = f(*args, **kwargs)
+        if inspect.isawaitable(returned):  # an async callable that does not look like one (a partial, ...)
+            return _then(returned, token, after)
+        return after(token, returned)
+
+    return cast(Callable[P, R], run_sync)
+
+
+async def _then(pending: Awaitable[Any], token: Any, after: Callable[[Any, Any], Any]) -> Any:
+    return after(token, await pending)
+
+
+def _argument(f: Callable[..., Any], arg: str | None, what: str) -> Callable[[tuple[Any, ...], dict[str, Any]], str]:
+    """How to find the query (or URL) among a call's arguments: ``arg``, else the first parameter."""
+    sig = inspect.signature(f)
+    params = list(sig.parameters)
+    name = getattr(f, "__name__", repr(f))
+    if arg is not None and arg not in params:
+        raise RecordError(f"{name!r} has no parameter {arg!r} (it has {params})")
+    if not params:
+        raise RecordError(f"{name!r} takes no arguments: nothing to record")
+    chosen = arg or params[0]
+
+    def find(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+        value = sig.bind_partial(*args, **kwargs).arguments.get(chosen)
+        if not isinstance(value, str):
+            raise RecordError(f"expected the {what} as the string argument {chosen!r} of {name!r}, "
+                              f"got {type(value).__name__}")
+        return value
+
+    return find
+
+
+def _block_failure(response: Any) -> str | None:
+    """An Anthropic ``web_search_tool_result`` whose content is an error object."""
+    if isinstance(response, dict) and response.get("type") == "web_search_tool_result":
+        content = response.get("content")
+        if isinstance(content, dict) and content.get("type") == "web_search_tool_result_error":
+            return f"web_search_tool_result_error {content.get('error_code')!r}"
+    return None
+
+
+_PAGE_KEYS = frozenset({"text", "status", "final_url", "truncated", "published"})
+
+
+def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tuple[Page, Any]:
+    """The page recorded for what a reader returned, and what the wrapper hands back to the model."""
+    if isinstance(returned, str):
+        page = Page(url=link, text=returned, fetched_at=now)
+    elif isinstance(returned, Page):
+        page = Page(url=link, text=returned.text, final_url=returned.final_url, status=returned.status,
+                    truncated=returned.truncated, fetched_at=returned.fetched_at or now,
+                    published=returned.published)
+    elif isinstance(returned, Mapping) and isinstance(returned.get("text"), str):
+        extra = set(returned) - _PAGE_KEYS
+        if extra:
+            raise RecordError(f"unknown key(s) {sorted(extra)} in what the reader returned for {link} "
+                              f"(expected {sorted(_PAGE_KEYS)})")
+        published = returned.get("published")
+        page = Page(url=link, text=returned["text"], final_url=returned.get("final_url"),
+                    status=returned.get("status"), truncated=bool(returned.get("truncated", False)),
+                    fetched_at=now,
+                    published=date.fromisoformat(published) if isinstance(published, str) else published)
+    else:
+        raise RecordError(f"the page reader returned {type(returned).__name__} for {link}; expected the text "
+                          "the model reads, a mapping with 'text', or a gate.Page")
+    if max_chars is None or len(page.text) <= max_chars:
+        return page, returned
+    cut = Page(url=page.url, text=page.text[:max_chars], final_url=page.final_url, status=page.status,
+               truncated=True, fetched_at=page.fetched_at, published=page.published)
+    if isinstance(returned, str):
+        return cut, cut.text
+    if isinstance(returned, Page):
+        return cut, Page(url=returned.url, text=cut.text, final_url=returned.final_url, status=returned.status,
+                         truncated=True, fetched_at=returned.fetched_at, published=returned.published)
+    return cut, {**returned, "text": cut.text, "truncated": True}
+
+
+def _citations(given: Iterable[Citation | Mapping[str, Any] | str]) -> tuple[Citation, ...]:
+    out = []
+    for i, c in enumerate(given):
+        if isinstance(c, Citation):
+            out.append(c)
+        elif isinstance(c, str):
+            out.append(Citation(url=c))
+        elif isinstance(c, Mapping) and isinstance(c.get("url"), str):
+            quote = c.get("quote")
+            if quote is not None and not isinstance(quote, str):
+                raise RecordError(f"citation {i}: 'quote' must be a string or None")
+            out.append(Citation(url=c["url"], quote=quote))
+        else:
+            raise RecordError(f"citation {i}: expected a URL, a gate.Citation or a mapping with 'url', "
+                              f"got {type(c).__name__}")
+    return tuple(out)

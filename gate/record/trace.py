@@ -1,0 +1,45 @@
+"""A :class:`gate.model.Run` written out as a ``sourcegate-trace/1`` document (pure)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from gate.model import Run
+
+TRACE_FORMAT = "sourcegate-trace/1"
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat().replace("+00:00", "Z")
+
+
+def _day(value: date | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def trace_dict(run: Run) -> dict[str, Any]:
+    """The trace document of a run, in the schema's key order (``case`` left out when empty)."""
+    data: dict[str, Any] = {"format": TRACE_FORMAT}
+    if run.case:
+        data["case"] = run.case
+    data["question"] = run.question
+    if run.started_at is not None:
+        data["started_at"] = _time(run.started_at)
+    data["queries"] = list(run.queries)
+    data["results"] = [
+        {"query": r.query, "position": r.position, "title": r.title, "url": r.url, "snippet": r.snippet,
+         "published": _day(r.published)}
+        for r in run.results
+    ]
+    data["pages"] = [
+        {"url": p.url, "final_url": p.final_url, "status": p.status, "text": p.text, "truncated": p.truncated,
+         "fetched_at": _time(p.fetched_at), "published": _day(p.published)}
+        for p in run.pages
+    ]
+    data["answer"] = run.answer
+    if run.citations is not None:
+        data["citations"] = [{"url": c.url, "quote": c.quote} for c in run.citations]
+    if run.agent:
+        data["agent"] = dict(run.agent)
+    return data
