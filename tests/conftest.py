@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.gaterun import run_paths
+from gate.results import Report
 from tests.support.action_runner import Runner
 from tests.support.github_server import FakeGitHub
 from tests.support.network import GUARD, NetworkGuard
@@ -28,6 +30,7 @@ from tests.support.network import GUARD, NetworkGuard
 SCRUBBED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_", "GITHUB_", "SOURCEGATE_")
 #: Variables that steer the tests, not the gate: kept.
 TEST_SWITCHES = frozenset({"SOURCEGATE_UPDATE_GOLDEN", "SOURCEGATE_REAL_API", "SOURCEGATE_REAL_MODEL"})
+EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
 #: What a ``real_api`` test gets back from the shell.
 REAL_API_PREFIXES = ("ANTHROPIC_",)
 
@@ -101,3 +104,12 @@ def runner(tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPa
     r = Runner(tmp_path, fake_github)
     monkeypatch.chdir(r.ws)
     return r
+
+
+@pytest.fixture(scope="session")
+def example_report() -> Report:
+    """The report of the example golden set, judged from its shipped judge cache.
+
+    Built once for the session: a report is a frozen value, which tests may read and ``replace``
+    but never change."""
+    return run_paths([str(EXAMPLE)], None, judge_mode="replay")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -245,7 +246,10 @@ def test_a_replay_miss_is_unscored_not_in_judge_cache(api: Any, tmp_path: Path) 
 def test_errors_are_never_cached(api: Any, tmp_path: Path) -> None:
     state = {"fail": True}
     server = api(lambda r: error_reply(500) if state["fail"] else scripted_judge(r))
-    j, _ = judge(make_run(), tmp_path)
+    # A 500 carries no retry-after, so the SDK would back off for seconds between retries; the
+    # retrying itself is the 429 test's subject, what is (not) cached is this one's.
+    no_retries = Config(judge=replace(CONFIG.judge, max_retries=0))
+    j, _ = judge(make_run(), tmp_path, config=no_retries)
     assert j.claims_error and "500 api_error" in j.claims_error
     assert not list(tmp_path.glob("*.json"))
     state["fail"] = False
