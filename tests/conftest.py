@@ -5,7 +5,7 @@
   fails the test even when the code under test swallows the error. Fake servers listen on
   127.0.0.1 (``tests/support/*_server.py``).
 * **A clean environment.** ``ANTHROPIC_*``, ``OPENAI_*``, ``AZURE_OPENAI_*``, ``GITHUB_*`` and the
-  gate's own ``SOURCEGATE_*`` variables are removed for the whole session and again before every
+  gate's own ``SOURCEGATE_*`` variables are removed for the whole run and again before every
   test, so a developer's key or a CI runner's ``GITHUB_*`` never turns a test live or changes
   its result. Tests set what they need with ``monkeypatch.setenv``. The switches that steer the
   tests themselves stay: :data:`TEST_SWITCHES`.
@@ -30,9 +30,9 @@ from tests.support.network import GUARD, NetworkGuard
 SCRUBBED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_", "GITHUB_", "SOURCEGATE_")
 #: Variables that steer the tests, not the gate: kept.
 TEST_SWITCHES = frozenset({"SOURCEGATE_UPDATE_GOLDEN", "SOURCEGATE_REAL_API", "SOURCEGATE_REAL_MODEL"})
-EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
 #: What a ``real_api`` test gets back from the shell.
 REAL_API_PREFIXES = ("ANTHROPIC_",)
+EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
 
 _shell: dict[str, str] = {}
 
@@ -54,8 +54,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _scrubbed_session() -> Iterator[None]:
-    """The whole session (module- and session-scoped fixtures too) runs without the variables."""
+def _scrubbed_run() -> Iterator[None]:
+    """The whole run (fixtures shared by a module or by every test too) goes without the variables."""
     with pytest.MonkeyPatch.context() as mp:
         for name in scrubbed_names():
             _shell[name] = os.environ[name]
@@ -86,7 +86,7 @@ def _isolated(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.fixture
 def network_guard() -> NetworkGuard:
-    """The session's network guard (to check that it blocks, and to take the attempts it recorded)."""
+    """The run's network guard (to check that it blocks, and to take the attempts it recorded)."""
     return GUARD
 
 
@@ -110,6 +110,6 @@ def runner(tmp_path: Path, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPa
 def example_report() -> Report:
     """The report of the example golden set, judged from its shipped judge cache.
 
-    Built once for the session: a report is a frozen value, which tests may read and ``replace``
+    Built once per run: a report is a frozen value, which tests may read and ``replace``
     but never change."""
     return run_paths([str(EXAMPLE)], None, judge_mode="replay")

@@ -658,4 +658,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("x-ratelimit-remaining", "4999")
         self.end_headers()
         self.wfile.write(data)
-

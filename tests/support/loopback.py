@@ -76,8 +76,3 @@ class ServerThread:
                  tb: TracebackType | None) -> None:
         self.stop()
 
-
-def serve(server: socketserver.BaseServer, name: str) -> ServerThread:
-    """Start serving ``server`` in the background; stop it with :meth:`ServerThread.stop`."""
-    return ServerThread(server, name).start()
-

@@ -164,5 +164,5 @@ class NetworkGuard:
         self._saved.clear()
 
 
-#: The one guard of the test session (installed by ``tests/conftest.py``).
+#: The one guard of a test run (installed by ``tests/conftest.py``).
 GUARD = NetworkGuard()
