@@ -1,204 +1,46 @@
-"""``sourcegate`` command line: argv -> settings -> run -> exit code.
+"""``sourcegate`` command line: argv -> parser (from the command registry) -> command -> exit code.
 
-This is the one place where exceptions become exit codes:
+Each sub-command is a module of :mod:`gate.commands`; exceptions become exit codes in one place,
+:func:`gate.exitcodes.guarded`:
 
     0 pass · 1 the gate failed · 2 usage or input error · 3 inconclusive · 4 internal error
+    · 5 the PR comment could not be posted (``sourcegate comment``)
 
-With several golden sets, each set's errors are mapped on their own (:func:`guarded`) and the run
-exits with the most severe code of all: 2, then 4, 1, 3, 0 (see ``gate.goldensets``).
+With several golden sets, each set's errors are mapped on their own and the run exits with the
+most severe code of all: 2, then 4, 5, 1, 3, 0 (see ``gate.goldensets``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import traceback
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from gate.errors import (
-    EXIT_FAIL,
-    EXIT_INCONCLUSIVE,
-    EXIT_INTERNAL,
-    EXIT_PASS,
-    GateError,
-    InputError,
-)
+from gate.commands import COMMANDS, Parser
+from gate.exitcodes import ExitCode, guarded
 
-VERDICT_EXIT = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "inconclusive": EXIT_INCONCLUSIVE}
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        # argparse exits by itself; raise instead so the exit-code mapping stays in one place.
-        raise InputError(f"usage: {message} (see `sourcegate --help`)")
+__all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every sub-command."""
-    p = _Parser(prog="sourcegate", description="Did the search agent read what it cites? A merge gate.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    c = sub.add_parser("check", help="run the gate on golden sets or trace files")
-    c.add_argument("paths", nargs="+", metavar="PATH",
-                   help="golden-set folders (each runs in turn; file outputs then need {name}), "
-                        "or trace files")
-    c.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
-    c.add_argument("--json", metavar="FILE",
-                   help="write the JSON report here ('-' for stdout; {name}: the golden set's name)")
-    c.add_argument("--markdown", metavar="FILE", help="write the markdown report here ('-' for stdout)")
-    c.add_argument("--judge", choices=("live", "replay", "off"), default=None,
-                   help="LLM judges: live (call the API, record), replay (judge cache only) or off "
-                        "(default: judge.mode in the config, itself 'replay' by default)")
-    _add_baseline_options(c)
-    _add_baseline_command(sub)
-    _add_snapshot_command(sub)
-    _add_import_command(sub)
+    """The argument parser of every sub-command, from :data:`gate.commands.COMMANDS`."""
+    p = Parser(prog="sourcegate", description="Did the search agent read what it cites? A merge gate.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for command in COMMANDS.values():
+        command.add_parser(sub)
     return p
-
-
-def _add_baseline_options(c: argparse.ArgumentParser) -> None:
-    c.add_argument("--baseline", metavar="FILE",
-                   help="the baseline report to compare with (default: baseline.json in the golden set)")
-    c.add_argument("--baseline-ref", metavar="REF",
-                   help="read the baseline, golden.yaml, the configuration and the trusted judge-cache "
-                        "entries at this git revision (the PR's base), not from the working tree")
-    c.add_argument("--trust-config", action="store_true",
-                   help="with --baseline-ref, use a --config file the revision does not have (the PR that "
-                        "adds the gate); see docs/trust.md")
-    c.add_argument("--junit", metavar="FILE", help="write JUnit XML here ('-' for stdout)")
-    c.add_argument("--summary", metavar="FILE",
-                   help="write the job summary here ('-' for stdout; "
-                        "default: append to $GITHUB_STEP_SUMMARY when it is set)")
-    c.add_argument("--comment", action="store_true",
-                   help="create or update the PR comment (GitHub Actions; never changes the exit code)")
-    _add_comment_author(c)
-
-
-def _login(value: str) -> str:
-    from gate.publish import LOGIN_FORM, is_login
-
-    if not is_login(value):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a GitHub login ({LOGIN_FORM})")
-    return value
-
-
-def _add_comment_author(c: argparse.ArgumentParser) -> None:
-    c.add_argument("--comment-author", action="append", type=_login, metavar="LOGIN",
-                   help="also accept comments by LOGIN as sourcegate's own (repeatable): the login a "
-                        "GitHub App's token posts as, e.g. my-app[bot] (default: "
-                        "$SOURCEGATE_COMMENT_AUTHORS, comma-separated)")
-
-
-def _add_baseline_command(sub: Any) -> None:
-    b = sub.add_parser("baseline", help="record the baseline that later runs are compared with")
-    bsub = b.add_subparsers(dest="baseline_command", required=True, parser_class=_Parser)
-    u = bsub.add_parser("update", help="run the gate on a golden set and write its baseline.json")
-    u.add_argument("paths", nargs="+", metavar="PATH", help="golden-set folders (one baseline each)")
-    u.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
-    u.add_argument("--baseline", metavar="FILE",
-                   help="where to write it (default: PATH/baseline.json; with several sets it needs {name})")
-    u.add_argument("--force", action="store_true",
-                   help="write it even when the run does not pass (the baseline then says it was forced)")
-    u.add_argument("--judge", choices=("live", "replay", "off"), default=None,
-                   help="LLM judges for this run (default: judge.mode in the config)")
-    m = sub.add_parser("comment", help="render (and post) the PR comment from a JSON report artifact")
-    m.add_argument("report", metavar="REPORT", help="a JSON report written by `sourcegate check --json`")
-    m.add_argument("--pr", type=int, metavar="NUMBER",
-                   help="the pull request in $GITHUB_REPOSITORY (default: the one of this run's event)")
-    m.add_argument("--output", metavar="FILE",
-                   help="write the comment here ('-' for stdout) instead of posting it")
-    _add_comment_author(m)
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    """Run the gate on each golden set and write the reports; the verdicts decide the exit code."""
-    from gate.checkrun import check
-
-    return check(args)
-
-
-def cmd_baseline(args: argparse.Namespace) -> int:
-    """``baseline update``: write each set's baseline.json; only from a passing run, unless --force."""
-    from gate.checkrun import baseline_update
-
-    return baseline_update(args)
-
-
-def cmd_comment(args: argparse.Namespace) -> int:
-    """Render the PR comment from a JSON report (untrusted data: validated, then escaped) and post it."""
-    import os
-
-    from gate.baseline import parse_report
-    from gate.jsonio import load_json
-    from gate.publish import comment_authors, emit, post_comment, run_url
-    from gate.report.comment import CommentReporter
-
-    authors = comment_authors(args.comment_author, os.environ) if args.output is None else ()
-    report = parse_report(load_json(args.report), args.report)
-    body = CommentReporter(run_url=run_url(os.environ)).render(report)
-    if args.output is not None:
-        emit(args.output, body)
-        return EXIT_PASS
-    # Posting is this command's whole job: unlike `check --comment`, a refusal is its failure.
-    posted = post_comment(body, report.golden_name, os.environ, number=args.pr, authors=authors)
-    return EXIT_PASS if posted else EXIT_INTERNAL
-
-
-def _add_snapshot_command(sub: Any) -> None:
-    from gate.snapshot.commands import add_parser
-
-    add_parser(sub, _Parser)
-
-
-def cmd_snapshot(args: argparse.Namespace) -> int:
-    """``snapshot build|verify|serve``: the recorded search, fetch and extraction layers."""
-    from gate.snapshot.commands import run
-
-    return run(args)
-
-
-def _add_import_command(sub: Any) -> None:
-    from gate.importers.commands import add_parser
-
-    add_parser(sub, _Parser)
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    """``import FORMAT INPUT... --out DIR``: runs recorded in other shapes -> trace files."""
-    from gate.importers.commands import run
-
-    return run(args)
-
-
-COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment, "snapshot": cmd_snapshot,
-            "import": cmd_import}
-
-
-def guarded(run: Callable[[], int], label: str = "") -> int:
-    """``run()``, with its exceptions mapped to exit codes: a GateError is its message and its code,
-    anything else is our bug (the trace, exit 4). ``label`` names the golden set when a run has
-    several, each guarded on its own so that one set's error does not stop the next."""
-    try:
-        return run()
-    except GateError as e:
-        print(f"sourcegate: error: {label}{e}", file=sys.stderr)
-        return e.exit_code
-    except Exception:  # the last resort: say it is our bug, with the trace
-        print(f"sourcegate: {label}internal error (please report it):", file=sys.stderr)
-        traceback.print_exc()
-        return EXIT_INTERNAL
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, map exceptions to exit codes."""
     def run() -> int:
         args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-        return COMMANDS[args.command](args)
+        return COMMANDS[args.command].run(args)
 
     try:
         return guarded(run)
     except KeyboardInterrupt:
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@
     ├── JudgeUnavailable      never an exit by itself: claims stay unscored, the verdict may be inconclusive
     └── GitHubError           never changes the verdict: reported, the job summary is kept
 
-The CLI is the one place where these become exit codes (see ``gate.cli``).
+The numbers below are the exit codes; :mod:`gate.exitcodes` holds them as the ``ExitCode`` enum
+and is the one place where these errors become exit codes (:func:`gate.exitcodes.guarded`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ EXIT_FAIL = 1
 EXIT_INPUT = 2
 EXIT_INCONCLUSIVE = 3
 EXIT_INTERNAL = 4
+EXIT_PUBLISH = 5
+"""``sourcegate comment`` could not post the PR comment: GitHub refused or failed (not a bug)."""
 
 
 class GateError(Exception):

@@ -16,7 +16,8 @@ each with its own config, baseline, judge cache, comparison, reports and PR comm
   ``{name}`` is the name made safe as one file name (:func:`file_name`): no path separator, no
   ``..``, no control character, so a set's files stay under the folder the template names.
 * **Exit code.** The most severe of the sets' codes, in the order of :data:`EXIT_SEVERITY`:
-  2 if any set had an input error, else 4 if any had an internal error, else 1 if any failed,
+  2 if any set had an input error, else 4 if any had an internal error, else 5 if any could not
+  publish, else 1 if any failed,
   else 3 if any was inconclusive, else 0. A known failure outranks an inconclusive set (the merge
   is blocked either way, and the failure is the definite, actionable news); an error outranks both
   (that set has no verdict at all).
@@ -31,7 +32,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_INTERNAL, EXIT_PASS, InputError
+from gate.errors import (
+    EXIT_FAIL,
+    EXIT_INCONCLUSIVE,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_PASS,
+    EXIT_PUBLISH,
+    InputError,
+)
 
 __all__ = [
     "EXIT_SEVERITY",
@@ -47,7 +56,7 @@ __all__ = [
 NAME_FIELD = "{name}"
 """Replaced by the golden set's name in an output path, when a run has several sets."""
 
-EXIT_SEVERITY = (EXIT_INPUT, EXIT_INTERNAL, EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS)
+EXIT_SEVERITY = (EXIT_INPUT, EXIT_INTERNAL, EXIT_PUBLISH, EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS)
 """Exit codes, most severe first: the whole run exits with the first one any set had."""
 
 

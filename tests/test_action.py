@@ -568,7 +568,7 @@ def test_comment_mode_fails_when_github_refuses_the_comment(
 ) -> None:
     _real_report(runner, {"moons": GOOD})
     runner.server.script("create_comment", forbidden_integration())
-    assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number="2")) == 4
+    assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number="2")) == 5
     assert "the pull request comment was not posted" in capsys.readouterr().out
     assert runner.outputs()["comment-url"] == ""
 

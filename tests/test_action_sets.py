@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from gate import action, cli
+from gate.exitcodes import VERDICT_EXIT
 from gate.github import marker
 from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
 
@@ -142,7 +143,7 @@ def test_the_step_adds_up_its_sets(
         target = Path(args[args.index("--json") + 1])
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(reports[name]), encoding="utf-8")
-        return cli.VERDICT_EXIT[reports[name]["verdict"]]
+        return VERDICT_EXIT[reports[name]["verdict"]]
 
     monkeypatch.setattr(cli, "main", fake_main)
     write_set(runner.ws, "a", {"moons": GOOD})

@@ -311,12 +311,12 @@ def test_report_validates_against_its_schema(tmp_path: Path) -> None:
 
 
 def test_internal_errors_exit_4(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gate.gaterun
+    import gate.commands.check
 
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(gate.gaterun, "run_paths", boom)
+    monkeypatch.setattr(gate.commands.check, "run_paths", boom)
     assert main(["check", str(GOOD)]) == 4
 
 

@@ -169,6 +169,7 @@ def test_an_input_error_in_one_set_does_not_stop_the_other(
 def test_an_internal_error_in_one_set_is_exit_4_unless_another_has_an_input_error(
     two_sets: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
+    import gate.commands.check
     import gate.gaterun
 
     real = gate.gaterun.run_paths
@@ -178,7 +179,7 @@ def test_an_internal_error_in_one_set_is_exit_4_unless_another_has_an_input_erro
             raise RuntimeError("bug")
         return real(paths, *args, **kwargs)
 
-    monkeypatch.setattr(gate.gaterun, "run_paths", buggy_for_good)
+    monkeypatch.setattr(gate.commands.check, "run_paths", buggy_for_good)
     good, bad = two_sets
     assert main(["check", str(good), str(bad), "--markdown", "-"]) == 4
     assert "golden set 'good': internal error" in capsys.readouterr().err

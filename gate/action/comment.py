@@ -28,7 +28,8 @@ from gate.action.commands import (
     workflow_command,
 )
 from gate.action.inputs import Inputs
-from gate.errors import EXIT_INTERNAL, EXIT_PASS, InputError
+from gate.errors import InputError
+from gate.exitcodes import ExitCode
 from gate.goldensets import combined_exit
 
 __all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]
@@ -78,12 +79,12 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
             code = cli.main(["comment", file, "--pr", str(inputs.pr_number),
                              *(f"--comment-author={login}" for login in inputs.comment_authors)])
         codes.append(code)
-        if code not in (EXIT_PASS, EXIT_INTERNAL):  # 4 is also how `comment` says GitHub refused it
+        if code not in (ExitCode.PASS, ExitCode.PUBLISH):  # 5: GitHub refused or failed the comment
             continue
         verdicts.append(str(load_json(file).get("verdict", "")))
         posted = _POSTED.search(tee.text())
         if posted is None:
-            codes[-1] = EXIT_INTERNAL
+            codes[-1] = ExitCode.PUBLISH
             print(workflow_command("error", f"the pull request comment was not posted ({file}): see the "
                                    "message above", title="sourcegate"), file=out)
         else:

@@ -4,7 +4,7 @@
 
 One module per format, each a class with ``id``, ``description`` and a pure ``convert(data,
 ctx)``: data in (the file's text, or the JSON already parsed), trace out; nothing is fetched, read
-or written. ``sourcegate import`` (:mod:`gate.importers.commands`) is the I/O around it. Modules
+or written. ``sourcegate import`` (:mod:`gate.commands.import_`) is the I/O around it. Modules
 load on first use, so the CLI's parser stays cheap. What each format yields, and what its record
 cannot show: docs/importers.md.
 """

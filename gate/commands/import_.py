@@ -7,8 +7,7 @@ One ``DIR/<case>.json`` per input; the case id is ``--case`` (one input only) or
 name without its extensions. Every input is read and converted, and every trace validated,
 before anything is written: one bad input writes nothing and exits 2 naming the file and the
 JSON path. Each file is written whole (``gate.outputs.write_file``); the same input gives the same bytes.
-``gate.cli`` registers this through :func:`add_parser` and calls :func:`run`; exceptions are left
-to it, the one place where they become exit codes.
+Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
 """
 
 from __future__ import annotations
@@ -17,19 +16,24 @@ import argparse
 import os
 import re
 import sys
-from typing import Any
 
-from gate.errors import EXIT_PASS, InputError
+from gate.commands.base import Subparsers
+from gate.errors import InputError
+from gate.exitcodes import ExitCode
+from gate.importers import FORMATS, convert
+from gate.jsonio import dump_json, read_text
+from gate.outputs import write_file
 
-# the format ids, kept here so building the CLI's parser imports no importer (a test keeps it in step)
-FORMAT_IDS = ("anthropic", "openai-responses", "perplexity", "langfuse", "tavily-agent-log")
+__all__ = ["FORMAT_IDS", "add_parser", "case_id", "run"]
+
+FORMAT_IDS = FORMATS
+"""The formats ``sourcegate import`` reads: the importer registry's ids."""
 _CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SUFFIXES = (".chunks.txt", ".stdout.txt", ".jsonl", ".json", ".txt", ".log")
 
 
-def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
-    """Add ``import`` to the sub-parsers ``sub`` of the main parser."""
-    del parser_class  # no sub-commands of its own
+def add_parser(sub: Subparsers) -> None:
+    """Add ``import`` to the main parser."""
     p = sub.add_parser("import", help="convert runs recorded in another shape to sourcegate-trace/1 files",
                        description="Convert recorded agent runs (API responses, streams, trace exports, "
                                    "printed logs) to sourcegate-trace/1 files. Nothing is fetched.")
@@ -54,10 +58,6 @@ def case_id(file: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Convert every input, then write every trace; say what was written on stderr."""
-    from gate.importers import convert
-    from gate.jsonio import dump_json, read_text
-    from gate.outputs import write_file
-
     if args.case is not None and len(args.inputs) > 1:
         raise InputError(f"--case names one trace, but {len(args.inputs)} inputs were given")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
@@ -77,4 +77,4 @@ def run(args: argparse.Namespace) -> int:
     for target, (file, body) in planned.items():
         write_file(target, body)
         print(f"sourcegate: {file} -> {target}", file=sys.stderr)
-    return EXIT_PASS
+    return ExitCode.PASS

@@ -4,8 +4,7 @@
     sourcegate snapshot verify PATH [--provider] exit 0 when every run is covered, 2 with the misses
     sourcegate snapshot serve PATH [--port N]    replay PATH/snapshot/ on 127.0.0.1 until Ctrl-C
 
-``gate.cli`` registers these through :func:`add_parser` and calls :func:`run`; exceptions are left
-to it, the one place where they become exit codes.
+Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
 """
 
 from __future__ import annotations
@@ -16,15 +15,22 @@ import signal
 import sys
 import threading
 from types import FrameType
-from typing import Any
 
-from gate.errors import EXIT_INPUT, EXIT_PASS, InputError
+from gate.commands.base import Parser, Subparsers
+from gate.errors import InputError
+from gate.exitcodes import ExitCode
+from gate.snapshot.build import build, runs_of
+from gate.snapshot.serve import serve
+from gate.snapshot.store import SnapshotStore, snapshot_dir
+from gate.snapshot.verify import render, verify
+
+__all__ = ["add_parser", "run"]
 
 
-def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+def add_parser(sub: Subparsers) -> None:
     """Add ``snapshot`` and its sub-commands to the sub-parsers ``sub`` of the main parser."""
     s = sub.add_parser("snapshot", help="build, verify and serve the recorded search and fetch layers")
-    ssub = s.add_subparsers(dest="snapshot_command", required=True, parser_class=parser_class)
+    ssub = s.add_subparsers(dest="snapshot_command", required=True, parser_class=Parser)
     b = ssub.add_parser("build", help="build PATH/snapshot/ from the golden set's recorded runs")
     b.add_argument("path", metavar="PATH", help="a golden-set folder")
     v = ssub.add_parser("verify", help="check that the snapshot covers every run (exit 2 with the misses)")
@@ -47,27 +53,21 @@ def _golden_root(path: str) -> str:
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Build the layers and say what changed."""
-    from gate.snapshot.build import build
-
     result = build(_golden_root(args.path))
     print(result.summary(), file=sys.stderr)
-    return EXIT_PASS
+    return ExitCode.PASS
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check coverage: exit 0 when every run is covered, 2 (input error) with the misses listed."""
-    from gate.snapshot.build import runs_of
-    from gate.snapshot.store import SnapshotStore, snapshot_dir
-    from gate.snapshot.verify import render, verify
-
     root = _golden_root(args.path)
     folder = snapshot_dir(root)
     coverage = verify(runs_of(root), SnapshotStore(folder).index(), provider=args.provider)
     if coverage.covered:
         print(render(coverage, folder), file=sys.stderr)
-        return EXIT_PASS
+        return ExitCode.PASS
     print(render(coverage, folder))
-    return EXIT_INPUT
+    return ExitCode.INPUT
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -76,9 +76,6 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the snapshot until Ctrl-C or SIGTERM (the normal ways to stop it, so exit 0)."""
-    from gate.snapshot.serve import serve
-    from gate.snapshot.store import SnapshotStore, snapshot_dir
-
     folder = snapshot_dir(_golden_root(args.path))
     if not os.path.isdir(folder):
         raise InputError("no snapshot/ folder: run `sourcegate snapshot build` first", file=args.path)
@@ -98,12 +95,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
-    return EXIT_PASS
+    return ExitCode.PASS
 
 
-COMMANDS = {"build": cmd_build, "verify": cmd_verify, "serve": cmd_serve}
+SUBCOMMANDS = {"build": cmd_build, "verify": cmd_verify, "serve": cmd_serve}
 
 
 def run(args: argparse.Namespace) -> int:
     """Dispatch ``snapshot <command>``."""
-    return COMMANDS[args.snapshot_command](args)
+    return SUBCOMMANDS[args.snapshot_command](args)

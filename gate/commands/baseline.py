@@ -1,0 +1,65 @@
+"""``sourcegate baseline update PATH...``: record the baseline that later runs are compared with.
+
+Each golden set gets its ``baseline.json``, only from a passing run unless ``--force`` (the
+baseline then says it was forced). Several sets run in turn, as with ``check``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import UTC, datetime
+
+from gate.baseline import baseline_file, refusal, stamped, write_baseline
+from gate.commands.base import Parser, Subparsers
+from gate.commands.check import JUDGE_MODES
+from gate.commands.sets import each_set
+from gate.errors import InputError
+from gate.exitcodes import VERDICT_EXIT, ExitCode
+from gate.gaterun import run_paths
+from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Add ``baseline`` and its ``update`` sub-command to the main parser."""
+    b = sub.add_parser("baseline", help="record the baseline that later runs are compared with")
+    bsub = b.add_subparsers(dest="baseline_command", required=True, parser_class=Parser)
+    u = bsub.add_parser("update", help="run the gate on a golden set and write its baseline.json")
+    u.add_argument("paths", nargs="+", metavar="PATH", help="golden-set folders (one baseline each)")
+    u.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
+    u.add_argument("--baseline", metavar="FILE",
+                   help="where to write it (default: PATH/baseline.json; with several sets it needs {name})")
+    u.add_argument("--force", action="store_true",
+                   help="write it even when the run does not pass (the baseline then says it was forced)")
+    u.add_argument("--judge", choices=JUDGE_MODES, default=None,
+                   help="LLM judges for this run (default: judge.mode in the config)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write each golden set's baseline.json; only from a passing run, unless ``--force``."""
+    for p in args.paths:
+        if not os.path.isdir(p):
+            raise InputError("expected a golden-set folder", file=p)
+    sets = split_sets(args.paths)
+    require_name_field({"--baseline": args.baseline}, len(sets))
+    return each_set(sets, lambda s: _update_one(s, args), "baseline update")
+
+
+def _update_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
+    [path] = golden.paths
+    report = run_paths([path], args.config, judge_mode=args.judge)
+    why = refusal(report, args.force)
+    if why is not None:
+        print(f"sourcegate: baseline not written: {why}", file=sys.stderr)
+        return VERDICT_EXIT[report.verdict]
+    target = per_set_file(args.baseline, golden.name or report.golden_name) or baseline_file(path)
+    out = stamped(report, datetime.now(UTC), args.force)
+    write_baseline(target, out, within=path)
+    forced = " (FORCED over a failing run: the baseline says so)" if out.stamp and out.stamp.forced else ""
+    print(f"sourcegate: baseline written to {target}: {len(report.cases)} cases, "
+          f"verdict {report.verdict}{forced}",
+          file=sys.stderr)
+    return ExitCode.PASS

@@ -1,0 +1,129 @@
+"""``sourcegate check PATH...``: run the gate on golden sets or trace files, write the reports.
+
+Each set runs in turn with its own config (beside it, unless ``--config``), baseline, judge cache,
+comparison, reports and PR comment; :mod:`gate.goldensets` holds the rules (which paths form a
+set, ``{name}`` in output paths, the exit code of the whole run). Everything that can be refused
+without running (a missing path, folders mixed with trace files, two sets of one name, an output
+path without ``{name}``) is refused before the first set runs. After that, one set's error is said
+on stderr (naming the set) and the next set still runs (:mod:`gate.commands.sets`).
+
+With one set, nothing differs from a run of that set alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from gate.baseline import attach_baseline
+from gate.commands.base import Subparsers, add_comment_author
+from gate.commands.sets import each_set
+from gate.exitcodes import VERDICT_EXIT
+from gate.gaterun import run_paths, set_name
+from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
+from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
+from gate.report.comment import CommentReporter
+from gate.report.json import JsonReporter
+from gate.report.junit import JUnitReporter
+from gate.report.markdown import MarkdownReporter
+from gate.report.summary import SummaryReporter
+from gate.results import Report
+from gate.rules import resolve_rules
+
+__all__ = ["FILE_FLAGS", "JUDGE_MODES", "Outputs", "add_parser", "run"]
+
+FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline")
+"""The ``check`` options that name a file: with several sets, each needs ``{name}`` (or is '-')."""
+
+JUDGE_MODES = ("live", "replay", "off")
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Add ``check`` to the main parser."""
+    c = sub.add_parser("check", help="run the gate on golden sets or trace files")
+    c.add_argument("paths", nargs="+", metavar="PATH",
+                   help="golden-set folders (each runs in turn; file outputs then need {name}), "
+                        "or trace files")
+    c.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
+    c.add_argument("--json", metavar="FILE",
+                   help="write the JSON report here ('-' for stdout; {name}: the golden set's name)")
+    c.add_argument("--markdown", metavar="FILE", help="write the markdown report here ('-' for stdout)")
+    c.add_argument("--judge", choices=JUDGE_MODES, default=None,
+                   help="LLM judges: live (call the API, record), replay (judge cache only) or off "
+                        "(default: judge.mode in the config, itself 'replay' by default)")
+    c.add_argument("--baseline", metavar="FILE",
+                   help="the baseline report to compare with (default: baseline.json in the golden set)")
+    c.add_argument("--baseline-ref", metavar="REF",
+                   help="read the baseline, golden.yaml, the configuration and the trusted judge-cache "
+                        "entries at this git revision (the PR's base), not from the working tree")
+    c.add_argument("--trust-config", action="store_true",
+                   help="with --baseline-ref, use a --config file the revision does not have (the PR that "
+                        "adds the gate); see docs/trust.md")
+    c.add_argument("--junit", metavar="FILE", help="write JUnit XML here ('-' for stdout)")
+    c.add_argument("--summary", metavar="FILE",
+                   help="write the job summary here ('-' for stdout; "
+                        "default: append to $GITHUB_STEP_SUMMARY when it is set)")
+    c.add_argument("--comment", action="store_true",
+                   help="create or update the PR comment (GitHub Actions; never changes the exit code)")
+    add_comment_author(c)
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where each rendering of one set goes (None: not written, '-': stdout)."""
+
+    json: str | None = None
+    markdown: str | None = None
+    junit: str | None = None
+    summary: str | None = None
+    baseline: str | None = None
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, name: str | None) -> Outputs:
+        """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for."""
+        out = cls(*(per_set_file(getattr(args, f), name) for f in FILE_FLAGS))
+        return replace(out, markdown="-") if out.json is None and out.markdown is None else out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
+    sets = split_sets(args.paths)
+    require_name_field({f"--{f}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
+    # A malformed author (flag or variable) stops the run before any set runs, not after.
+    authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
+    return each_set(sets, lambda s: _check_one(s, args, authors), "check")
+
+
+def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str]) -> int:
+    out = Outputs.of(args, golden.name or set_name(golden.paths))  # {name} works with one set too
+    # The rules first (at the base revision with --baseline-ref), then one run under them.
+    rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
+                          trust_config=args.trust_config)
+    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
+                       trusted_judgements=rules.trusted_judgements)
+    report = attach_baseline(report, rules, now=datetime.now(UTC))
+    # Render everything before writing anything: a rendering error leaves no file behind.
+    rendered: list[tuple[str, str]] = []
+    if out.json is not None:
+        rendered.append((out.json, JsonReporter().render(report)))
+    if out.markdown is not None:
+        rendered.append((out.markdown, MarkdownReporter().render(report)))
+    if out.junit is not None:
+        rendered.append((out.junit, JUnitReporter().render(report)))
+    for target, text in rendered:
+        emit(target, text)
+    _publish(report, out.summary, args.comment, tuple(authors))
+    return VERDICT_EXIT[report.verdict]
+
+
+def _publish(report: Report, summary: str | None, comment: bool, authors: tuple[str, ...]) -> None:
+    """Job summary, then the PR comment (keyed by the set's name): neither changes the exit code."""
+    target, append = summary_target(summary, os.environ)
+    if target is not None:
+        write_summary(SummaryReporter().render(report), target, append)
+    if comment:
+        body = CommentReporter(run_url=run_url(os.environ)).render(report)
+        post_comment(body, report.golden_name, os.environ, authors=authors)

@@ -1,0 +1,65 @@
+"""The exit codes of every ``sourcegate`` command, and the one handler that maps exceptions to them.
+
+=====  ==============  ==========================================================================
+code   name            meaning
+=====  ==============  ==========================================================================
+0      ``PASS``        the gate passed (or the command did its job)
+1      ``FAIL``        the gate failed: a hard check, or a blocking soft figure beyond noise
+2      ``INPUT``       usage or input error: the message names the file, the JSON path, the expectation
+3      ``INCONCLUSIVE``  the judge could not score enough claims (never a silent pass)
+4      ``INTERNAL``    an internal error: a bug, reported with its trace
+5      ``PUBLISH``     ``sourcegate comment`` could not post the PR comment (GitHub refused or failed)
+=====  ==============  ==========================================================================
+
+The numbers live beside the error tree (:mod:`gate.errors`), which says which error maps to which;
+:func:`guarded` is the only place an exception becomes a code.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from enum import IntEnum
+
+from gate.errors import (
+    EXIT_FAIL,
+    EXIT_INCONCLUSIVE,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_PASS,
+    EXIT_PUBLISH,
+    GateError,
+)
+
+__all__ = ["VERDICT_EXIT", "ExitCode", "guarded"]
+
+
+class ExitCode(IntEnum):
+    """What a ``sourcegate`` process exits with (see the table above and the README)."""
+
+    PASS = EXIT_PASS
+    FAIL = EXIT_FAIL
+    INPUT = EXIT_INPUT
+    INCONCLUSIVE = EXIT_INCONCLUSIVE
+    INTERNAL = EXIT_INTERNAL
+    PUBLISH = EXIT_PUBLISH
+
+
+VERDICT_EXIT = {"pass": ExitCode.PASS, "fail": ExitCode.FAIL, "inconclusive": ExitCode.INCONCLUSIVE}
+"""A report's verdict -> the exit code of the run that produced it."""
+
+
+def guarded(run: Callable[[], int], label: str = "") -> int:
+    """``run()``, with its exceptions mapped to exit codes: a GateError is its message and its code,
+    anything else is our bug (the trace, exit 4). ``label`` names the golden set when a run has
+    several, each guarded on its own so that one set's error does not stop the next."""
+    try:
+        return run()
+    except GateError as e:
+        print(f"sourcegate: error: {label}{e}", file=sys.stderr)
+        return e.exit_code
+    except Exception:  # the last resort: say it is our bug, with the trace
+        print(f"sourcegate: {label}internal error (please report it):", file=sys.stderr)
+        traceback.print_exc()
+        return ExitCode.INTERNAL
