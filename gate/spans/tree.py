@@ -59,6 +59,10 @@ def _times(run: Run | None) -> tuple[int, int]:
     return start, max([start, *fetched])
 
 
+def _iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
 def _attrs(pairs: Mapping[str, AttributeValue | None]) -> Mapping[str, AttributeValue]:
     return MappingProxyType({k: v for k, v in pairs.items() if v is not None})
 
@@ -185,8 +189,8 @@ def _retriever_attributes(result: CaseResult, index: int | None, query: str | No
         pairs[f"{doc}.id"] = r.url
         pairs[f"{doc}.content"] = r.snippet or r.title
         metadata = {"url": r.url, "title": r.title, "position": r.position, **facts.describe(r.url)}
-        if r.published is not None:
-            metadata.setdefault("published", r.published.isoformat())
+        if r.published is not None:  # the result's own date (the source's facts may hold the page's)
+            metadata["published"] = r.published.isoformat()
         pairs[f"{doc}.metadata"] = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
     return _attrs(pairs)
 
@@ -204,6 +208,7 @@ def _page_attributes(page: Page, facts: SourceFacts) -> Mapping[str, AttributeVa
         "http.response.status_code": page.status,
         "sourcegate.page.final_url": page.final_url,
         "sourcegate.page.truncated": page.truncated,
+        "sourcegate.page.fetched_at": None if page.fetched_at is None else _iso(page.fetched_at),
         **{f"sourcegate.source.{k}": v for k, v in source.items()},
     }
     return _attrs(pairs)
