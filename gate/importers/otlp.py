@@ -134,6 +134,9 @@ def _retriever(span: Span, trace: TraceBuilder) -> None:
         published = metadata.get("published")
         trace.result(index, link, title=title, snippet=None if content == title else content,
                      published=publication_date(published) if isinstance(published, str) else None)
+        position = metadata.get("position")
+        if isinstance(position, int) and not isinstance(position, bool) and position >= 0:
+            trace.results[-1]["position"] = position  # as recorded (sourcegate's own spans keep it)
 
 
 def _metadata(value: Any) -> dict[str, Any]:
@@ -164,3 +167,6 @@ def _page(span: Span, trace: TraceBuilder) -> None:
     final = _text(span.attributes.get("sourcegate.page.final_url"))
     if final is not None and entry["final_url"] is None:
         entry["final_url"] = final
+    published = publication_date(_text(span.attributes.get("sourcegate.page.published")))
+    if published is not None and "published" not in entry:
+        entry["published"] = published

@@ -209,6 +209,7 @@ def _page_attributes(page: Page, facts: SourceFacts) -> Mapping[str, AttributeVa
         "sourcegate.page.final_url": page.final_url,
         "sourcegate.page.truncated": page.truncated,
         "sourcegate.page.fetched_at": None if page.fetched_at is None else _iso(page.fetched_at),
+        "sourcegate.page.published": None if page.published is None else page.published.isoformat(),
         **{f"sourcegate.source.{k}": v for k, v in source.items()},
     }
     return _attrs(pairs)
