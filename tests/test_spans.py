@@ -167,7 +167,7 @@ def test_without_the_otel_extra_the_flags_say_how_to_install_it(tmp_path: Path, 
     monkeypatch.setitem(sys.modules, "opentelemetry.sdk", None)  # what an absent package looks like
     code, text = _check(tmp_path)
     assert code == 2 and text == "" and not (tmp_path / "r.json").exists()
-    assert "pip install 'sourcegate[otel]'" in capsys.readouterr().err
+    assert "the optional extra sourcegate[otel]: pip install '.[otel]'" in capsys.readouterr().err
 
 
 def test_several_sets_need_name_in_the_otlp_json_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ LLM span for the answer (:mod:`gate.spans.tree`; the attributes are listed in do
 are derived from the golden set and the case, so a re-run gives the same trace.
 
 Building spans is pure; writing and sending them needs the optional extra
-(``pip install 'sourcegate[otel]'``), imported only then (:mod:`gate.spans.otel`).
+(``pip install '.[otel]'`` in a checkout), imported only then (:mod:`gate.spans.otel`).
 """
 
 from __future__ import annotations

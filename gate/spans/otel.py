@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["SCOPE", "SpanExportError", "encode_json_lines", "send"]
 
 SCOPE = "sourcegate"
-_EXTRA = "OpenTelemetry spans need the optional packages: pip install 'sourcegate[otel]'"
+# sourcegate is not on a package index: the command installs the extra from a checkout, never by name
+_EXTRA = ("OpenTelemetry spans need the optional extra sourcegate[otel]: pip install '.[otel]' in a sourcegate "
+          "checkout")
 _IDS = ("traceId", "spanId", "parentSpanId")
 
 
