@@ -45,7 +45,7 @@ class OtlpImporter:
         if len(roots) != 1:
             raise spans[0].at.error(f"expected one root span in trace {spans[0].trace}, found {len(roots)}")
         [root] = roots
-        ordered = sorted(spans, key=lambda s: (s.start or "", spans.index(s)))
+        ordered = [s for _, s in sorted(enumerate(spans), key=lambda pair: (pair[1].start or "", pair[0]))]
         trace = TraceBuilder()
         model: str | None = None
         answer = _text(root.attributes.get("output.value"))

@@ -20,14 +20,15 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from gate.errors import GateError, InputError
+from gate.errors import InputError
 from gate.model import Run
 from gate.results import Report
 from gate.spans.model import SpanEvent, SpanSpec
+from gate.spans.otel import SpanExportError, encode_json_lines, send
 from gate.spans.tree import build_spans
 
-__all__ = ["SpanEvent", "SpanSpec", "build_spans", "export_otlp", "load_runs", "otlp_json", "prepare",
-           "traces_endpoint", "write_otlp_json"]
+__all__ = ["SpanEvent", "SpanExportError", "SpanSpec", "build_spans", "export_otlp", "load_runs", "otlp_json",
+           "prepare", "traces_endpoint", "write_otlp_json"]
 
 TRACES_PATH = "/v1/traces"
 
@@ -44,8 +45,6 @@ def load_runs(paths: Sequence[str]) -> dict[str, Run]:
 
 def otlp_json(report: Report, runs: Mapping[str, Run]) -> str:
     """The report's spans as OTLP/JSON lines (one ``ExportTraceServiceRequest`` per case)."""
-    from gate.spans.otel import encode_json_lines
-
     return encode_json_lines(build_spans(report, runs))
 
 
@@ -66,8 +65,6 @@ def traces_endpoint(url: str) -> str:
 
 def export_otlp(report: Report, runs: Mapping[str, Run], endpoint: str) -> None:
     """Send the report's spans over OTLP/HTTP (protobuf) to ``endpoint``; raises SpanExportError."""
-    from gate.spans.otel import send
-
     send(build_spans(report, runs), traces_endpoint(endpoint))
 
 
@@ -79,8 +76,6 @@ def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,
     runs = load_runs(paths)
     specs = build_spans(report, runs)
     url = None if endpoint is None else traces_endpoint(endpoint)
-    from gate.spans.otel import encode_json_lines, send
-
     body = encode_json_lines(specs)
 
     def finish() -> None:
@@ -90,7 +85,7 @@ def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,
         if url is not None:
             try:
                 send(specs, url)
-            except GateError as e:
+            except SpanExportError as e:
                 print(f"sourcegate: warning: spans not sent: {e}", file=sys.stderr)
 
     return finish

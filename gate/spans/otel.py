@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gate.errors import GateError, InputError
+from gate.errors import EXIT_INPUT, GateError, InputError
 from gate.spans.model import SpanSpec
 
 if TYPE_CHECKING:
@@ -29,7 +29,13 @@ _IDS = ("traceId", "spanId", "parentSpanId")
 
 
 class SpanExportError(GateError):
-    """The endpoint did not take the spans (refused, unreachable, or answered an error)."""
+    """The endpoint did not take the spans (refused, unreachable, or answered an error).
+
+    ``sourcegate check`` says it and keeps the verdict's exit code; raised to the CLI by other
+    callers, it is exit 2, like the live web's errors: something outside did not answer.
+    """
+
+    exit_code = EXIT_INPUT
 
 
 def _require() -> None:
