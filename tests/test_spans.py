@@ -17,7 +17,7 @@ from gate.cli import main
 from gate.errors import InputError
 from gate.spans import traces_endpoint
 from gate.spans.ids import span_id, trace_id
-from tests.spans_helpers import attributes, decode_json_lines, otlp_receiver, spans_of
+from tests.support.otlp_receiver import attributes, decode_json_lines, otlp_receiver, spans_of
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
