@@ -32,10 +32,11 @@ from gate.report.markdown import MarkdownReporter
 from gate.report.summary import SummaryReporter
 from gate.results import Report
 from gate.rules import resolve_rules
+from gate.spans import prepare
 
 __all__ = ["FILE_FLAGS", "JUDGE_MODES", "Outputs", "add_parser", "run"]
 
-FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline")
+FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline", "otlp_json")
 """The ``check`` options that name a file: with several sets, each needs ``{name}`` (or is '-')."""
 
 JUDGE_MODES = ("live", "replay", "off")
@@ -54,6 +55,11 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument("--judge", choices=JUDGE_MODES, default=None,
                    help="LLM judges: live (call the API, record), replay (judge cache only) or off "
                         "(default: judge.mode in the config, itself 'replay' by default)")
+    c.add_argument("--otlp-json", metavar="FILE",
+                   help="write the runs as OpenTelemetry spans, OTLP/JSON lines (docs/spans.md; needs the "
+                        "'otel' extra)")
+    c.add_argument("--otlp-endpoint", metavar="URL",
+                   help="send the spans over OTLP/HTTP to a collector, Phoenix, Langfuse or Jaeger")
     c.add_argument("--baseline", metavar="FILE",
                    help="the baseline report to compare with (default: baseline.json in the golden set)")
     c.add_argument("--baseline-ref", metavar="REF",
@@ -80,6 +86,7 @@ class Outputs:
     junit: str | None = None
     summary: str | None = None
     baseline: str | None = None
+    otlp_json: str | None = None
 
     @classmethod
     def of(cls, args: argparse.Namespace, name: str | None) -> Outputs:
@@ -91,7 +98,7 @@ class Outputs:
 def run(args: argparse.Namespace) -> int:
     """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
     sets = split_sets(args.paths)
-    require_name_field({f"--{f}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
+    require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     return each_set(sets, lambda s: _check_one(s, args, authors), "check")
@@ -106,6 +113,9 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
                        trusted_judgements=rules.trusted_judgements)
     report = attach_baseline(report, rules, now=datetime.now(UTC))
     # Render everything before writing anything: a rendering error leaves no file behind.
+    spans = None
+    if out.otlp_json is not None or args.otlp_endpoint is not None:
+        spans = prepare(report, golden.paths, json_file=out.otlp_json, endpoint=args.otlp_endpoint)
     rendered: list[tuple[str, str]] = []
     if out.json is not None:
         rendered.append((out.json, JsonReporter().render(report)))
@@ -115,6 +125,8 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
         rendered.append((out.junit, JUnitReporter().render(report)))
     for target, text in rendered:
         emit(target, text)
+    if spans is not None:
+        spans()
     _publish(report, out.summary, args.comment, tuple(authors))
     return VERDICT_EXIT[report.verdict]
 
