@@ -15,7 +15,9 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # running the gate
     "main": "gate.cli",
-    "run_paths": "gate.gaterun",
+    "run_set": "gate.pipeline",
+    "SetRequest": "gate.pipeline",
+    "run_paths": "gate.pipeline",
     "evaluate_run": "gate.evaluate",
     "build_report": "gate.evaluate",
     "decide": "gate.decide",
@@ -72,6 +74,8 @@ __all__ = [
     "Comparison",
     "compare",
     "main",
+    "run_set",
+    "SetRequest",
     "run_paths",
     "evaluate_run",
     "build_report",
@@ -120,12 +124,12 @@ if TYPE_CHECKING:
     from gate.decide import decide
     from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, RecordError, SnapshotMiss
     from gate.evaluate import build_report, evaluate_run
-    from gate.gaterun import run_paths
     from gate.importers import convert
     from gate.judge import JudgeSession, RunJudgement
     from gate.load import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
     from gate.passage import PageIndex, find_passage
+    from gate.pipeline import SetRequest, run_paths, run_set
     from gate.record import Recorder
     from gate.results import CaseResult, CaseWarning, Report
     from gate.snapshot import SnapshotStore

@@ -16,18 +16,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-from gate.compare import BaselineOrigin
-from gate.errors import InputError
+from gate.comparison import BaselineOrigin
 from gate.gitrev import changed_files, relative, resolve_commit, show, toplevel
 from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
 from gate.outputs import write_file
 from gate.results import BaselineStamp, Report
-
-if TYPE_CHECKING:
-    from gate.rules import Rules
 
 __all__ = [
     "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "read_at_ref", "read_baseline",
@@ -125,28 +120,3 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
         file=rel_file, ref=ref, commit=commit, changed_files=changed_files(top, commit, sorted(set(watched))),
         redefined_cases=redefined_cases(before, after),
     ))
-
-
-def attach_baseline(report: Report, rules: Rules, *, now: datetime) -> Report:
-    """``report`` compared with the baseline of ``rules`` and decided under its configuration.
-
-    Unchanged (with a note) when there is no baseline; the rules' configuration changes and warnings
-    are added either way. A baseline of another golden set is an input error.
-    """
-    from gate.compare import compare
-    from gate.decide import decide_report
-
-    report = replace(report, config_changes=rules.config_changes,
-                     warnings=(*report.warnings, *rules.warnings))
-    base, origin = rules.baseline, rules.origin
-    if origin is None:
-        return report
-    if base is None:
-        where = f"{origin.ref}:{origin.file}" if origin.ref else origin.file
-        note = (f"no baseline at {where}: nothing to compare with; "
-                "record one with `sourcegate baseline update`")
-        return replace(report, warnings=(*report.warnings, note))
-    if base.golden_name != report.golden_name:
-        raise InputError(f"the baseline is for golden set {base.golden_name!r}, not {report.golden_name!r}",
-                         file=origin.file)
-    return decide_report(report, rules.config, compare(base, report, rules.config, origin, now))

@@ -13,125 +13,29 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import datetime
 
-from gate.claimdiff import ClaimFlip, claim_flips, unscored_count
+from gate.claimdiff import claim_flips, unscored_count
+from gate.comparison import (
+    MOVED,
+    BaselineOrigin,
+    CaseChange,
+    Comparison,
+    FigureChange,
+    FigureStatus,
+    Moved,
+)
 from gate.config import Config
-from gate.figurediff import MOVED, SET_FIGURES, FigureChange, FigureStatus, figure_change, sign_test
+from gate.figurediff import SET_FIGURES, figure_change, figure_status, sign_test
 from gate.model import Finding
-from gate.results import CaseResult, Report, Verdict
+from gate.results import CaseResult, Report
 from gate.urls import canonical
 
 __all__ = [
     "MOVED", "SET_FIGURES", "BaselineOrigin", "CaseChange", "Comparison", "FigureChange", "FigureStatus",
-    "Moved", "compare", "failure_key", "sign_test",
+    "Moved", "compare", "compare_cases", "failure_key", "sign_test",
 ]
-
-
-@dataclass(frozen=True)
-class BaselineOrigin:
-    """Where the baseline came from: the file, and the git revision it was read at (if any)."""
-
-    file: str
-    ref: str | None = None
-    commit: str | None = None
-    changed_files: tuple[str, ...] = ()
-    """golden-set files (runs, snapshots, judgements, baseline, golden.yaml) the PR changed vs ``ref``"""
-    redefined_cases: tuple[str, ...] = ()
-    """cases whose definition in golden.yaml differs from the one at ``ref``"""
-
-
-@dataclass(frozen=True)
-class Moved:
-    """One soft figure of one case that changed."""
-
-    name: str
-    baseline: float | None
-    current: float | None
-
-
-@dataclass(frozen=True)
-class CaseChange:
-    """What changed in one case the two reports share."""
-
-    id: str
-    new_failures: tuple[Finding, ...]
-    fixed_failures: tuple[Finding, ...]
-    kept_failures: tuple[Finding, ...]
-    moved: tuple[Moved, ...]
-    flips: tuple[ClaimFlip, ...]
-    unscored: tuple[int, int]
-    """unscored claims in the baseline and now"""
-
-    @property
-    def changed(self) -> bool:
-        """True when anything about this case differs from the baseline."""
-        return bool(self.new_failures or self.fixed_failures or self.moved or self.flips
-                    or self.unscored[0] != self.unscored[1])
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Everything the decision and the reporters need to know about PR vs baseline."""
-
-    origin: BaselineOrigin
-    baseline_version: int | None
-    current_version: int | None
-    baseline_verdict: Verdict
-    baseline_forced: bool
-    baseline_written_at: str | None
-    baseline_age_days: float | None
-    max_age_days: float | None
-    common: tuple[str, ...]
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    cases: tuple[CaseChange, ...]
-    figures: tuple[FigureChange, ...]
-    unjudged: tuple[str, ...] = ()
-    """common cases the baseline judged but this run, with the judge on, did not (a missing judge cache)"""
-
-    @property
-    def version_mismatch(self) -> bool:
-        """The baseline was recorded for another golden-set version."""
-        return self.baseline_version != self.current_version
-
-    @property
-    def stale(self) -> bool:
-        """The baseline is older than ``compare.max_baseline_age_days``."""
-        return (self.max_age_days is not None and self.baseline_age_days is not None
-                and self.baseline_age_days > self.max_age_days)
-
-    def case(self, case_id: str) -> CaseChange | None:
-        """The change record of a common case."""
-        return next((c for c in self.cases if c.id == case_id), None)
-
-    def notes(self) -> tuple[str, ...]:
-        """Plain-text remarks a reader must see: mismatches, stale or forced baselines, edits."""
-        out = []
-        if self.version_mismatch:
-            out.append(f"the baseline is for golden-set version {self.baseline_version}, this run is version "
-                       f"{self.current_version}: only the {len(self.common)} common cases are compared")
-        elif self.added or self.removed:
-            out.append(f"the baseline covers other cases: only the {len(self.common)} common cases "
-                       "are compared")
-        if self.added:
-            out.append(f"{len(self.added)} case(s) not in the baseline: " + ", ".join(self.added))
-        if self.removed:
-            out.append(f"{len(self.removed)} baseline case(s) not in this run: " + ", ".join(self.removed))
-        if self.stale:
-            out.append(f"the baseline is {self.baseline_age_days:.0f} days old "
-                       f"(more than compare.max_baseline_age_days = {self.max_age_days:g}): refresh it")
-        if self.baseline_forced:
-            out.append(f"the baseline was forced from a run whose verdict was {self.baseline_verdict}")
-        if self.origin.redefined_cases:
-            out.append("case definitions changed in golden.yaml by this PR: "
-                       + ", ".join(self.origin.redefined_cases))
-        if self.origin.changed_files:
-            out.append(f"this PR changes {len(self.origin.changed_files)} golden-set file(s); "
-                       "the baseline was "
-                       f"read from {self.origin.ref}, not from the working tree")
-        return tuple(out)
 
 
 def failure_key(f: Finding) -> tuple[str, str | None]:
@@ -204,14 +108,23 @@ def _age_days(written_at: str | None, now: datetime | None) -> float | None:
 def compare(baseline: Report, current: Report, config: Config, origin: BaselineOrigin,
             now: datetime | None = None) -> Comparison:
     """Compare ``current`` with ``baseline``; ``now`` (given by the caller) dates the baseline."""
+    return compare_cases(baseline, current.cases, current.golden_version, current.judge_mode, config,
+                         origin, now)
+
+
+def compare_cases(baseline: Report, cases: Sequence[CaseResult], version: int | None, judge_mode: str,
+                  config: Config, origin: BaselineOrigin, now: datetime | None = None) -> Comparison:
+    """Compare the case results of a run (golden-set ``version``, judged in ``judge_mode``) with
+    ``baseline``, each set figure with its status under ``config``: the comparison, ready to decide."""
     base_by_id = {c.id: c for c in baseline.cases}
-    cur_ids = [c.id for c in current.cases]
-    pairs = [(base_by_id[c.id], c) for c in current.cases if c.id in base_by_id]
+    cur_ids = [c.id for c in cases]
+    pairs = [(base_by_id[c.id], c) for c in cases if c.id in base_by_id]
     stamp = baseline.stamp
+    figures = (figure_change(k, label, f, pairs, sel) for k, label, f, sel in SET_FIGURES)
     return Comparison(
         origin=origin,
         baseline_version=baseline.golden_version,
-        current_version=current.golden_version,
+        current_version=version,
         baseline_verdict=baseline.verdict,
         baseline_forced=stamp is not None and stamp.forced,
         baseline_written_at=stamp.written_at if stamp else None,
@@ -221,8 +134,8 @@ def compare(baseline: Report, current: Report, config: Config, origin: BaselineO
         added=tuple(i for i in cur_ids if i not in base_by_id),
         removed=tuple(i for i in base_by_id if i not in set(cur_ids)),
         cases=tuple(case_change(b, c) for b, c in pairs),
-        figures=tuple(figure_change(k, label, f, pairs, sel) for k, label, f, sel in SET_FIGURES),
-        unjudged=_unjudged(pairs) if current.judge_mode != "off" else (),
+        figures=tuple(replace(ch, status=figure_status(ch, config)) for ch in figures),
+        unjudged=_unjudged(pairs) if judge_mode != "off" else (),
     )
 
 

@@ -31,8 +31,9 @@ from dataclasses import replace
 from statistics import fmean
 
 from gate.checks import CHECKS
-from gate.compare import MOVED, Comparison, FigureChange, FigureStatus
+from gate.comparison import Comparison
 from gate.config import Config
+from gate.figurediff import figure_status
 from gate.figures import SOFT_FIGURES
 from gate.results import INPUT_ERROR, CaseResult, Report, Verdict
 
@@ -66,58 +67,6 @@ def unscored_share(cases: Sequence[CaseResult]) -> tuple[int, int]:
             unscored += c.judgement.unscored_count
             total += c.judgement.claim_count
     return unscored, total
-
-
-def _bound_broken(value: float, config: Config, figure: str) -> str | None:
-    bound = config.soft.get(figure)
-    if bound is None:
-        return None
-    if bound.floor is not None and value < bound.floor:
-        return f"below its floor {bound.floor:g}"
-    if bound.ceiling is not None and value > bound.ceiling:
-        return f"above its ceiling {bound.ceiling:g}"
-    return None
-
-
-def figure_status(change: FigureChange, config: Config) -> FigureStatus:
-    """Apply the soft rule (module docstring, rule 3 with a baseline) to one set figure."""
-    if change.current is None:
-        return FigureStatus("n/a", f"{change.label}: no value in this run")
-    bound = config.soft.get(change.figure) if change.key == change.figure else None
-    broken = _bound_broken(change.current, config, change.figure) if bound is not None else None
-    regressed = bound is not None and change.delta is not None and change.worsening > bound.tolerance + MOVED
-    what = "; ".join(x for x in (
-        broken,
-        f"regressed by {change.worsening:.2f}, past its tolerance {bound.tolerance:g}"
-        if regressed and bound else None,
-    ) if x)
-    moved = (f"{change.label} {_num(change.baseline)} → {_num(change.current)}"
-             if change.baseline is not None else f"{change.label} {_num(change.current)}")
-    if not what:
-        if change.worsening < -MOVED:
-            return FigureStatus("improved", f"{moved}: improved")
-        if bound is None and change.worsening > MOVED:
-            return FigureStatus("worse", f"{moved}: worse (shown for diagnosis, not gated)")
-        return FigureStatus("ok", f"{moved}: within bounds")
-    cfg = config.compare
-    p = change.p_value
-    evidence = f"worse in {change.worse} and better in {change.better} of {change.pairs} paired cases"
-    if p is not None:
-        evidence += f" (sign test p = {p:.3f})"
-    beyond = p is not None and p <= cfg.significance and change.pairs >= cfg.min_cases
-    if bound is not None and bound.block and beyond:
-        return FigureStatus("blocking", f"{moved}: {what}, and beyond judge noise: {evidence}, "
-                                        f"p <= {cfg.significance:g}")
-    if bound is not None and bound.block:
-        short = (f"fewer than compare.min_cases = {cfg.min_cases} paired cases"
-                 if change.pairs < cfg.min_cases else f"p > {cfg.significance:g}")
-        return FigureStatus("noise",
-                            f"{moved}: {what}, but within judge noise: {evidence}, {short} (warning)")
-    return FigureStatus("warn", f"{moved}: {what} (warning; not configured to block)")
-
-
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -308,8 +257,8 @@ def decide(cases: Sequence[CaseResult], config: Config,
 
 
 def decide_report(report: Report, config: Config, comparison: Comparison) -> Report:
-    """``report`` decided again against its baseline: figure statuses, verdict, reasons, comparison."""
-    figures = tuple(replace(f, status=figure_status(f, config)) for f in comparison.figures)
-    cmp = replace(comparison, figures=figures)
-    verdict, reasons = decide(report.cases, config, cmp)
-    return replace(report, verdict=verdict, reasons=reasons, comparison=cmp)
+    """``report``'s cases decided against ``comparison`` (built by :func:`gate.compare.compare`, figure
+    statuses included): the verdict, its reasons and the comparison. A convenience for values built by
+    hand; :func:`gate.pipeline.run_set` decides a set once, with its comparison already made."""
+    verdict, reasons = decide(report.cases, config, comparison)
+    return replace(report, verdict=verdict, reasons=reasons, comparison=comparison)

@@ -11,17 +11,17 @@ at least that many "worse" if worse and better were equally likely (``p_value``)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from math import comb
 from statistics import fmean
 
+from gate.comparison import MOVED, FigureChange, FigureStatus
+from gate.config import Config
 from gate.figures import HIGHER_IS_BETTER
 from gate.results import CaseResult
 
-__all__ = ["MOVED", "SET_FIGURES", "FigureChange", "FigureStatus", "figure_change", "sign_test"]
-
-MOVED = 1e-6
-"""Per-case changes smaller than this are ties (float noise, not a change)."""
+__all__ = [
+    "MOVED", "SET_FIGURES", "FigureChange", "FigureStatus", "figure_change", "figure_status", "sign_test",
+]
 
 Selector = Callable[[CaseResult], bool]
 SET_FIGURES: tuple[tuple[str, str, str, Selector | None], ...] = (
@@ -39,55 +39,6 @@ SET_FIGURES: tuple[tuple[str, str, str, Selector | None], ...] = (
     ("citation_validity", "citation validity", "citation_validity", None),
 )
 """The per-set figures of the summary table, in the order the README names them."""
-
-
-@dataclass(frozen=True)
-class FigureStatus:
-    """How one set figure stands against its bounds, its baseline and judge noise (set by decide)."""
-
-    status: str
-    """``blocking``, ``noise`` (would block but within noise), ``warn``, ``improved``, ``worse`` (a figure
-    with no bounds, such as the retrieval split), ``ok`` or ``n/a``"""
-    why: str
-
-
-@dataclass(frozen=True)
-class FigureChange:
-    """One set figure: baseline and PR means over the same paired cases, and the paired sign test."""
-
-    key: str
-    label: str
-    figure: str
-    baseline: float | None
-    current: float | None
-    pairs: int
-    """common cases with a value on both sides"""
-    worse: int
-    better: int
-    p_value: float | None
-    """one-sided sign-test probability of at least ``worse`` regressions by chance; None without pairs"""
-    status: FigureStatus | None = None
-    """filled in by :func:`gate.decide.decide_report`"""
-
-    @property
-    def delta(self) -> float | None:
-        """PR minus baseline (None when either side has no value)."""
-        if self.baseline is None or self.current is None:
-            return None
-        return self.current - self.baseline
-
-    @property
-    def higher_is_better(self) -> bool:
-        """Whether a larger value is an improvement."""
-        return HIGHER_IS_BETTER.get(self.figure, True)
-
-    @property
-    def worsening(self) -> float:
-        """How much worse the PR is (positive) or better (negative); 0 when unknown."""
-        d = self.delta
-        if d is None:
-            return 0.0
-        return -d if self.higher_is_better else d
 
 
 def sign_test(worse: int, better: int) -> float | None:
@@ -135,3 +86,55 @@ def figure_change(key: str, label: str, figure: str, pairs: Sequence[tuple[CaseR
         key=key, label=label, figure=figure, baseline=baseline, current=current,
         pairs=len(paired), worse=worse, better=better, p_value=sign_test(worse, better),
     )
+
+
+def _bound_broken(value: float, config: Config, figure: str) -> str | None:
+    bound = config.soft.get(figure)
+    if bound is None:
+        return None
+    if bound.floor is not None and value < bound.floor:
+        return f"below its floor {bound.floor:g}"
+    if bound.ceiling is not None and value > bound.ceiling:
+        return f"above its ceiling {bound.ceiling:g}"
+    return None
+
+
+def figure_status(change: FigureChange, config: Config) -> FigureStatus:
+    """Apply the soft rule (module docstring, rule 3 with a baseline) to one set figure."""
+    if change.current is None:
+        return FigureStatus("n/a", f"{change.label}: no value in this run")
+    bound = config.soft.get(change.figure) if change.key == change.figure else None
+    broken = _bound_broken(change.current, config, change.figure) if bound is not None else None
+    regressed = bound is not None and change.delta is not None and change.worsening > bound.tolerance + MOVED
+    what = "; ".join(x for x in (
+        broken,
+        f"regressed by {change.worsening:.2f}, past its tolerance {bound.tolerance:g}"
+        if regressed and bound else None,
+    ) if x)
+    moved = (f"{change.label} {_num(change.baseline)} → {_num(change.current)}"
+             if change.baseline is not None else f"{change.label} {_num(change.current)}")
+    if not what:
+        if change.worsening < -MOVED:
+            return FigureStatus("improved", f"{moved}: improved")
+        if bound is None and change.worsening > MOVED:
+            return FigureStatus("worse", f"{moved}: worse (shown for diagnosis, not gated)")
+        return FigureStatus("ok", f"{moved}: within bounds")
+    cfg = config.compare
+    p = change.p_value
+    evidence = f"worse in {change.worse} and better in {change.better} of {change.pairs} paired cases"
+    if p is not None:
+        evidence += f" (sign test p = {p:.3f})"
+    beyond = p is not None and p <= cfg.significance and change.pairs >= cfg.min_cases
+    if bound is not None and bound.block and beyond:
+        return FigureStatus("blocking", f"{moved}: {what}, and beyond judge noise: {evidence}, "
+                                        f"p <= {cfg.significance:g}")
+    if bound is not None and bound.block:
+        short = (f"fewer than compare.min_cases = {cfg.min_cases} paired cases"
+                 if change.pairs < cfg.min_cases else f"p > {cfg.significance:g}")
+        return FigureStatus("noise",
+                            f"{moved}: {what}, but within judge noise: {evidence}, {short} (warning)")
+    return FigureStatus("warn", f"{moved}: {what} (warning; not configured to block)")
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"

@@ -12,6 +12,8 @@ from typing import Literal
 
 Freshness = Literal["insensitive", "slow", "fast", "realtime"]
 FRESHNESS_REGIMES: tuple[Freshness, ...] = ("insensitive", "slow", "fast", "realtime")
+Verdict = Literal["pass", "fail", "inconclusive"]
+"""The gate's verdict on a golden set."""
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from gate.model import Finding
+from gate.comparison import Comparison
+from gate.model import Finding, Verdict
 
 if TYPE_CHECKING:
-    from gate.compare import Comparison
     from gate.configdiff import ConfigChange
     from gate.judge.model import RunJudgement
 
-Verdict = Literal["pass", "fail", "inconclusive"]
+__all__ = [
+    "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Figures", "Report", "Verdict",
+]
 INPUT_ERROR = "input_error"
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.baseline import baseline_file, read_at_ref, read_baseline
-from gate.compare import BaselineOrigin
+from gate.comparison import BaselineOrigin
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.configdiff import ConfigChange, config_changes
 from gate.errors import InputError

@@ -136,7 +136,7 @@ def naive_check(run: dict[str, object]) -> int:
 
 # --- measurements ------------------------------------------------------------------------------
 def time_pipeline(root: str) -> tuple[float, int]:
-    from gate.gaterun import run_paths
+    from gate.pipeline import run_paths
 
     t0 = time.perf_counter()
     report = run_paths([root], None)
@@ -149,7 +149,7 @@ def peak_memory(root: str) -> tuple[int, int]:
     Retained is what the finished report holds; the peak adds the one trace being checked and the
     parse of golden.yaml, whose node graph grows with the number of cases, not of runs read.
     """
-    from gate.gaterun import run_paths
+    from gate.pipeline import run_paths
 
     tracemalloc.start()
     report = run_paths([root], None)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.gaterun import run_paths
+from gate.pipeline import run_paths
 from gate.results import Report
 from tests.support.action_runner import Runner
 from tests.support.github_server import FakeGitHub

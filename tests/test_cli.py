@@ -316,7 +316,7 @@ def test_internal_errors_exit_4(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(gate.commands.check, "run_paths", boom)
+    monkeypatch.setattr(gate.commands.check, "run_set", boom)
     assert main(["check", str(GOOD)]) == 4
 
 

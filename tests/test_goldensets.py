@@ -170,16 +170,16 @@ def test_an_internal_error_in_one_set_is_exit_4_unless_another_has_an_input_erro
     two_sets: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     import gate.commands.check
-    import gate.gaterun
+    import gate.pipeline
 
-    real = gate.gaterun.run_paths
+    real = gate.pipeline.run_set
 
-    def buggy_for_good(paths: list[str], *args: Any, **kwargs: Any) -> Any:
-        if paths[0].endswith("good"):
+    def buggy_for_good(request: Any, *args: Any, **kwargs: Any) -> Any:
+        if request.paths[0].endswith("good"):
             raise RuntimeError("bug")
-        return real(paths, *args, **kwargs)
+        return real(request, *args, **kwargs)
 
-    monkeypatch.setattr(gate.commands.check, "run_paths", buggy_for_good)
+    monkeypatch.setattr(gate.commands.check, "run_set", buggy_for_good)
     good, bad = two_sets
     assert main(["check", str(good), str(bad), "--markdown", "-"]) == 4
     assert "golden set 'good': internal error" in capsys.readouterr().err

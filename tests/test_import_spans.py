@@ -12,9 +12,9 @@ import pytest
 
 from gate.cli import main
 from gate.errors import InputError
-from gate.gaterun import run_paths
 from gate.importers import convert
 from gate.load import load_trace
+from gate.pipeline import run_paths
 from gate.spans import load_runs, write_otlp_json
 from gate.urls import extract_urls
 

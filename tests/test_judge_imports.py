@@ -32,7 +32,7 @@ def test_replay_and_off_runs_do_not_load_the_sdk(tmp_path: Path, mode: str) -> N
 
 
 def test_a_replay_without_any_judge_cache_says_so_and_judges_nothing(tmp_path: Path) -> None:
-    from gate.gaterun import run_paths
+    from gate.pipeline import run_paths
 
     root = write_golden(tmp_path / "set", ["a"])
     report = run_paths([str(root)], None, judge_mode="replay")

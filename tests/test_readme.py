@@ -11,10 +11,8 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from gate.baseline import attach_baseline
-from gate.gaterun import run_paths
+from gate.pipeline import SetRequest, run_set
 from gate.report.comment import CommentReporter
-from gate.rules import resolve_rules
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
@@ -31,9 +29,7 @@ def example_comment() -> str:
     here = os.getcwd()
     os.chdir(ROOT)
     try:
-        rules = resolve_rules(["cached-snapshots/example"], None)
-        report = run_paths(["cached-snapshots/example"], None, config=rules.config)
-        report = attach_baseline(report, rules, now=datetime.fromisoformat(written))
+        report = run_set(SetRequest(("cached-snapshots/example",)), now=datetime.fromisoformat(written))
     finally:
         os.chdir(here)
     body = CommentReporter().render(report)

@@ -17,8 +17,8 @@ from gate.commands.check import JUDGE_MODES
 from gate.commands.sets import each_set
 from gate.errors import InputError
 from gate.exitcodes import VERDICT_EXIT, ExitCode
-from gate.gaterun import run_paths
 from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
+from gate.pipeline import SetRequest, run_set
 
 __all__ = ["add_parser", "run"]
 
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _update_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
     [path] = golden.paths
-    report = run_paths([path], args.config, judge_mode=args.judge)
+    report = run_set(SetRequest((path,), args.config, args.judge, compare=False))
     why = refusal(report, args.force)
     if why is not None:
         print(f"sourcegate: baseline not written: {why}", file=sys.stderr)

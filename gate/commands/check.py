@@ -18,12 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from gate.baseline import attach_baseline
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
 from gate.exitcodes import VERDICT_EXIT
-from gate.gaterun import run_paths, set_name
 from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
+from gate.pipeline import SetRequest, run_set
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.comment import CommentReporter
 from gate.report.json import JsonReporter
@@ -31,7 +30,6 @@ from gate.report.junit import JUnitReporter
 from gate.report.markdown import MarkdownReporter
 from gate.report.summary import SummaryReporter
 from gate.results import Report
-from gate.rules import resolve_rules
 from gate.spans import prepare
 
 __all__ = ["FILE_FLAGS", "JUDGE_MODES", "Outputs", "add_parser", "run"]
@@ -105,13 +103,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str]) -> int:
-    out = Outputs.of(args, golden.name or set_name(golden.paths))  # {name} works with one set too
-    # The rules first (at the base revision with --baseline-ref), then one run under them.
-    rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
-                          trust_config=args.trust_config)
-    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
-                       trusted_judgements=rules.trusted_judgements)
-    report = attach_baseline(report, rules, now=datetime.now(UTC))
+    report = run_set(SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
+                                baseline_ref=args.baseline_ref, trust_config=args.trust_config),
+                     now=datetime.now(UTC))
+    out = Outputs.of(args, golden.name or report.golden_name)  # {name} works with one set too
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
     if out.otlp_json is not None or args.otlp_endpoint is not None:

@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gate import __version__
-from gate.compare import SET_FIGURES, Comparison
+from gate.comparison import Comparison
 from gate.decide import set_mean
+from gate.figurediff import SET_FIGURES
 from gate.figures import AXES
 from gate.judge.model import Usage
 from gate.model import Finding

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gate.claimdiff import ClaimFlip
-from gate.compare import BaselineOrigin, CaseChange, Comparison, FigureChange, FigureStatus, Moved
+from gate.comparison import BaselineOrigin, CaseChange, Comparison, FigureChange, FigureStatus, Moved
 from gate.model import Finding
 
 __all__ = ["comparison_from_dict", "comparison_to_dict"]

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from gate.action.commands import environ_overlay
-from gate.gaterun import run_paths
 from gate.judge.summary import summarise
+from gate.pipeline import run_paths
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.scripted_judge import scripted_judge
 

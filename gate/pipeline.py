@@ -1,0 +1,174 @@
+"""One golden set, or a list of trace files, through the gate: load -> check -> judge -> compare -> decide.
+
+:func:`run_set` is the one function the CLI commands and the action call for a set:
+
+1. the golden set (``golden.yaml``) is loaded once, or the trace files are listed;
+2. the rules are read once, before anything runs (:func:`gate.rules.resolve_rules`): the
+   configuration, the baseline and its origin, the trusted judge-cache entries; with a base
+   revision, all of them as that revision has them (``git show``);
+3. every run is checked (:mod:`gate.evaluate`) and, unless the judge is off, judged;
+4. the case results are compared with the baseline (:func:`gate.compare.compare_cases`, figure
+   statuses included);
+5. :func:`gate.decide.decide` is called once, and the :class:`Report` built from its answer.
+
+Reading files and git happens here and in the modules it calls at the edge; evaluation, comparison
+and decision are pure. Nothing is decided and then patched.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from gate.compare import compare_cases
+from gate.comparison import Comparison
+from gate.config import Config, load_config
+from gate.decide import decide
+from gate.errors import InputError
+from gate.evaluate import evaluate_pairing, evaluate_run
+from gate.goldensets import per_set_file, split_sets
+from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
+from gate.judge.session import JudgeSession
+from gate.load import Pairing, iter_pairings, load_golden, load_trace
+from gate.model import Case
+from gate.results import CaseResult, Report
+from gate.rules import Rules, resolve_rules
+
+__all__ = ["TRACES_NAME", "SetRequest", "run_paths", "run_set"]
+
+TRACES_NAME = "traces"
+"""The name of the report of loose trace files (they have no golden.yaml to name them)."""
+
+
+@dataclass(frozen=True)
+class SetRequest:
+    """What to run: one golden-set folder (or trace files), and under which rules."""
+
+    paths: tuple[str, ...]
+    """one golden-set folder, or trace files (one set, as :func:`gate.goldensets.split_sets` makes)"""
+    config_file: str | None = None
+    """``--config`` (None: ``sourcegate.yaml`` beside the set, else the defaults)"""
+    judge_mode: str | None = None
+    """``live``, ``replay`` or ``off`` (None: ``judge.mode`` in the configuration)"""
+    baseline: str | None = None
+    """an explicit baseline file, ``{name}`` replaced by the set's name (None: the set's baseline.json)"""
+    baseline_ref: str | None = None
+    """the git revision to read the rules and the baseline at (the pull request's base)"""
+    trust_config: bool = False
+    """with ``baseline_ref``, use a ``config_file`` the revision does not have"""
+    compare: bool = True
+    """False: no baseline is read or compared with (``baseline update`` records a new one)"""
+
+
+@dataclass(frozen=True)
+class _Source:
+    """What runs: the set's name and version, its case/run pairings, and where its judge cache is."""
+
+    name: str
+    version: int | None
+    root: str | None
+    pairings: Iterable[Pairing]
+    judgements: str | None
+    expected_runs: int
+
+
+def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
+    seen: set[str] = set()
+    for f in files:
+        run = load_trace(f)
+        if run.case in seen:
+            raise InputError(f"a second run for case {run.case!r}", file=f, path="$.case")
+        seen.add(run.case)
+        yield Pairing(Case(id=run.case, question=run.question), run)
+
+
+def _source(paths: Sequence[str]) -> _Source:
+    """The golden set in ``paths`` (its golden.yaml read once), or its trace files."""
+    dirs = [p for p in paths if os.path.isdir(p)]
+    if dirs:
+        golden = load_golden(dirs[0])
+        return _Source(golden.name, golden.version, golden.root, iter_pairings(golden),
+                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
+    return _Source(TRACES_NAME, None, None, _trace_pairings(paths), None, len(paths))
+
+
+def _judged(p: Pairing, config: Config, session: JudgeSession) -> CaseResult:
+    """Judge one run (on a pool thread), evaluate it with the judged regime, attach the judgement."""
+    if p.problem is not None or p.run is None:
+        return evaluate_pairing(p, config)
+    return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case))
+
+
+def _evaluate(source: _Source, config: Config, judge_mode: str | None,
+              trusted: TrustedEntries | None) -> tuple[tuple[CaseResult, ...], str, tuple[str, ...]]:
+    """Every pairing checked, and judged unless the mode is ``off``: (cases, judge mode, warnings)."""
+    mode = judge_mode or config.judge.mode
+    if mode == "off":
+        return tuple(evaluate_pairing(p, config) for p in source.pairings), "off", ()
+    trusted = trusted if source.root is not None else None
+    with JudgeSession(mode, config, source.judgements, source.expected_runs, trusted=trusted) as session:
+        cases = tuple(session.map(lambda p: _judged(p, config, session), source.pairings))
+    return cases, mode, tuple(session.warnings)
+
+
+def _comparison(rules: Rules, source: _Source, cases: Sequence[CaseResult], judge_mode: str,
+                now: datetime) -> tuple[Comparison | None, tuple[str, ...]]:
+    """The comparison with the rules' baseline (None without one), and a note when there is none."""
+    base, origin = rules.baseline, rules.origin
+    if origin is None:
+        return None, ()
+    if base is None:
+        where = f"{origin.ref}:{origin.file}" if origin.ref else origin.file
+        return None, (f"no baseline at {where}: nothing to compare with; "
+                      "record one with `sourcegate baseline update`",)
+    if base.golden_name != source.name:
+        raise InputError(f"the baseline is for golden set {base.golden_name!r}, not {source.name!r}",
+                         file=origin.file)
+    return compare_cases(base, cases, source.version, judge_mode, rules.config, origin, now), ()
+
+
+def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime) -> Report:
+    config = rules.config
+    cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements)
+    comparison, notes = _comparison(rules, source, cases, mode, now)
+    verdict, reasons = decide(cases, config, comparison)
+    return Report(verdict=verdict, reasons=reasons, golden_name=source.name, golden_version=source.version,
+                  cases=cases, config_source=config.source, judge_mode=mode,
+                  warnings=(*judge_warnings, *rules.warnings, *notes), comparison=comparison,
+                  config_changes=rules.config_changes)
+
+
+def run_set(request: SetRequest, *, now: datetime | None = None) -> Report:
+    """Run the gate on one golden set (or trace files): the whole report, decided once.
+
+    ``now`` dates the baseline (default: the clock). Input errors (a golden set, a configuration, a
+    baseline or a revision that cannot be read) raise :class:`gate.errors.InputError`.
+    """
+    source = _source(request.paths)
+    if request.compare:
+        rules = resolve_rules(request.paths, request.config_file,
+                              baseline=per_set_file(request.baseline, source.name),
+                              ref=request.baseline_ref, trust_config=request.trust_config)
+    else:
+        rules = Rules(load_config(request.config_file, beside=source.root))
+    return _run(source, rules, request.judge_mode, now or datetime.now(UTC))
+
+
+def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,
+              config: Config | None = None, trusted_judgements: TrustedEntries | None = None) -> Report:
+    """Run the gate on one golden-set folder, or on a list of trace files, without a baseline.
+
+    ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
+    ``config`` is the configuration already read (e.g. at the base revision, :mod:`gate.rules`);
+    None reads ``config_file`` or the one beside the set. ``trusted_judgements`` limits the judge
+    cache to the entries the base revision has (None: every entry is used).
+    """
+    sets = split_sets(paths)  # the same rules as the CLI: paths exist, folders and files not mixed
+    if len(sets) > 1:
+        raise InputError("run_paths takes one golden set; run each of several sets in turn")
+    source = _source(sets[0].paths)
+    if config is None:
+        config = load_config(config_file, beside=source.root)
+    return _run(source, Rules(config, trusted_judgements=trusted_judgements), judge_mode, datetime.now(UTC))
