@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gate.lazy import lazy_exports
-
-__version__ = "0.1.0"
+from gate.version import __version__
 
 _EXPORTS: dict[str, str] = {
     # running the gate

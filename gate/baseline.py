@@ -22,6 +22,7 @@ from gate.gitrev import changed_files, relative, resolve_commit, show, toplevel
 from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
 from gate.outputs import write_file
+from gate.report.serialise import dump_report, report_from_dict
 from gate.results import BaselineStamp, Report
 
 __all__ = [
@@ -39,8 +40,6 @@ def baseline_file(golden_root: str) -> str:
 
 def parse_report(data: object, source: str) -> Report:
     """A parsed baseline (report JSON data) as a Report; schema violations are input errors."""
-    from gate.report.json import report_from_dict
-
     validate(data, "report", source)
     assert isinstance(data, dict)  # the schema says object
     return report_from_dict(data)
@@ -72,9 +71,7 @@ def stamped(report: Report, now: datetime, force: bool) -> Report:
 def write_baseline(file: str, report: Report, within: str | None = None) -> None:
     """Write a stamped report atomically (a temporary file, then a rename); inside ``within`` (the
     golden set), never through a symlink that leads out of it."""
-    from gate.report.json import JsonReporter
-
-    write_file(file, JsonReporter().render(report), within=within)
+    write_file(file, dump_report(report), within=within)
 
 
 def _golden_cases(text: str | None, source: str) -> dict[str, object]:

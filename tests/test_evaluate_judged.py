@@ -21,8 +21,9 @@ from gate.judge.model import Claim, ClaimVerdict, RunJudgement, SourceType
 from gate.load import parse_trace
 from gate.model import Case, Run
 from gate.report.comment import CommentReporter
-from gate.report.json import JsonReporter, report_from_dict
+from gate.report.json import JsonReporter
 from gate.report.markdown import MarkdownReporter
+from gate.report.serialise import report_from_dict
 from gate.results import CaseWarning
 from tests.support.golden_factory import run_for
 

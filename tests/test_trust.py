@@ -27,8 +27,9 @@ from gate.configdiff import config_changes
 from gate.jsonio import validate
 from gate.judge.cache import NOT_VERIFIED
 from gate.report.comment import CommentReporter
-from gate.report.json import JsonReporter, report_from_dict
+from gate.report.json import JsonReporter
 from gate.report.markdown import MarkdownReporter
+from gate.report.serialise import report_from_dict
 from gate.results import Report
 from tests.support.anthropic_server import AnthropicServer, Reply, Request
 from tests.support.gitrepo import GitRepo

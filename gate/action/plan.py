@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gate.action.inputs import Inputs, resolve_judge
+from gate.report.registry import REPORTERS
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
@@ -54,14 +55,8 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
             "the verdict does not change, and the fork-safe pair in docs/action.md posts it instead"
         )
     d = inputs.report_dir
-    files = {
-        "json": os.path.join(d, "report.json"),
-        "markdown": os.path.join(d, "report.md"),
-        "summary": os.path.join(d, "summary.md"),
-        "junit": os.path.join(d, "junit.xml"),
-    }
-    argv = ["check", *paths, "--json", files["json"], "--markdown", files["markdown"],
-            "--summary", files["summary"], "--junit", files["junit"], "--judge", judge]
+    files = {name: os.path.join(d, entry.file_name) for name, entry in REPORTERS.items() if entry.file_name}
+    argv = ["check", *paths, *(x for name, file in files.items() for x in (f"--{name}", file)), "--judge", judge]
     if inputs.config:
         argv += ["--config", inputs.config]
         if inputs.trust_config:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import MappingProxyType
 
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
@@ -24,32 +25,33 @@ from gate.exitcodes import VERDICT_EXIT
 from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
-from gate.report.comment import CommentReporter
-from gate.report.json import JsonReporter
-from gate.report.junit import JUnitReporter
-from gate.report.markdown import MarkdownReporter
-from gate.report.summary import SummaryReporter
+from gate.report.registry import REPORTERS, file_reporters
 from gate.results import Report
 from gate.spans import prepare
 
-__all__ = ["FILE_FLAGS", "JUDGE_MODES", "Outputs", "add_parser", "run"]
+__all__ = ["JUDGE_MODES", "Outputs", "add_parser", "file_flags", "run"]
 
-FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline", "otlp_json")
-"""The ``check`` options that name a file: with several sets, each needs ``{name}`` (or is '-')."""
-
+SUMMARY = "summary"
+"""The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
+SET_FILES = ("baseline", "otlp_json")
+"""The ``check`` options that name a file and are not reports."""
 JUDGE_MODES = ("live", "replay", "off")
 
 
+def file_flags() -> tuple[str, ...]:
+    """The ``check`` options that name a file: with several sets, each needs ``{name}`` (or is '-')."""
+    return (*file_reporters(), *SET_FILES)
+
+
 def add_parser(sub: Subparsers) -> None:
-    """Add ``check`` to the main parser."""
+    """Add ``check`` to the main parser; a report option for each reporter of the registry that has one."""
     c = sub.add_parser("check", help="run the gate on golden sets or trace files")
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="golden-set folders (each runs in turn; file outputs then need {name}), "
                         "or trace files")
     c.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
-    c.add_argument("--json", metavar="FILE",
-                   help="write the JSON report here ('-' for stdout; {name}: the golden set's name)")
-    c.add_argument("--markdown", metavar="FILE", help="write the markdown report here ('-' for stdout)")
+    for name in file_reporters():
+        c.add_argument(f"--{name}", metavar="FILE", help=REPORTERS[name].help)
     c.add_argument("--judge", choices=JUDGE_MODES, default=None,
                    help="LLM judges: live (call the API, record), replay (judge cache only) or off "
                         "(default: judge.mode in the config, itself 'replay' by default)")
@@ -66,10 +68,6 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument("--trust-config", action="store_true",
                    help="with --baseline-ref, use a --config file the revision does not have (the PR that "
                         "adds the gate); see docs/trust.md")
-    c.add_argument("--junit", metavar="FILE", help="write JUnit XML here ('-' for stdout)")
-    c.add_argument("--summary", metavar="FILE",
-                   help="write the job summary here ('-' for stdout; "
-                        "default: append to $GITHUB_STEP_SUMMARY when it is set)")
     c.add_argument("--comment", action="store_true",
                    help="create or update the PR comment (GitHub Actions; never changes the exit code)")
     add_comment_author(c)
@@ -79,24 +77,23 @@ def add_parser(sub: Subparsers) -> None:
 class Outputs:
     """Where each rendering of one set goes (None: not written, '-': stdout)."""
 
-    json: str | None = None
-    markdown: str | None = None
-    junit: str | None = None
-    summary: str | None = None
-    baseline: str | None = None
+    reports: Mapping[str, str | None]
+    """reporter name -> its file"""
     otlp_json: str | None = None
 
     @classmethod
     def of(cls, args: argparse.Namespace, name: str | None) -> Outputs:
         """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for."""
-        out = cls(*(per_set_file(getattr(args, f), name) for f in FILE_FLAGS))
-        return replace(out, markdown="-") if out.json is None and out.markdown is None else out
+        reports = {r: per_set_file(getattr(args, r), name) for r in file_reporters()}
+        if reports["json"] is None and reports["markdown"] is None:
+            reports["markdown"] = "-"
+        return cls(MappingProxyType(reports), per_set_file(args.otlp_json, name))
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
     sets = split_sets(args.paths)
-    require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
+    require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     return each_set(sets, lambda s: _check_one(s, args, authors), "check")
@@ -111,26 +108,23 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
     spans = None
     if out.otlp_json is not None or args.otlp_endpoint is not None:
         spans = prepare(report, golden.paths, json_file=out.otlp_json, endpoint=args.otlp_endpoint)
-    rendered: list[tuple[str, str]] = []
-    if out.json is not None:
-        rendered.append((out.json, JsonReporter().render(report)))
-    if out.markdown is not None:
-        rendered.append((out.markdown, MarkdownReporter().render(report)))
-    if out.junit is not None:
-        rendered.append((out.junit, JUnitReporter().render(report)))
+    url = run_url(os.environ)
+    rendered = [(target, REPORTERS[name].make(url).render(report))
+                for name, target in out.reports.items() if target is not None and name != SUMMARY]
     for target, text in rendered:
         emit(target, text)
     if spans is not None:
         spans()
-    _publish(report, out.summary, args.comment, tuple(authors))
+    _publish(report, out.reports[SUMMARY], args.comment, tuple(authors))
     return VERDICT_EXIT[report.verdict]
 
 
 def _publish(report: Report, summary: str | None, comment: bool, authors: tuple[str, ...]) -> None:
     """Job summary, then the PR comment (keyed by the set's name): neither changes the exit code."""
+    url = run_url(os.environ)
     target, append = summary_target(summary, os.environ)
     if target is not None:
-        write_summary(SummaryReporter().render(report), target, append)
+        write_summary(REPORTERS[SUMMARY].make(url).render(report), target, append)
     if comment:
-        body = CommentReporter(run_url=run_url(os.environ)).render(report)
+        body = REPORTERS["comment"].make(url).render(report)
         post_comment(body, report.golden_name, os.environ, authors=authors)

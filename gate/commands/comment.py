@@ -15,7 +15,7 @@ from gate.commands.base import Subparsers, add_comment_author
 from gate.exitcodes import ExitCode
 from gate.jsonio import load_json
 from gate.publish import comment_authors, emit, post_comment, run_url
-from gate.report.comment import CommentReporter
+from gate.report.registry import REPORTERS
 
 __all__ = ["add_parser", "run"]
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     """Render the comment; write it to ``--output``, or post it (exit 5 when it could not be posted)."""
     authors = comment_authors(args.comment_author, os.environ) if args.output is None else ()
     report = parse_report(load_json(args.report), args.report)
-    body = CommentReporter(run_url=run_url(os.environ)).render(report)
+    body = REPORTERS["comment"].make(run_url(os.environ)).render(report)
     if args.output is not None:
         emit(args.output, body)
         return ExitCode.PASS

@@ -7,7 +7,6 @@ make sourcegate overwrite (or fail to update) the wrong comment.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -15,6 +14,7 @@ from typing import Any, Literal
 from gate.errors import GitHubError
 from gate.github.client import GitHubClient, UncertainWrite
 from gate.github.retry import RetryBudget
+from gate.report.marker import MARKER_PREFIX, marker
 
 __all__ = [
     "ACTIONS_BOT_LOGIN",
@@ -33,23 +33,9 @@ __all__ = [
 ACTIONS_BOT_LOGIN = "github-actions[bot]"
 DEFAULT_AUTHOR_LOGINS: frozenset[str] = frozenset({ACTIONS_BOT_LOGIN})
 
-MARKER_PREFIX = "<!-- sourcegate:comment"
-
 #: GitHub rejects issue comments longer than this (HTTP 422 "Body is too long").
 MAX_COMMENT_CHARS = 65536
 
-_KEY_UNSAFE_RE = re.compile(r"[^A-Za-z0-9._-]")
-_MAX_KEY_CHARS = 100
-
-
-def marker(key: str) -> str:
-    """The hidden line that tags sourcegate's comment for golden set ``key``.
-
-    The key is reduced to ``[A-Za-z0-9._-]`` (other characters become ``-``) so it can never close
-    the HTML comment, and is capped at 100 characters. An empty key becomes ``default``.
-    """
-    safe = _KEY_UNSAFE_RE.sub("-", key)[:_MAX_KEY_CHARS] or "default"
-    return f"{MARKER_PREFIX} key={safe} -->"
 
 
 def _has_marker_line(body: str, line: str) -> bool:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gate import __version__
 from gate.comparison import Comparison
 from gate.decide import set_mean
 from gate.figurediff import SET_FIGURES
@@ -34,8 +33,10 @@ from gate.model import Finding
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code, md_url
 from gate.report.judged import judge_cache_line
+from gate.report.marker import marker
 from gate.report.sections import ICON, Section, fit, num, quote_list, signed, table
 from gate.results import CaseResult, Report
+from gate.version import __version__
 
 __all__ = ["COMMENT_LIMIT", "CommentReporter", "body_sections"]
 
@@ -298,8 +299,6 @@ class CommentReporter:
 
     def render(self, report: Report) -> str:
         """The comment body, marker included, at most ``limit - MARGIN`` characters."""
-        from gate.github import marker  # the marker format belongs to the client that looks for it
-
         mark = marker(report.golden_name)
         sections = [s for s in body_sections(report, self.run_url) if s.head and (s.keep or s.rows)]
         text = fit(sections, self.limit - MARGIN - len(mark) - 2)

@@ -27,7 +27,6 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import requests
 
-from gate import __version__
 from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused, FetchTimeout, GateError, LiveWebError, SearchFailed
 from gate.snapshot.live.policy import AllowList, parse_allow
@@ -36,6 +35,7 @@ from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_excep
 from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
 from gate.snapshot.records import PageRecord, SearchRecord
 from gate.snapshot.store import search_failure
+from gate.version import __version__
 
 USER_AGENT = f"sourcegate/{__version__} (record mode)"
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"

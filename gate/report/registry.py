@@ -1,0 +1,63 @@
+"""Reporters by name: one :class:`Reporter` seam, and :data:`REPORTERS`.
+
+A reporter is a pure renderer, ``render(report) -> str``; writing the text is the caller's job
+(:func:`gate.publish.emit`). Each entry says how the reporter is made and, for those ``sourcegate
+check`` writes to a file, the option's help and the file name in the action's report folder: the
+CLI's ``--json``, ``--markdown``, ``--junit`` and ``--summary`` and the action's report files
+derive from this dict, so adding a reporter is one module plus one line here (docs/reporters.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Protocol
+
+from gate.report.comment import CommentReporter
+from gate.report.json import JsonReporter
+from gate.report.junit import JUnitReporter
+from gate.report.markdown import MarkdownReporter
+from gate.report.summary import SummaryReporter
+from gate.results import Report
+
+__all__ = ["REPORTERS", "Reporter", "ReporterEntry", "file_reporters"]
+
+
+class Reporter(Protocol):
+    """Renders a report as text: pure, no I/O."""
+
+    def render(self, report: Report) -> str:
+        """The report as this reporter's text."""
+
+
+@dataclass(frozen=True)
+class ReporterEntry:
+    """How to make one reporter, and where ``check`` writes it."""
+
+    make: Callable[[str | None], Reporter]
+    """the reporter, given the URL of the CI run (None outside Actions) for those that link to it"""
+    help: str | None = None
+    """the help of its ``check --NAME FILE`` option (None: ``check`` writes no file of it)"""
+    file_name: str | None = None
+    """its file in the action's report folder (None: the action writes no file of it)"""
+
+
+REPORTERS: MappingProxyType[str, ReporterEntry] = MappingProxyType({
+    "json": ReporterEntry(lambda _: JsonReporter(),
+                          "write the JSON report here ('-' for stdout; {name}: the golden set's name)",
+                          "report.json"),
+    "markdown": ReporterEntry(lambda _: MarkdownReporter(),
+                              "write the markdown report here ('-' for stdout)", "report.md"),
+    "comment": ReporterEntry(lambda run_url: CommentReporter(run_url=run_url)),
+    "summary": ReporterEntry(lambda _: SummaryReporter(),
+                             "write the job summary here ('-' for stdout; "
+                             "default: append to $GITHUB_STEP_SUMMARY when it is set)", "summary.md"),
+    "junit": ReporterEntry(lambda _: JUnitReporter(), "write JUnit XML here ('-' for stdout)", "junit.xml"),
+})
+"""Reporter name -> entry; the name is also the ``check`` option (``--json``) and the ``{name}`` key."""
+
+
+def file_reporters() -> tuple[str, ...]:
+    """The reporters ``check`` can write to a file, in the registry's order."""
+    return tuple(name for name, entry in REPORTERS.items() if entry.help is not None)
