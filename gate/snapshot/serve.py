@@ -7,9 +7,9 @@
 
 A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Anything the snapshot
 lacks answers 404 with ``{"error", "layer", "key", "miss": true}`` and a line on stderr: a miss is
-said out loud, never turned into a live request. The server never proxies to the network, reads
-entries from disk on each request (a rebuild is picked up without a restart), and binds to
-127.0.0.1 unless told otherwise.
+said out loud, never turned into a live request. Replaying, the server never proxies to the
+network; it reads entries from disk on each request (a rebuild is picked up without a restart),
+and binds to 127.0.0.1 unless told otherwise.
 
 What the server answers from is a :class:`Source`: the store itself in replay, or a source that
 records what the store lacks from the live web (:mod:`gate.snapshot.recording`). A source may
