@@ -14,6 +14,7 @@ import json
 import os
 import socket
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -488,3 +489,14 @@ def test_a_secret_in_the_configured_endpoint_is_exit_2_without_the_secret(
     assert main(["snapshot", "record", str(golden), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "record.search.mine.endpoint" in err and ENDPOINT_SECRET not in err
+
+
+def test_concurrent_requests_for_one_missing_search_ask_the_provider_once(
+        golden: Path, live_web: Callable[..., Web], serving: Callable[..., Client]) -> None:
+    web = live_web()
+    store = store_of(golden)
+    client = serving(store, RecordingSource(store, live(web), NEW_EPISODES))
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(lambda _: client.get("/search", provider="mine", q="pin actions"), range(6)))
+    assert len({json.dumps(a) for a in answers}) == 1 and answers[0][0] == 200
+    assert len(web.seen) == 1

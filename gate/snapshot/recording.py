@@ -93,6 +93,7 @@ class RecordingSource:
             raise ValueError(f"a recording source records: {mode!r} is not {NEW_EPISODES!r} or {RECORD!r}")
         self.store, self.web, self.mode = store, web, mode
         self._lock = threading.Lock()
+        self._keys: dict[tuple[str, str], threading.Lock] = {}  # one live request per key at a time
         self._done: set[tuple[str, str]] = set()  # (layer, key) recorded in this session
         self._recorded: dict[tuple[str, str], Recorded] = {}
         self._failed: list[Failed] = []
@@ -120,34 +121,42 @@ class RecordingSource:
     def search(self, provider: str, query: str) -> SearchRecord:
         """The stored answer, or the provider's live one (stored, the key scrubbed out)."""
         key = search_key(provider, query)
-        if self._replays(SEARCH, key):
-            return self.store.search(provider, query)
-        record: SearchRecord = self._live(SEARCH, f"{provider}: {normalise_query(query)!r}",
-                                          lambda: self.web.search(provider, query))
-        self._keep(SEARCH, key, lambda: self.store.put_search(record), provider=provider, query=record.query)
-        return record
+        with self._one(SEARCH, key):
+            if self._replays(SEARCH, key):
+                return self.store.search(provider, query)
+            record: SearchRecord = self._live(SEARCH, f"{provider}: {normalise_query(query)!r}",
+                                              lambda: self.web.search(provider, query))
+            self._keep(SEARCH, key, lambda: self.store.put_search(record), provider=provider, query=record.query)
+            return record
 
     def page(self, url: str) -> PageRecord:
         """The stored fetch, or a live one (stored with its extraction)."""
         key = url_key(url)
-        if self._replays(PAGES, key):
-            return self.store.page(url)
-        record: PageRecord = self._live(PAGES, url, lambda: self._fetch(url))
-        self._keep(PAGES, key, lambda: self.store.put_page(record), url=url)
-        extraction = extract_page(record)
-        self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
-        return record
+        with self._one(PAGES, key):
+            if self._replays(PAGES, key):
+                return self.store.page(url)
+            record: PageRecord = self._live(PAGES, url, lambda: self._fetch(url))
+            self._keep(PAGES, key, lambda: self.store.put_page(record), url=url)
+            extraction = extract_page(record)
+            self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
+            return record
 
     def extraction(self, url: str) -> ExtractionRecord:
         """The stored extraction, or one derived from the page (stored or fetched live)."""
         key = url_key(url)
-        if self._replays(EXTRACTIONS, key):
-            return self.store.extraction(url)
-        extraction = extract_page(self.page(url))
-        self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
-        return extraction
+        with self._one(EXTRACTIONS, key):  # before the page's lock, always: no two orders, no deadlock
+            if self._replays(EXTRACTIONS, key):
+                return self.store.extraction(url)
+            extraction = extract_page(self.page(url))
+            self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
+            return extraction
 
     # ------------------------------------------------------------------------------------- helpers
+
+    def _one(self, layer: Layer, key: str) -> threading.Lock:
+        """The lock of one entry: concurrent requests for it wait for one live answer (a paid search once)."""
+        with self._lock:
+            return self._keys.setdefault((layer.name, key), threading.Lock())
 
     def _replays(self, layer: Layer, key: str) -> bool:
         with self._lock:
