@@ -255,13 +255,15 @@ def serve_recording(golden_root: str, web: LiveWeb, mode: str, host: str = DEFAU
     store = SnapshotStore(snapshot_dir(golden_root))
     source = RecordingSource(store, web, mode)
     with ReplayServer(store, host, port, log, source=source, secrets=source.secrets) as server:
-        server.say(f"sourcegate snapshot: {mode}: serving {store.root} on {server.url} (/search, /fetch, "
-                   "/extract); what it lacks is fetched live and stored, failures are never stored")
+        server.log.write(f"sourcegate snapshot: {mode}: serving {store.root} on {server.url} (/search, /fetch, "
+                   "/extract); what it lacks is fetched live and stored, failures are never stored\n")
+        server.log.flush()
         try:
             server.serve_forever()
         except KeyboardInterrupt:
             pass
         finally:
             session = finish(source, golden_root)
-            server.say(session.summary())
+            server.log.write(session.summary() + "\n")
+            server.log.flush()
     return session

@@ -7,32 +7,33 @@
 
 A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Anything the snapshot
 lacks answers 404 with ``{"error", "layer", "key", "miss": true}`` and a line on stderr: a miss is
-said out loud, never turned into a live request. Replaying, the server never proxies to the
-network; it reads entries from disk on each request (a rebuild is picked up without a restart),
-and binds to 127.0.0.1 unless told otherwise.
-
-What the server answers from is a :class:`Source`: the store itself in replay, or a source that
-records what the store lacks from the live web (:mod:`gate.snapshot.recording`). A source may
-raise :class:`gate.errors.LiveWebError` (a refused address, a body over the cap, a timeout, a
-provider's error): the client gets ``{"error", "layer", "key", "live": true}`` (403 refused, 504
-timed out, 502 otherwise) and nothing is stored. Every line the server logs and every error it
-answers goes through :func:`gate.snapshot.live.redact` first.
+said out loud, never turned into a live request. The server never proxies to the network, reads
+entries from disk on each request (a rebuild is picked up without a restart), and binds to
+127.0.0.1 unless told otherwise.
 
 Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped,
 and at most :data:`MAX_CONNECTIONS` are served at once (one thread each). A connection over the
 bound waits for a free slot, up to a little over twice :data:`IDLE_TIMEOUT` (an idle one is dropped
 within one), and is answered 503 after that; idle clients cannot make the server start a thread each.
+
+Record mode: the server answers from a :class:`Source`, by default the store itself (replay). A
+source that records what the store lacks (:mod:`gate.snapshot.recording`) may raise
+:class:`gate.errors.LiveWebError` (a refused address, a body over the cap, a timeout, a provider's
+error): the client gets ``{"error", "layer", "key", "live": true}`` (403 refused, 504 timed out,
+502 otherwise) and nothing is stored. Every line the server logs, and every miss or failure it
+answers, goes through :func:`gate.snapshot.live.redact` with the source's secrets first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import sys
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, cast
 from urllib.parse import parse_qs, urlsplit
 
 from gate.errors import FetchRefused, FetchTimeout, InputError, LiveWebError, SnapshotMiss
@@ -60,28 +61,15 @@ _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\
          b"Connection: close\r\nRetry-After: 1\r\n\r\n" + b'{"error": "too many connections, retry"}')
 
 
-class Source(Protocol):
-    """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
-
-    def search(self, provider: str, query: str) -> SearchRecord:
-        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none."""
-
-    def page(self, url: str) -> PageRecord:
-        """The fetch of ``url``; SnapshotMiss or LiveWebError when there is none."""
-
-    def extraction(self, url: str) -> ExtractionRecord:
-        """The extraction of ``url``; SnapshotMiss or LiveWebError when there is none."""
-
-
 class ReplayServer(ThreadingHTTPServer):
-    """An HTTP server bound to one snapshot store (or to a :class:`Source` in front of it)."""
+    """An HTTP server bound to one snapshot store."""
 
     daemon_threads = True
 
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
                  log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
                  max_connections: int = MAX_CONNECTIONS, source: Source | None = None,
-                 secrets: Iterable[str] = ()) -> None:
+                 secrets: tuple[str, ...] = ()) -> None:
         """Bind to ``host:port`` (port 0: any free port; see :attr:`url`).
 
         ``source`` answers the requests (default: ``store``, replay only); ``secrets`` are values
@@ -89,8 +77,9 @@ class ReplayServer(ThreadingHTTPServer):
         """
         self.store = store
         self.source: Source = store if source is None else source
-        self.secrets = tuple(secrets)
-        self.log = log if log is not None else sys.stderr
+        self.secrets = secrets
+        # A text stream like any other to its users (an io.TextIOBase), redacting what it passes on.
+        self.log = cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
         self.idle_timeout = idle_timeout
         self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), _Handler)
@@ -116,16 +105,41 @@ class ReplayServer(ThreadingHTTPServer):
         finally:
             self._slots.release()
 
-    def say(self, line: str) -> None:
-        """Log one line, every secret redacted."""
-        self.log.write(redact(line, self.secrets) + "\n")
-        self.log.flush()
-
     @property
     def url(self) -> str:
         """The base URL the agent under test should use."""
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
+
+
+class Source(Protocol):
+    """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
+
+    def search(self, provider: str, query: str) -> SearchRecord:
+        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none."""
+
+    def page(self, url: str) -> PageRecord:
+        """The fetch of ``url``; SnapshotMiss or LiveWebError when there is none."""
+
+    def extraction(self, url: str) -> ExtractionRecord:
+        """The extraction of ``url``; SnapshotMiss or LiveWebError when there is none."""
+
+
+class _RedactedLog(io.TextIOBase):
+    """The server's log: each write redacted (every line is written whole), then passed on."""
+
+    def __init__(self, log: TextIO, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self._log, self._secrets = log, secrets
+
+    def write(self, text: str) -> int:
+        return self._log.write(redact(text, self._secrets))
+
+    def flush(self) -> None:
+        self._log.flush()
+
+    def writable(self) -> bool:
+        return True
 
 
 class _BadRequest(Exception):
@@ -163,8 +177,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _BadRequest as e:
             status, body = 400, {"error": str(e)}
         except InputError as e:  # a damaged entry: the snapshot needs fixing, say which file
-            self.server.say(f"sourcegate snapshot: ERROR {e}")
-            status, body = 500, {"error": redact(str(e), self.server.secrets)}
+            self.server.log.write(f"sourcegate snapshot: ERROR {e}\n")
+            status, body = 500, {"error": str(e)}
         self._send(status, body)
 
     def _answer(self, path: str, params: Mapping[str, list[str]]) -> tuple[int, Any]:
@@ -192,12 +206,14 @@ class _Handler(BaseHTTPRequestHandler):
         return 404, {"error": f"no such endpoint {path!r}: use /search, /fetch or /extract"}
 
     def _miss(self, layer: str, key: str, error: SnapshotMiss) -> tuple[int, Any]:
-        self.server.say(f"sourcegate snapshot: MISS {error}")
+        self.server.log.write(f"sourcegate snapshot: MISS {error}\n")
+        self.server.log.flush()
         return 404, {"error": redact(str(error), self.server.secrets), "layer": layer, "key": key, "miss": True}
 
     def _failed(self, layer: str, key: str, error: LiveWebError) -> tuple[int, Any]:
         """The live web gave nothing to record: the client is told why, nothing is stored."""
-        self.server.say(f"sourcegate snapshot: NOT RECORDED {error}")
+        self.server.log.write(f"sourcegate snapshot: NOT RECORDED {error}\n")
+        self.server.log.flush()
         status = 403 if isinstance(error, FetchRefused) else 504 if isinstance(error, FetchTimeout) else 502
         return status, {"error": redact(str(error), self.server.secrets), "layer": layer, "key": key, "live": True}
 
