@@ -31,9 +31,10 @@ import io
 import json
 import sys
 import threading
+import typing
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol, TextIO, cast
+from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 from gate.errors import FetchRefused, FetchTimeout, InputError, LiveWebError, SnapshotMiss
@@ -79,7 +80,7 @@ class ReplayServer(ThreadingHTTPServer):
         self.source: Source = store if source is None else source
         self.secrets = secrets
         # A text stream like any other to its users (an io.TextIOBase), redacting what it passes on.
-        self.log = cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
+        self.log = typing.cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
         self.idle_timeout = idle_timeout
         self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), _Handler)
