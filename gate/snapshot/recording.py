@@ -168,7 +168,7 @@ class RecordingSource:
         record = self.web.fetch(url)
         why = page_failure(record.status)
         if why is not None:
-            raise LiveWebError(f"{redact(url)}: {why}; not recorded, the next session tries again")
+            raise LiveWebError(f"{redact(url)}: {why}; not recorded, the next request tries again")
         return record
 
     def _live(self, layer: Layer, what: str, call: Callable[[], Any]) -> Any:
