@@ -3,6 +3,8 @@
     sourcegate snapshot build PATH               write PATH/snapshot/ from PATH's runs (idempotent)
     sourcegate snapshot verify PATH [--provider] exit 0 when every run is covered, 2 with the misses
     sourcegate snapshot serve PATH [--port N]    replay PATH/snapshot/ on 127.0.0.1 until Ctrl-C
+        [--mode replay|new-episodes|record]      ... or record what it lacks from the live web
+    sourcegate snapshot record PATH [--mode M]   serve --mode new-episodes (default) or record
 
 Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
 """
@@ -15,14 +17,18 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from gate.commands.base import Parser, Subparsers
+from gate.config import Config, load_config
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.snapshot.build import build, runs_of
-from gate.snapshot.serve import serve
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 from gate.snapshot.verify import render, verify
+
+if TYPE_CHECKING:
+    from gate.snapshot.live import LiveWeb
 
 __all__ = ["add_parser", "run"]
 
@@ -38,11 +44,25 @@ def add_parser(sub: Subparsers) -> None:
     v.add_argument("--provider", metavar="NAME",
                    help="count only searches recorded by this provider (default: any provider)")
     r = ssub.add_parser("serve", help="answer the agent's search and fetch calls from the snapshot")
+    _server_arguments(r, ("replay", "new-episodes", "record"), "replay")
+    rec = ssub.add_parser("record", help="serve the snapshot, recording what it lacks from the live web")
+    _server_arguments(rec, ("new-episodes", "record"), "new-episodes")
+
+
+_MODES = {"replay": "answer from the snapshot, never the network",
+          "new-episodes": "record from the live web only what the snapshot lacks",
+          "record": "record every request anew from the live web"}
+
+
+def _server_arguments(r: argparse.ArgumentParser, modes: tuple[str, ...], default: str) -> None:
     r.add_argument("path", metavar="PATH", help="a golden-set folder")
     r.add_argument("--port", type=int, default=8787, metavar="N",
                    help="port to listen on (default 8787; 0 picks a free one)")
     r.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; bind wider only inside a container)")
+    said = "; ".join(f"{m}: {_MODES[m]}" for m in modes)
+    r.add_argument("--mode", choices=modes, default=default, help=f"{said} (default {default})")
+    r.add_argument("--config", help="sourcegate.yaml with the record: section (default: the one beside the set)")
 
 
 def _golden_root(path: str) -> str:
@@ -74,20 +94,36 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _live_web(config: Config) -> LiveWeb:
+    from gate.snapshot.live import LiveWeb  # the HTTP client is slow to import: only when recording
+
+    return LiveWeb.from_config(config)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the snapshot until Ctrl-C or SIGTERM (the normal ways to stop it, so exit 0)."""
-    folder = snapshot_dir(_golden_root(args.path))
-    if not os.path.isdir(folder):
+    root = _golden_root(args.path)
+    folder = snapshot_dir(root)
+    recording = args.mode != "replay"
+    if not recording and not os.path.isdir(folder):
         raise InputError("no snapshot/ folder: run `sourcegate snapshot build` first", file=args.path)
     if not 0 <= args.port <= 65535:
         raise InputError(f"usage: --port {args.port} is not a port number (0-65535)")
     store = SnapshotStore(folder)
     store.index()  # a damaged entry is reported now, not at the agent's first request
+    web = _live_web(load_config(args.config, beside=root)) if recording else None
     # `kill` in a CI script sends SIGTERM (a background job ignores SIGINT): stop as cleanly as Ctrl-C.
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
-        serve(store, args.host, args.port)
+        if web is None:
+            from gate.snapshot.serve import serve  # loads the live web's HTTP client: slow to import
+
+            serve(store, args.host, args.port)
+        else:
+            from gate.snapshot.recording import serve_recording  # needs the HTTP client: slow to import
+
+            serve_recording(root, web, args.mode, args.host, args.port)
     except OSError as e:
         raise InputError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from e
     except KeyboardInterrupt:
@@ -98,7 +134,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return ExitCode.PASS
 
 
-SUBCOMMANDS = {"build": cmd_build, "verify": cmd_verify, "serve": cmd_serve}
+SUBCOMMANDS = {"build": cmd_build, "verify": cmd_verify, "serve": cmd_serve, "record": cmd_serve}
 
 
 def run(args: argparse.Namespace) -> int:
