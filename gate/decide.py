@@ -35,7 +35,7 @@ from gate.comparison import Comparison
 from gate.config import Config
 from gate.figurediff import figure_status
 from gate.figures import SOFT_FIGURES
-from gate.results import INPUT_ERROR, CaseResult, Report, Verdict
+from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, Report, Verdict
 
 
 def set_mean(cases: Sequence[CaseResult], name: str) -> float | None:
@@ -73,7 +73,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-CHECK_ORDER = (INPUT_ERROR, *CHECKS)
+CHECK_ORDER = (INPUT_ERROR, CHECK_ERROR, *CHECKS)
 """How checks with as many failures are listed: a missing run first, then the registry's order."""
 MAX_NAMED_CASES = 3
 """Cases named in the first reason (the full lists follow in the other reasons)."""

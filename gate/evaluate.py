@@ -5,20 +5,20 @@ No I/O here: loading happens before, rendering after.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from gate.case_warnings import case_warnings, dropped_terms
-from gate.checks import CHECKS, Subject
+from gate.checks import CHECKS, Check, Subject
 from gate.checks.domains import cited_domains
 from gate.checks.stale_sources import median_age_days
 from gate.config import Config
 from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
 from gate.load import Pairing
-from gate.model import Case, Finding, Freshness, Run
-from gate.results import INPUT_ERROR, CaseResult, CheckStatus, Figures, Report
+from gate.model import Case, Finding, Freshness, Outcome, Run
+from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CheckStatus, Figures, Report
 
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
@@ -45,12 +45,23 @@ def _status(check: str, status: str, reason: str | None) -> CheckStatus:
     return CheckStatus(check, status, reason)
 
 
+def _run_check(check_id: str, check: Check, subject: Subject) -> Outcome:
+    """One check on one run; a check that raises is our bug, reported as a ``check_error`` finding of
+    this case (the other checks and cases still run), never an aborted set and never a pass."""
+    try:
+        return check.run(subject)
+    except Exception as e:  # any exception of a check is a bug in it: isolate it to this run
+        why = f"the {check_id} check raised {type(e).__name__}: {e} (an internal error: please report it)"
+        return Outcome(findings=(Finding(CHECK_ERROR, why),), not_checked=why)
+
+
 def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None, *,
-                 judgement: RunJudgement | None = None) -> CaseResult:
+                 judgement: RunJudgement | None = None, checks: Mapping[str, Check] = CHECKS) -> CaseResult:
     """Run every enabled hard check on one run, and fold in what the judge said of it, if anything.
 
     With a ``judgement``, its regime stands in for a case without one (``judged_regime`` by default),
     its figures join the soft figures, and its claims' attribution counts in ``citation_validity``.
+    ``checks`` is the registry to run (default: :data:`gate.checks.CHECKS`).
     """
     if judged_regime is None and judgement is not None:
         judged_regime = judgement.regime
@@ -58,11 +69,11 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     failures: list[Finding] = []
     statuses: list[CheckStatus] = []
     notes: list[str] = []
-    for check_id, check in CHECKS.items():
+    for check_id, check in checks.items():
         if check_id in config.disabled:
             statuses.append(_status(check_id, "disabled", None))
             continue
-        outcome = check.run(subject)
+        outcome = _run_check(check_id, check, subject)
         failures.extend(outcome.findings)
         statuses.append(_status(check_id, outcome.status, outcome.not_checked))
         notes.extend(f"{check_id}: {n}" for n in outcome.notes)
@@ -93,11 +104,11 @@ def problem_result(case: Case, problem: str) -> CaseResult:
     )
 
 
-def evaluate_pairing(p: Pairing, config: Config) -> CaseResult:
+def evaluate_pairing(p: Pairing, config: Config, checks: Mapping[str, Check] = CHECKS) -> CaseResult:
     """Evaluate one case/run pairing."""
     if p.problem is not None or p.run is None:
         return problem_result(p.case, p.problem or "no run")
-    return evaluate_run(p.run, p.case, config)
+    return evaluate_run(p.run, p.case, config, checks=checks)
 
 
 def build_report(name: str, version: int | None, cases: Iterable[CaseResult], config: Config,

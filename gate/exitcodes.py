@@ -31,8 +31,9 @@ from gate.errors import (
     EXIT_PUBLISH,
     GateError,
 )
+from gate.results import Report
 
-__all__ = ["VERDICT_EXIT", "ExitCode", "guarded"]
+__all__ = ["VERDICT_EXIT", "ExitCode", "guarded", "report_exit"]
 
 
 class ExitCode(IntEnum):
@@ -48,6 +49,12 @@ class ExitCode(IntEnum):
 
 VERDICT_EXIT = {"pass": ExitCode.PASS, "fail": ExitCode.FAIL, "inconclusive": ExitCode.INCONCLUSIVE}
 """A report's verdict -> the exit code of the run that produced it."""
+
+
+def report_exit(report: Report) -> ExitCode:
+    """The exit code of a set's report: its verdict's, or 4 when a check raised on one of its runs
+    (the report is still written, every other case in it)."""
+    return ExitCode.INTERNAL if report.check_errors else VERDICT_EXIT[report.verdict]
 
 
 def guarded(run: Callable[[], int], label: str = "") -> int:

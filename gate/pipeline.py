@@ -18,10 +18,11 @@ and decision are pure. Nothing is decided and then patched.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from gate.checks import CHECKS, Check
 from gate.compare import compare_cases
 from gate.comparison import Comparison
 from gate.config import Config, load_config
@@ -94,22 +95,22 @@ def _source(paths: Sequence[str]) -> _Source:
     return _Source(TRACES_NAME, None, None, _trace_pairings(paths), None, len(paths))
 
 
-def _judged(p: Pairing, config: Config, session: JudgeSession) -> CaseResult:
+def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[str, Check]) -> CaseResult:
     """Judge one run (on a pool thread), evaluate it with the judged regime, attach the judgement."""
     if p.problem is not None or p.run is None:
-        return evaluate_pairing(p, config)
-    return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case))
+        return evaluate_pairing(p, config, checks)
+    return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case), checks=checks)
 
 
-def _evaluate(source: _Source, config: Config, judge_mode: str | None,
-              trusted: TrustedEntries | None) -> tuple[tuple[CaseResult, ...], str, tuple[str, ...]]:
+def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: TrustedEntries | None,
+              checks: Mapping[str, Check]) -> tuple[tuple[CaseResult, ...], str, tuple[str, ...]]:
     """Every pairing checked, and judged unless the mode is ``off``: (cases, judge mode, warnings)."""
     mode = judge_mode or config.judge.mode
     if mode == "off":
-        return tuple(evaluate_pairing(p, config) for p in source.pairings), "off", ()
+        return tuple(evaluate_pairing(p, config, checks) for p in source.pairings), "off", ()
     trusted = trusted if source.root is not None else None
     with JudgeSession(mode, config, source.judgements, source.expected_runs, trusted=trusted) as session:
-        cases = tuple(session.map(lambda p: _judged(p, config, session), source.pairings))
+        cases = tuple(session.map(lambda p: _judged(p, config, session, checks), source.pairings))
     return cases, mode, tuple(session.warnings)
 
 
@@ -129,9 +130,10 @@ def _comparison(rules: Rules, source: _Source, cases: Sequence[CaseResult], judg
     return compare_cases(base, cases, source.version, judge_mode, rules.config, origin, now), ()
 
 
-def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime) -> Report:
+def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime,
+         checks: Mapping[str, Check] = CHECKS) -> Report:
     config = rules.config
-    cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements)
+    cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements, checks)
     comparison, notes = _comparison(rules, source, cases, mode, now)
     verdict, reasons = decide(cases, config, comparison)
     return Report(verdict=verdict, reasons=reasons, golden_name=source.name, golden_version=source.version,
@@ -140,11 +142,14 @@ def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime) -
                   config_changes=rules.config_changes)
 
 
-def run_set(request: SetRequest, *, now: datetime | None = None) -> Report:
+def run_set(request: SetRequest, *, now: datetime | None = None,
+            checks: Mapping[str, Check] = CHECKS) -> Report:
     """Run the gate on one golden set (or trace files): the whole report, decided once.
 
-    ``now`` dates the baseline (default: the clock). Input errors (a golden set, a configuration, a
-    baseline or a revision that cannot be read) raise :class:`gate.errors.InputError`.
+    ``now`` dates the baseline (default: the clock); ``checks`` is the check registry (default:
+    :data:`gate.checks.CHECKS`). Input errors (a golden set, a configuration, a baseline or a
+    revision that cannot be read) raise :class:`gate.errors.InputError`; a check that raises on a
+    run is a ``check_error`` finding of that case (:attr:`Report.check_errors`), the rest still runs.
     """
     source = _source(request.paths)
     if request.compare:
@@ -153,7 +158,7 @@ def run_set(request: SetRequest, *, now: datetime | None = None) -> Report:
                               ref=request.baseline_ref, trust_config=request.trust_config)
     else:
         rules = Rules(load_config(request.config_file, beside=source.root))
-    return _run(source, rules, request.judge_mode, now or datetime.now(UTC))
+    return _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks)
 
 
 def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,

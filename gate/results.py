@@ -15,9 +15,12 @@ if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
 
 __all__ = [
-    "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Figures", "Report", "Verdict",
+    "CHECK_ERROR", "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Figures", "Report",
+    "Verdict",
 ]
 INPUT_ERROR = "input_error"
+CHECK_ERROR = "check_error"
+"""The finding of a check that raised on a run: our bug, reported for that case (exit 4), never a pass."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,11 @@ class Report:
     """the comparison with the baseline, when there was one"""
     config_changes: tuple[ConfigChange, ...] = ()
     """settings the pull request changes in the configuration; they apply after the merge"""
+
+    @property
+    def check_errors(self) -> tuple[Finding, ...]:
+        """The findings of checks that raised (an internal error: the run exits 4)."""
+        return tuple(f for c in self.cases for f in c.hard_failures if f.check == CHECK_ERROR)
 
     @property
     def hard_failure_count(self) -> int:

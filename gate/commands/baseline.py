@@ -16,7 +16,7 @@ from gate.commands.base import Parser, Subparsers
 from gate.commands.check import JUDGE_MODES
 from gate.commands.sets import each_set
 from gate.errors import InputError
-from gate.exitcodes import VERDICT_EXIT, ExitCode
+from gate.exitcodes import ExitCode, report_exit
 from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
 
@@ -54,7 +54,7 @@ def _update_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
     why = refusal(report, args.force)
     if why is not None:
         print(f"sourcegate: baseline not written: {why}", file=sys.stderr)
-        return VERDICT_EXIT[report.verdict]
+        return report_exit(report)
     target = per_set_file(args.baseline, golden.name or report.golden_name) or baseline_file(path)
     out = stamped(report, datetime.now(UTC), args.force)
     write_baseline(target, out, within=path)

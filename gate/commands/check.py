@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,12 +22,12 @@ from types import MappingProxyType
 
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
-from gate.exitcodes import VERDICT_EXIT
+from gate.exitcodes import report_exit
 from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters
-from gate.results import Report
+from gate.results import CHECK_ERROR, Report
 from gate.spans import prepare
 
 __all__ = ["JUDGE_MODES", "Outputs", "add_parser", "file_flags", "run"]
@@ -116,7 +117,11 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
     if spans is not None:
         spans()
     _publish(report, out.reports[SUMMARY], args.comment, tuple(authors))
-    return VERDICT_EXIT[report.verdict]
+    for case in report.cases:
+        for f in case.hard_failures:
+            if f.check == CHECK_ERROR:
+                print(f"sourcegate: internal error in case {case.id!r}: {f.message}", file=sys.stderr)
+    return report_exit(report)
 
 
 def _publish(report: Report, summary: str | None, comment: bool, authors: tuple[str, ...]) -> None:
