@@ -9,7 +9,12 @@ from gate.urls import canonical
 
 
 class PassageMissing:
-    """A citation's quote must be on the cited page (normalised exact, then fuzzy match)."""
+    """A citation's quote must be on the cited page (normalised exact, then fuzzy match).
+
+    A quote or page past the fuzzy match's bounds (:data:`gate.passage.MAX_FUZZY_QUOTE_CHARS` and
+    the others) must be on the page exactly; otherwise it is a finding that says it was too large
+    to check fuzzily.
+    """
 
     id = "passage_missing"
     description = "A passage attributed to a source is not on that page."
@@ -40,7 +45,10 @@ class PassageMissing:
                 short = c.quote if len(c.quote) <= 120 else c.quote[:117] + "..."
                 cut = all(p.truncated for p in pages)
                 note = " (the page was truncated when read)" if cut else ""
-                if match.method == "number_mismatch":
+                if match.too_large is not None:
+                    # Not a silent pass: a quote too large to align is held to the exact search.
+                    why = f"not on the page exactly; too large to check fuzzily: {match.too_large}"
+                elif match.method == "number_mismatch":
                     why = f"a close match ({match.score:.0f}/100) has other numbers than the quote"
                 else:
                     why = f"best match {match.score:.0f}/100, needs {threshold:.0f}"

@@ -1,7 +1,8 @@
 """The judge's quotes, checked by code against the pages the agent read.
 
 A ``supported``, ``partial`` or ``contradicted`` verdict stands only if its quote is on a retrieved
-page (same normalisation and fuzzy matcher as ``passage_missing``, :mod:`gate.passage`) and holds
+page (same normalisation, fuzzy matcher and bounds on its work as ``passage_missing``,
+:mod:`gate.passage`: a quote too large to align must be on a page exactly) and holds
 at least a quarter of the claim's content words and numbers (:func:`related`); otherwise it is
 overruled to ``unsupported``. A quote found on a page the claim cites is ``cited``; found only on
 another page it is ``other_source`` (grounded but misattributed).
