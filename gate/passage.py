@@ -185,14 +185,17 @@ def _aligned(needle: str, window: str) -> tuple[float, int, int]:
     """The quote aligned inside ``window`` by its longest common subsequence: (score, start, end).
 
     The span runs from the first to the last run of 4+ matching characters, so stray single-letter
-    matches in the window's margins do not stretch it; the score is the plain ratio over that span.
+    matches in the window's margins do not stretch it. Common words in a margin can still stretch
+    one end, so a quote-long span at either end is scored too; the best plain ratio wins.
     """
     blocks = [(b.dest_start, b.dest_end) for b in Indel.opcodes(needle, window)
               if b.tag == "equal" and b.dest_end - b.dest_start >= 4]
     if not blocks:
         return 0.0, 0, 0
     a, b = blocks[0][0], blocks[-1][1]
-    return float(fuzz.ratio(needle, window[a:b])), a, b
+    m = len(needle)
+    spans = {(a, b), (max(a, b - m), b), (a, min(b, a + m))}
+    return max((float(fuzz.ratio(needle, window[x:y])), x, y) for x, y in spans)
 
 
 def _anchored(needle: str, hay: str, cutoff: float) -> tuple[float, int, int] | None:
