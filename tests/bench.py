@@ -8,7 +8,10 @@ characters and 5 quoted citations) to a temporary folder, then measures:
   on a sample of the same runs, and the ratio between the two;
 - single passage checks at the 50th and 90th percentile;
 - peak traced memory for a small and the full set (streaming keeps them close);
-- start-up: the time to import the CLI, and that the anthropic SDK is not imported by it.
+- start-up: the time to import the CLI, and that the anthropic SDK is not imported by it;
+- a whole check of the example set with one adversarial trace added (a 100,000-character quote and
+  a 2,000-character paraphrase against a 2 MB page, and an answer built to make URL extraction
+  backtrack): it must finish in seconds.
 
 Nothing here is a pass/fail test; it prints what it measured.
 """
@@ -21,6 +24,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -183,6 +187,29 @@ def passage_percentiles(root: str, n: int) -> tuple[float, float]:
     return cuts[4] * 1000, cuts[8] * 1000
 
 
+def time_adversarial(root: str) -> float:
+    """Seconds for a whole check of the example set with one adversarial trace added."""
+    from gate.gaterun import run_paths
+
+    shutil.copytree(os.path.join(os.path.dirname(__file__), "..", "cached-snapshots", "example"), root)
+    with open(os.path.join(root, "golden.yaml"), "a", encoding="utf-8") as f:
+        f.write("- {id: adversarial, question: 'Adversarial?', class: lookup, freshness: slow}\n")
+    rng = random.Random(99)
+    trace = make_run(0, rng, 2_000_000)
+    page = trace["pages"][0]  # type: ignore[index]
+    citations = trace["citations"]
+    assert isinstance(citations, list)
+    citations[0]["quote"] = page_text(rng, 100_000)
+    citations[1]["quote"] = page["text"][1_000_000:1_002_000].replace(" the ", " a ")
+    trace["case"] = "adversarial"
+    trace["answer"] = f"{trace['answer']}\nsee {page['url']}" + "[1]" * 50_000 + ")" * 50_000
+    with open(os.path.join(root, "runs", "adversarial.json"), "w", encoding="utf-8") as f:
+        json.dump(trace, f)
+    t0 = time.perf_counter()
+    run_paths([root], None, judge_mode="off")
+    return time.perf_counter() - t0
+
+
 def startup() -> tuple[float, bool]:
     code = ("import sys, time; t = time.perf_counter(); import gate.cli; "
             "print(time.perf_counter() - t, 'anthropic' in sys.modules)")
@@ -212,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         naive_per_run = time_naive(full, args.naive_sample)
         p50, p90 = passage_percentiles(full, 100)
         t_import, sdk_loaded = startup()
+        t_adversarial = time_adversarial(os.path.join(tmp, "adversarial"))
 
         rows = [
             ("pipeline, runs per second", f"{n_full / t_full:,.0f}", f"{n_full} runs in {t_full:.2f} s"),
@@ -224,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
             ("held by the report, per case", f"{(kept_full - kept_small) / (n_full - n_small) / 1024:.1f} KiB",
              "what grows with the set: its results, not its traces"),
             ("import gate.cli", f"{t_import * 1000:.0f} ms", f"anthropic imported: {sdk_loaded}"),
+            ("example set + one adversarial trace", f"{t_adversarial:.2f} s",
+             "whole check, judge off; target: seconds"),
         ]
         width = max(len(r[0]) for r in rows)
         for name, value, note in rows:
