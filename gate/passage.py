@@ -21,8 +21,10 @@ __all__ = [
     "MAX_FUZZY_SEGMENTS",
     "MAX_FUZZY_WORK",
     "MAX_PAGE_CHARS",
+    "MAX_RUN_FUZZY_WORK",
     "Match",
     "PageIndex",
+    "WorkBudget",
     "find_passage",
     "normalise",
 ]
@@ -50,6 +52,12 @@ MAX_FUZZY_WORK = 100_000_000
 about a tenth of a second. A part whose full scan would go past what is left is aligned only around
 anchors (below), which costs a few tens of milliseconds at most for a 2,000-character quote on a
 2 MB page."""
+
+MAX_RUN_FUZZY_WORK = 5_000_000_000
+"""The fuzzy work all the quotes of one run may spend together (a :class:`WorkBudget` shared by
+them): a few seconds at worst, fifty times what the quotes of an ordinary run spend. Past it, the
+run's remaining quotes are looked for exactly only (``"too_large"`` when not found), so a trace
+with thousands of long quotes cannot add up to minutes."""
 
 MAX_ANCHORS = 12
 """How many runs of three words, spread over the quote, a bounded alignment looks for on the page."""
@@ -198,6 +206,21 @@ def _aligned(needle: str, window: str) -> tuple[float, int, int]:
     return max((float(fuzz.ratio(needle, window[x:y])), x, y) for x, y in spans)
 
 
+def _anchored_work(needle: int, hay: int) -> int:
+    """What :func:`_anchored` costs at most, in the same steps as :func:`_full_scan_work`."""
+    return MAX_ANCHORS * hay + (MAX_ANCHORS * MAX_ANCHOR_HITS + 3 * _REFINED) * needle * -(-needle // 64)
+
+
+class WorkBudget:
+    """The fuzzy work left to a group of quotes (one run's): share one across their ``find`` calls."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, work: int = MAX_RUN_FUZZY_WORK) -> None:
+        """Start with ``work`` steps (see :data:`MAX_RUN_FUZZY_WORK`)."""
+        self.left = work
+
+
 def _anchored(needle: str, hay: str, cutoff: float) -> tuple[float, int, int] | None:
     """The best alignment of ``needle`` near the places its anchors are on ``hay`` (bounded work).
 
@@ -217,11 +240,12 @@ def _anchored(needle: str, hay: str, cutoff: float) -> tuple[float, int, int] | 
     return best
 
 
-def _locate(needle: str, text: str, lo: int, threshold: float, budget: list[int]) -> tuple[float, int, int]:
+def _locate(needle: str, text: str, lo: int, threshold: float, budget: list[int],
+            run: WorkBudget | None) -> tuple[float, int, int]:
     """Best (score, start, end) for ``needle`` in ``text`` at or after ``lo``.
 
     The score may be below ``threshold`` (a near miss); it is 0, with start = end = -1, when nothing
-    scored within ``_NEAR_MISS_BAND`` of the threshold.
+    scored within ``_NEAR_MISS_BAND`` of the threshold, and -1 when ``run`` has not enough work left.
 
     The fuzzy scan covers the whole remaining page while ``budget`` (one item: the work left to the
     quote, see :data:`MAX_FUZZY_WORK`) allows it. Narrowing every scan to windows around rare
@@ -242,7 +266,14 @@ def _locate(needle: str, text: str, lo: int, threshold: float, budget: list[int]
         whole = fuzz.ratio(needle, hay, score_cutoff=cutoff) if hay else 0.0
         return (float(whole), lo, len(text)) if whole else (0.0, -1, -1)
     work = _full_scan_work(len(needle), len(hay))
-    if work <= budget[0]:
+    full = work <= budget[0]
+    if not full:
+        work = _anchored_work(len(needle), len(hay))
+    if run is not None:
+        if work > run.left:
+            return -1.0, -1, -1
+        run.left -= work
+    if full:
         budget[0] -= work
         res = fuzz.partial_ratio_alignment(needle, hay, score_cutoff=cutoff)
         found = None if res is None else (float(res.score), res.dest_start, res.dest_end)
@@ -291,7 +322,10 @@ def _past_bounds(passage: str, segments: int, text: str) -> str | None:
     return None
 
 
-def _check(passage: str, text: str, threshold: float) -> Match:
+_RUN_SPENT = "the run's quotes have used up the fuzzy-match work of one run"
+
+
+def _check(passage: str, text: str, threshold: float, run: WorkBudget | None = None) -> Match:
     """Match an already-normalised passage against a page."""
     passage = passage.strip(_QUOTES)
     if not passage:
@@ -307,6 +341,8 @@ def _check(passage: str, text: str, threshold: float) -> Match:
         if not segments:
             return Match(True, 100.0, "empty", None, None)
     bound = _past_bounds(passage, len(segments), text)
+    if bound is None and run is not None and run.left <= 0:
+        bound = _RUN_SPENT
     if bound is not None:
         # Past the fuzzy match's bounds the quote must be on the page exactly (a copied passage is).
         span = _exact_in_order(segments, text)
@@ -320,7 +356,12 @@ def _check(passage: str, text: str, threshold: float) -> Match:
     all_exact = True
     budget = [MAX_FUZZY_WORK]
     for seg in segments:
-        seg_score, seg_start, seg_end = _locate(seg, text, lo, threshold, budget)
+        seg_score, seg_start, seg_end = _locate(seg, text, lo, threshold, budget, run)
+        if seg_score < 0:
+            span = _exact_in_order(segments, text)
+            if span is None:
+                return Match(False, 0.0, "too_large", None, None, too_large=_RUN_SPENT)
+            return Match(True, 100.0, "exact", span[0], span[1])
         score = min(score, seg_score)
         if seg_score < threshold or seg_start < 0:
             return Match(False, score, "none", None, None)
@@ -366,6 +407,10 @@ class PageIndex:
         """Normalise ``text`` (the raw page) once; ``self.text`` is what match offsets refer to."""
         self.text = normalise(text)
 
-    def find(self, passage: str, threshold: float = 80.0) -> Match:
-        """Look for ``passage`` on this page; same rules and result as :func:`find_passage`."""
-        return _check(normalise(passage), self.text, threshold)
+    def find(self, passage: str, threshold: float = 80.0, budget: WorkBudget | None = None) -> Match:
+        """Look for ``passage`` on this page; same rules and result as :func:`find_passage`.
+
+        With a ``budget``, the fuzzy work is also charged to it; once it is spent, passages are
+        looked for exactly only (``"too_large"`` when not found).
+        """
+        return _check(normalise(passage), self.text, threshold, budget)

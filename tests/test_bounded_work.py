@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.passage import MAX_FUZZY_QUOTE_CHARS, MAX_FUZZY_SEGMENTS, MAX_PAGE_CHARS, PageIndex
+from gate.passage import MAX_FUZZY_QUOTE_CHARS, MAX_FUZZY_SEGMENTS, MAX_PAGE_CHARS, PageIndex, WorkBudget
 from gate.urls import extract_urls
 from tests.support.golden_factory import run_for, write_golden
 
@@ -87,6 +87,19 @@ def test_a_page_over_the_limit_is_searched_exactly_only() -> None:
     match = page.find(sentence.replace(" the ", " a ", 2) + " (paraphrased)")
     assert (match.found, match.method) == (False, "too_large")
     assert match.too_large is not None and "the page has" in match.too_large
+
+
+def test_the_quotes_of_one_run_share_one_bound_on_fuzzy_work(big_page: PageIndex) -> None:
+    budget = WorkBudget()
+    sentence = big_page.text[300_000:300_400].strip()
+    paraphrase = sentence.replace(" the ", " a ", 2)
+    assert big_page.find(paraphrase, budget=budget).method == "fuzzy"
+    assert 0 < budget.left < WorkBudget().left
+    spent = WorkBudget(0)
+    match = big_page.find(paraphrase, budget=spent)
+    assert (match.found, match.method) == (False, "too_large")
+    assert match.too_large == "the run's quotes have used up the fuzzy-match work of one run"
+    assert big_page.find(sentence, budget=spent).method == "exact"  # the exact search is never rationed
 
 
 def test_a_hostile_answer_is_read_in_one_pass() -> None:

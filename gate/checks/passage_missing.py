@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gate.checks.base import Subject
 from gate.model import Finding, Outcome
-from gate.passage import normalise
+from gate.passage import WorkBudget, normalise
 from gate.urls import canonical
 
 
@@ -13,7 +13,8 @@ class PassageMissing:
 
     A quote or page past the fuzzy match's bounds (:data:`gate.passage.MAX_FUZZY_QUOTE_CHARS` and
     the others) must be on the page exactly; otherwise it is a finding that says it was too large
-    to check fuzzily.
+    to check fuzzily. So is a quote left once the run's quotes have spent
+    :data:`gate.passage.MAX_RUN_FUZZY_WORK`.
     """
 
     id = "passage_missing"
@@ -25,6 +26,7 @@ class PassageMissing:
         findings = []
         quoted = 0
         seen: set[tuple[str, str]] = set()
+        budget = WorkBudget()  # all the run's quotes share one bound on the fuzzy work
         for c in subject.citations:
             if not c.quote or not c.quote.strip():
                 continue
@@ -39,7 +41,7 @@ class PassageMissing:
             seen.add((key, normalise(c.quote)))
             quoted += 1
             # A page read more than once (in parts, or again) holds the quote if any read of it does.
-            match = max((subject.index(p).find(c.quote, threshold) for p in pages),
+            match = max((subject.index(p).find(c.quote, threshold, budget) for p in pages),
                         key=lambda m: (m.found, m.score))
             if not match.found:
                 short = c.quote if len(c.quote) <= 120 else c.quote[:117] + "..."

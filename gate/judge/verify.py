@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from gate.judge.evidence import terms
 from gate.judge.model import QUOTE_NOT_FOUND, QUOTE_UNRELATED, Claim, ClaimVerdict, Located, Verdict
 from gate.model import Page
-from gate.passage import PageIndex
+from gate.passage import PageIndex, WorkBudget
 from gate.urls import canonical
 
 MIN_COVERAGE = 0.25
@@ -43,6 +43,7 @@ class Material:
                 seen.add(canonical(p.url))
                 self._pages.append((keys, p))
         self._indexes: dict[int, PageIndex] = {}
+        self._budget = WorkBudget()  # the run's quotes share one bound, as in passage_missing
 
     def _index(self, i: int) -> PageIndex:
         found = self._indexes.get(i)
@@ -54,7 +55,7 @@ class Material:
         """Where ``quote`` is: on a cited page, on another page, or nowhere (with the page's URL)."""
         order = sorted(range(len(self._pages)), key=lambda i: not (self._pages[i][0] & cited))
         for i in order:
-            if self._index(i).find(quote, threshold).found:
+            if self._index(i).find(quote, threshold, self._budget).found:
                 return ("cited" if self._pages[i][0] & cited else "other_source"), self._pages[i][1].url
         return "not_found", None
 
