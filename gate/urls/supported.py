@@ -18,7 +18,7 @@ __all__ = ["CitedSentence", "cited_sentences"]
 
 # A sentence ends at ".", "!" or "?" (or a CJK full stop) followed by a space; a marker glued after the
 # full stop ("... in 2025. [2] Next") stays with the sentence it ends.
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?:\s*(?:\[\^?\d+(?:\s*[-–,;]\s*\d+)*\]|【[^】\n]*】))*\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?:\s*(?:\[\^?\d+(?:\s*[-–,;]\s*\d+)*\]|【[^】\n]*】))*(?:\s+|$)")
 # A sentence that is only markers ("[2] [3]" left at a line's start) adds its citations to the one before.
 _ONLY_MARKERS = re.compile(r"^(?:\s*(?:\[\^?\d+(?:\s*[-–,;]\s*\d+)*\]|【[^】\n]*】))+\s*[.!?]?\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
