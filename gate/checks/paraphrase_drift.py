@@ -25,9 +25,10 @@ __all__ = ["Drift", "ParaphraseDrift", "drift", "names_of", "sentence_drift"]
 
 MAX_SENTENCE_CHARS = 500
 """A cited sentence longer than this is scored on its first 500 characters (bounded work)."""
-MAX_PAGE_CHARS = 300_000
-"""Only this much of a page's normalised text is searched (bounded work; pages are capped when read)."""
-MAX_SENTENCES = 200
+MAX_PAGE_CHARS = 100_000
+"""Only this much of a page's normalised text is searched: aligning a 500-character sentence costs
+about 25 ms on 100,000 characters (rapidfuzz 3) against 4 ms on a typical 15,000-character page."""
+MAX_SENTENCES = 100
 """At most this many cited sentences are scored per run; the rest are noted, not scored."""
 _CONTEXT = 50
 """Characters either side of the aligned passage that the word-level score also sees: an alignment
