@@ -12,7 +12,7 @@ from gate.evaluate import evaluate_run
 from gate.jsonio import validate
 from gate.model import Case, Page, Run, SearchResult
 from gate.passage import normalise
-from gate.urls import cited_sentences
+from gate.urls.supported import cited_sentences
 from tests import calibrate_drift
 
 PAGE = ("Jupiter is the fifth planet from the Sun and the largest in the Solar System. Jupiter has 95 known "

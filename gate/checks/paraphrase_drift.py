@@ -1,7 +1,7 @@
 """``paraphrase_drift``: a cited sentence that drifted from every passage of the page it cites.
 
 Most answers quote nothing, so ``passage_missing`` has nothing to check. This check takes each
-sentence a citation marker or link supports (:func:`gate.urls.cited_sentences`), finds the
+sentence a citation marker or link supports (:func:`gate.urls.supported.cited_sentences`), finds the
 passage of the cited page it aligns with best, and scores how far the sentence drifted from it
 (:func:`drift`). Numbers and names of the sentence must be on the page as written, however close
 the rest is. Soft by default: findings are case warnings unless ``checks.paraphrase_drift.block``
@@ -19,7 +19,8 @@ from rapidfuzz import fuzz
 from gate.checks.base import Subject
 from gate.model import Finding, Outcome
 from gate.passage import _NUMBER, normalise
-from gate.urls import canonical, cited_sentences
+from gate.urls import canonical
+from gate.urls.supported import cited_sentences
 
 __all__ = ["Drift", "ParaphraseDrift", "drift", "names_of", "sentence_drift"]
 

@@ -2,8 +2,7 @@
 
 Everything here is pure and offline: the Public Suffix List comes from the snapshot bundled with
 tldextract, never from the network. ``canonicalise.py`` owns the matching key of a URL and its host,
-``domains.py`` registered domains, ``extract.py`` which URLs an answer cites, ``supported.py`` which
-sentence each citation supports.
+``domains.py`` registered domains, ``extract.py`` which URLs an answer cites.
 """
 
 from __future__ import annotations
@@ -11,8 +10,5 @@ from __future__ import annotations
 from gate.urls.canonicalise import canonical, host
 from gate.urls.domains import is_under, registered_domain
 from gate.urls.extract import extract_urls
-from gate.urls.supported import CitedSentence, cited_sentences
 
-__all__ = [
-    "CitedSentence", "canonical", "cited_sentences", "extract_urls", "host", "is_under", "registered_domain",
-]
+__all__ = ["canonical", "extract_urls", "host", "is_under", "registered_domain"]
