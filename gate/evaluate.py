@@ -18,16 +18,16 @@ from gate.config import Config
 from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
 from gate.load import Pairing
 from gate.model import Case, Finding, Freshness, Outcome, Run
-from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Figures, Report
+from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts, Report
 
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
 
 
-def figures(subject: Subject) -> Figures:
+def counts(subject: Subject) -> Counts:
     """The reported counts for one run."""
     run, cfg = subject.run, subject.config
-    return Figures(
+    return Counts(
         citations=len(subject.cited),
         unique_domains=len(cited_domains(subject)),
         results=len(run.results),
@@ -84,11 +84,11 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
             failures.extend(outcome.findings)
             statuses.append(_status(check_id, outcome.status, outcome.not_checked))
         notes.extend(f"{check_id}: {n}" for n in outcome.notes)
-    counts = figures(subject)
+    counted = counts(subject)
     bad = {f.url for f in failures if f.url and f.check in URL_CHECKS}
     soft = {
         "freshness": freshness(subject),
-        "diversity": diversity(subject, counts.unique_domains),
+        "diversity": diversity(subject, counted.unique_domains),
         "citation_validity": citation_validity(subject, bad,
                                                judgement.attribution_share if judgement is not None else None),
         **(judgement.figures() if judgement is not None else {}),
@@ -96,7 +96,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     constraints, entities = dropped_terms(case, run)
     return CaseResult(
         id=case.id, question=case.question, hard_failures=tuple(failures), checks=tuple(statuses),
-        figures=counts, notes=tuple(notes), regime=subject.regime, shape=run.shape,
+        counts=counted, notes=tuple(notes), regime=subject.regime, shape=run.shape,
         soft=MappingProxyType(soft), judgement=judgement,
         dropped_constraints=constraints, dropped_entities=entities,
         warnings=(*case_warnings(case, run, judgement), *warned),
@@ -107,7 +107,7 @@ def problem_result(case: Case, problem: str) -> CaseResult:
     """A case whose run is missing or unknown: an input error that fails the gate."""
     return CaseResult(
         id=case.id, question=case.question,
-        hard_failures=(Finding(INPUT_ERROR, problem),), checks=(), figures=Figures(),
+        hard_failures=(Finding(INPUT_ERROR, problem),), checks=(), counts=Counts(),
     )
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
 
 __all__ = [
-    "CHECK_ERROR", "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Figures", "Report",
+    "CHECK_ERROR", "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Counts", "Report",
     "Verdict",
 ]
 INPUT_ERROR = "input_error"
@@ -24,7 +24,7 @@ CHECK_ERROR = "check_error"
 
 
 @dataclass(frozen=True)
-class Figures:
+class Counts:
     """Counts for one run that are reported, not judged."""
 
     citations: int = 0
@@ -66,7 +66,8 @@ class CaseResult:
     question: str
     hard_failures: tuple[Finding, ...]
     checks: tuple[CheckStatus, ...]
-    figures: Figures
+    counts: Counts
+    """what was counted (reported, never judged); ``figures`` in the JSON report"""
     notes: tuple[str, ...] = ()
     regime: str | None = None
     shape: str | None = None

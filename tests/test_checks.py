@@ -94,7 +94,7 @@ def test_a_url_cited_again_with_another_quote_has_each_quote_checked_once() -> N
     result = evaluate_run(run, Case(id=run.case, question=run.question), Config())
     [failure] = [f for f in result.hard_failures if f.check == "passage_missing"]
     assert "102 confirmed moons" in failure.message
-    assert result.figures.citations == 1
+    assert result.counts.citations == 1
 
 
 def test_retrieval_succeeds_only_with_enough_pages_really_read() -> None:
@@ -107,7 +107,7 @@ def test_retrieval_succeeds_only_with_enough_pages_really_read() -> None:
     case = Case(id=run.case, question=run.question)
     one_page = Config(min_pages=1)
     two_pages = Config(min_pages=2)
-    assert evaluate_run(run, case, one_page).figures.retrieval_succeeded
-    assert not evaluate_run(run, case, two_pages).figures.retrieval_succeeded
-    assert not evaluate_run(replace(run, pages=(failed,)), case, one_page).figures.retrieval_succeeded
-    assert not evaluate_run(replace(run, pages=(ok, ok)), case, two_pages).figures.retrieval_succeeded
+    assert evaluate_run(run, case, one_page).counts.retrieval_succeeded
+    assert not evaluate_run(run, case, two_pages).counts.retrieval_succeeded
+    assert not evaluate_run(replace(run, pages=(failed,)), case, one_page).counts.retrieval_succeeded
+    assert not evaluate_run(replace(run, pages=(ok, ok)), case, two_pages).counts.retrieval_succeeded

@@ -13,7 +13,7 @@ from gate.config import DEFAULT_SOFT, CompareConfig, Config, SoftBound
 from gate.decide import decide, decide_report
 from gate.judge.model import QUOTE_NOT_FOUND, Claim, ClaimVerdict, RunJudgement
 from gate.model import Finding
-from gate.results import BaselineStamp, CaseResult, Figures, Report
+from gate.results import BaselineStamp, CaseResult, Counts, Report
 
 ORIGIN = BaselineOrigin(file="cached-snapshots/demo/baseline.json")
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
@@ -22,7 +22,7 @@ NOW = datetime(2026, 3, 1, tzinfo=UTC)
 def case(cid: str, soft: Mapping[str, float | None] | None = None, failures: Sequence[Finding] = (),
          retrieval: bool = True, judgement: RunJudgement | None = None) -> CaseResult:
     return CaseResult(id=cid, question=f"question {cid}", hard_failures=tuple(failures), checks=(),
-                      figures=Figures(retrieval_succeeded=retrieval), soft=MappingProxyType(dict(soft or {})),
+                      counts=Counts(retrieval_succeeded=retrieval), soft=MappingProxyType(dict(soft or {})),
                       judgement=judgement)
 
 

@@ -164,9 +164,9 @@ def test_only_the_misquote_is_reported_missing(results: dict[str, CaseResult]) -
 
 def test_stale_verdicts_are_measured_from_the_run_not_from_today(results: dict[str, CaseResult]) -> None:
     # Ages come from started_at (October 2026), so these stay fixed however old the set gets.
-    assert results["ecb-deposit-rate-now"].figures.median_source_age_days == 497
-    assert results["uk-fixed-mortgage-rates"].figures.median_source_age_days == 600.5
-    assert results["euro-adoption-after-2010"].figures.median_source_age_days == 463
+    assert results["ecb-deposit-rate-now"].counts.median_source_age_days == 497
+    assert results["uk-fixed-mortgage-rates"].counts.median_source_age_days == 600.5
+    assert results["euro-adoption-after-2010"].counts.median_source_age_days == 463
 
 
 def test_the_shipped_baseline_shows_what_the_pr_made_worse(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from gate.judge.summary import summarise
 from gate.judge.tools import EXTRACT_CLAIMS
 from gate.judge.verify import Graded, Material, check
 from gate.model import Page, Run
-from gate.results import CaseResult, Figures
+from gate.results import CaseResult, Counts
 
 PAGE = Page("https://example.org/a",
             "Intro.\n\nThe bridge opened in 1932 and is 503 metres long. It carries rail.")
@@ -82,13 +82,13 @@ def test_the_set_summary_splits_hallucination_by_retrieval() -> None:
     def case(ok: bool, verdicts: tuple[ClaimVerdict, ...]) -> CaseResult:
         j = RunJudgement(claims=tuple(Claim(v.claim_id, "x") for v in verdicts), verdicts=verdicts,
                          usage=Usage(calls=3, input_tokens=10, cost_usd=0.01))
-        return CaseResult("c", "q", (), (), Figures(retrieval_succeeded=ok), judgement=j)
+        return CaseResult("c", "q", (), (), Counts(retrieval_succeeded=ok), judgement=j)
     s = summarise([case(True, (ClaimVerdict(1, "supported"), ClaimVerdict(2, "supported"))),
                    case(False, (ClaimVerdict(1, "unsupported"), ClaimVerdict(2, "supported")))])
     assert s is not None
     assert s.hallucination_by_retrieval == {"retrieval_succeeded": 0.0, "retrieval_failed": 0.5}
     assert s.means["grounding_rate"] == 0.75 and s.usage.calls == 6 and s.counts["supported"] == 3
-    assert summarise([CaseResult("c", "q", (), (), Figures())]) is None
+    assert summarise([CaseResult("c", "q", (), (), Counts())]) is None
 
 
 # -- quotes ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, date, datetime
 
 from gate.model import Citation, Finding, Page, Run, SearchResult
-from gate.results import CaseResult, CaseWarning, CheckStatus, Figures, Report
+from gate.results import CaseResult, CaseWarning, CheckStatus, Counts, Report
 from gate.spans import build_spans
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -19,7 +19,7 @@ def _report(*cases: CaseResult) -> Report:
 def _result(case: str, *failures: Finding, regime: str | None = "realtime") -> CaseResult:
     return CaseResult(id=case, question="What happened today?", hard_failures=failures,
                       checks=(CheckStatus("stale_sources", "fail" if failures else "pass"),),
-                      figures=Figures(citations=1, median_source_age_days=40.0), regime=regime,
+                      counts=Counts(citations=1, median_source_age_days=40.0), regime=regime,
                       soft={"freshness": 0.0, "diversity": None},
                       warnings=(CaseWarning("missing_recency_caveat", "no date"),))
 

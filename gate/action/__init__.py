@@ -47,7 +47,7 @@ from gate.action.inputs import (
 )
 from gate.action.outcome import (
     MAX_ANNOTATIONS,
-    Outcome,
+    SetOutcome,
     annotation_lines,
     exit_code,
     outcome_from_report,
@@ -62,7 +62,7 @@ __all__ = [
     "MAX_ANNOTATIONS",
     "OUTPUT_NAMES",
     "Inputs",
-    "Outcome",
+    "SetOutcome",
     "Plan",
     "SetRun",
     "annotation_lines",

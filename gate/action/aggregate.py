@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 
 from gate.action.commands import workflow_command
-from gate.action.outcome import Outcome, figure
+from gate.action.outcome import SetOutcome, figure
 from gate.errors import EXIT_INCONCLUSIVE, EXIT_PASS
 
 __all__ = ["VERDICT_SEVERITY", "SetRun", "combined_verdict", "sets_output", "step_outputs", "verdict_line"]
@@ -44,7 +44,7 @@ class SetRun:
     files: Mapping[str, str] = field(default_factory=dict)
     """the report files it was asked to write (``json``, ``markdown``, ``summary``, ``junit``)"""
     cli_code: int = EXIT_PASS
-    outcome: Outcome | None = None
+    outcome: SetOutcome | None = None
     """None when the set could not run (an input or internal error)"""
     final: int = EXIT_PASS
     """its exit code under ``fail-on``"""

@@ -17,7 +17,7 @@ from gate.action.commands import workflow_command
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_INTERNAL, EXIT_PASS
 
 __all__ = [
-    "MAX_ANNOTATIONS", "Outcome", "annotation_lines", "exit_code", "figure", "outcome_from_report",
+    "MAX_ANNOTATIONS", "SetOutcome", "annotation_lines", "exit_code", "figure", "outcome_from_report",
     "set_annotation_lines",
 ]
 
@@ -26,7 +26,7 @@ MAX_ANNOTATIONS = 10
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SetOutcome:
     """What the outputs, annotations and exit code need from a JSON report."""
 
     verdict: str
@@ -51,7 +51,7 @@ def _mean(values: Sequence[float]) -> float | None:
     return fmean(values) if values else None
 
 
-def outcome_from_report(report: Mapping[str, Any]) -> Outcome:
+def outcome_from_report(report: Mapping[str, Any]) -> SetOutcome:
     """Read the verdict, hard failures, key figures and soft warnings from report JSON data."""
     cases = [c for c in report.get("cases", []) if isinstance(c, Mapping)]
     failures = tuple(
@@ -69,7 +69,7 @@ def outcome_from_report(report: Mapping[str, Any]) -> Outcome:
         warnings = tuple(r for r in report.get("reasons", []) if isinstance(r, str) and "(warning" in r)
     golden = report.get("golden")
     grounding, hallucination = _values(cases, "grounding_rate"), _values(cases, "hallucination_rate")
-    return Outcome(
+    return SetOutcome(
         verdict=str(report.get("verdict", "")),
         hard_failures=failures,
         grounding_rate=_mean(grounding),
@@ -81,7 +81,7 @@ def outcome_from_report(report: Mapping[str, Any]) -> Outcome:
     )
 
 
-def exit_code(cli_code: int, outcome: Outcome | None, fail_on: str) -> int:
+def exit_code(cli_code: int, outcome: SetOutcome | None, fail_on: str) -> int:
     """The step's exit code from the CLI's, the verdict and ``fail-on``."""
     if cli_code in (EXIT_INPUT, EXIT_INTERNAL) or outcome is None:
         return cli_code if cli_code in (EXIT_INPUT, EXIT_INTERNAL) else EXIT_INTERNAL
@@ -114,12 +114,12 @@ def _annotation_file(case: str, paths: Sequence[str], root: str) -> str | None:
     return None
 
 
-def annotation_lines(outcome: Outcome, paths: Sequence[str], root: str) -> list[str]:
+def annotation_lines(outcome: SetOutcome, paths: Sequence[str], root: str) -> list[str]:
     """One ``::error`` line per hard failure (file and case), at most :data:`MAX_ANNOTATIONS`."""
     return set_annotation_lines([(outcome, paths, None)], root)
 
 
-def set_annotation_lines(sets: Sequence[tuple[Outcome, Sequence[str], str | None]], root: str) -> list[str]:
+def set_annotation_lines(sets: Sequence[tuple[SetOutcome, Sequence[str], str | None]], root: str) -> list[str]:
     """The hard failures of every set, in order, as at most :data:`MAX_ANNOTATIONS` ``::error`` lines.
 
     Each set is (outcome, its paths, its name or None); a name is added to each title (a run of

@@ -52,7 +52,7 @@ def summarise(cases: Sequence[CaseResult]) -> JudgeSummary | None:
         for k, n in j.counts.items():
             counts[k] += n
         usage += j.usage
-        figures.append((c.figures.retrieval_succeeded, j.figures()))
+        figures.append((c.counts.retrieval_succeeded, j.figures()))
     return JudgeSummary(
         runs_judged=len(judged),
         claims=sum(c.judgement.claim_count for c in judged if c.judgement),

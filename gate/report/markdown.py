@@ -31,7 +31,7 @@ def _check_table(report: Report) -> str:
 def _case_table(report: Report) -> str:
     rows = []
     for c in report.cases:
-        f = c.figures
+        f = c.counts
         rows.append([
             md_code(c.id),
             "❌" if c.failed else "✅",

@@ -22,7 +22,7 @@ from gate.judge import model as jm
 from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.model import Finding
-from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Figures, Report
+from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
 from gate.version import __version__
 
 __all__ = [
@@ -38,7 +38,7 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         "question": c.question,
         "hard_failures": [{"check": f.check, "url": f.url, "message": f.message} for f in c.hard_failures],
         "checks": {s.check: {"status": s.status, "reason": s.reason} for s in c.checks},
-        "figures": asdict(c.figures),
+        "figures": asdict(c.counts),
         "notes": list(c.notes),
         "regime": c.regime,
         "shape": c.shape,
@@ -87,7 +87,7 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
         hard_failures=tuple(Finding(check=f["check"], message=f["message"], url=f["url"])
                             for f in d["hard_failures"]),
         checks=tuple(CheckStatus(k, v["status"], v.get("reason")) for k, v in d.get("checks", {}).items()),
-        figures=Figures(**{k: v for k, v in d["figures"].items() if k in Figures.__dataclass_fields__}),
+        counts=Counts(**{k: v for k, v in d["figures"].items() if k in Counts.__dataclass_fields__}),
         notes=tuple(d.get("notes", ())), regime=d.get("regime"), shape=d.get("shape"),
         soft=MappingProxyType(dict(d.get("soft", {}))), judgement=judgement,
         dropped_constraints=tuple(d.get("dropped_constraints", ())),

@@ -27,7 +27,7 @@ _EXPORTS: dict[str, str] = {
     "SnapshotStore": "gate.snapshot.store",
     "snapshot_dir": "gate.snapshot.store",
     "BuildResult": "gate.snapshot.build",
-    "Plan": "gate.snapshot.build",
+    "BuildPlan": "gate.snapshot.build",
     "build": "gate.snapshot.build",
     "plan": "gate.snapshot.build",
     "CaseCoverage": "gate.snapshot.verify",
@@ -53,7 +53,7 @@ __all__ = [
     "Coverage",
     "ExtractionRecord",
     "PageRecord",
-    "Plan",
+    "BuildPlan",
     "RecordingSource",
     "ReplayServer",
     "SearchRecord",
@@ -80,7 +80,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:
-    from gate.snapshot.build import BuildResult, Plan, build, plan
+    from gate.snapshot.build import BuildPlan, BuildResult, build, plan
     from gate.snapshot.extract import extract_page
     from gate.snapshot.recording import MODES, RecordingSource, Session, serve_recording
     from gate.snapshot.records import (

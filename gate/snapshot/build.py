@@ -136,7 +136,7 @@ def _resolve(base: str, href: str) -> str:
 
 
 @dataclass(frozen=True)
-class Plan:
+class BuildPlan:
     """The records a set of runs gives, one per key, and what the build has to say about them."""
 
     searches: tuple[SearchRecord, ...]
@@ -203,7 +203,7 @@ def _by_query(run: Run) -> tuple[dict[int, list[SearchResult]], str | None]:
                 "its queries are not recorded")
 
 
-def plan(runs: Iterable[Run]) -> Plan:
+def plan(runs: Iterable[Run]) -> BuildPlan:
     """The records that ``runs`` give, in a stable order (pure: no file is read or written)."""
     notes: list[str] = []
     searches: _Layer[SearchRecord] = _Layer("search")
@@ -229,7 +229,7 @@ def plan(runs: Iterable[Run]) -> Plan:
             extracted = ExtractionRecord(url=page.url, text=page.text, published=page.published,
                                          anchors=extract_anchors(page.text, page.final_url or page.url))
             extractions.add(key, extracted, run.source, notes)
-    return Plan(
+    return BuildPlan(
         searches=tuple(r for _, (r, _src) in sorted(searches.kept.items())),
         pages=tuple(r for _, (r, _src) in sorted(pages.kept.items())),
         extractions=tuple(r for _, (r, _src) in sorted(extractions.kept.items())),

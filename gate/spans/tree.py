@@ -135,12 +135,12 @@ def _root_attributes(report: Report, result: CaseResult, run: Run | None) -> Map
         "sourcegate.hard_failures": _failed_checks(result),
         "sourcegate.hard_failure_count": len(result.hard_failures),
         "sourcegate.warnings": tuple(dict.fromkeys(w.kind for w in result.warnings)),
-        "sourcegate.freshness.median_age_days": result.figures.median_source_age_days,
-        "sourcegate.figures.citations": result.figures.citations,
-        "sourcegate.figures.unique_domains": result.figures.unique_domains,
-        "sourcegate.figures.results": result.figures.results,
-        "sourcegate.figures.pages_read": result.figures.pages_read,
-        "sourcegate.figures.retrieval_succeeded": result.figures.retrieval_succeeded,
+        "sourcegate.freshness.median_age_days": result.counts.median_source_age_days,
+        "sourcegate.figures.citations": result.counts.citations,
+        "sourcegate.figures.unique_domains": result.counts.unique_domains,
+        "sourcegate.figures.results": result.counts.results,
+        "sourcegate.figures.pages_read": result.counts.pages_read,
+        "sourcegate.figures.retrieval_succeeded": result.counts.retrieval_succeeded,
     }
     for name, value in result.soft.items():
         pairs[f"sourcegate.soft.{name}"] = value

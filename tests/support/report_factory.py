@@ -19,7 +19,7 @@ from gate.config import DEFAULT_SOFT, Config, SoftBound
 from gate.decide import decide, decide_report
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
 from gate.model import Finding
-from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Figures, Report
+from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CHECKS = ("fabricated_url", "unread_citation", "no_citations", "domain_cap", "domain_floor", "url_unresolved",
@@ -47,7 +47,7 @@ def case(cid: str, soft: Mapping[str, float | None], failures: Sequence[Finding]
                                "no publication dates" if c == undated else None) for c in CHECKS)
     return CaseResult(id=cid, question=f"What changed in {cid}?", hard_failures=tuple(failures),
                       checks=checks,
-                      figures=Figures(citations=3, unique_domains=2, results=10, pages_read=3,
+                      counts=Counts(citations=3, unique_domains=2, results=10, pages_read=3,
                                       retrieval_succeeded=retrieval),
                       soft=MappingProxyType(dict(soft)), judgement=judgement)
 
