@@ -15,6 +15,7 @@ from gate.checks import CHECKS, Check, Subject
 from gate.checks.domains import cited_domains
 from gate.checks.stale_sources import median_age_days
 from gate.config import Config
+from gate.decide import decide
 from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
 from gate.load import Pairing
 from gate.model import Case, Finding, Freshness, Outcome, Run
@@ -121,8 +122,6 @@ def evaluate_pairing(p: Pairing, config: Config, checks: Mapping[str, Check] = C
 def build_report(name: str, version: int | None, cases: Iterable[CaseResult], config: Config,
                  *, judge_mode: str = "off", warnings: tuple[str, ...] = ()) -> Report:
     """Collect case results into a report with its verdict."""
-    from gate.decide import decide
-
     done = tuple(cases)
     verdict, reasons = decide(done, config)
     return Report(verdict=verdict, reasons=reasons, golden_name=name, golden_version=version, cases=done,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from gate.checks.base import Subject
 from gate.checks.stale_sources import source_dates
+from gate.urls import canonical
 
 AXES = ("query_quality", "freshness", "diversity", "citation_validity")
 JUDGED = ("grounding_rate", "hallucination_rate", "primary_share")
@@ -63,8 +64,6 @@ def citation_validity(subject: Subject, bad_urls: set[str], attribution: float |
     """
     if not subject.cited:
         return None
-    from gate.urls import canonical
-
     bad = {canonical(u) for u in bad_urls}
     urls = sum(1 for k in subject.cited if k not in bad) / len(subject.cited)
     return urls if attribution is None else urls * attribution

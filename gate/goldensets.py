@@ -41,6 +41,7 @@ from gate.errors import (
     EXIT_PUBLISH,
     InputError,
 )
+from gate.load import load_golden
 
 __all__ = [
     "EXIT_SEVERITY",
@@ -79,8 +80,6 @@ class GoldenSetPaths:
 
 def split_sets(paths: Sequence[str]) -> tuple[GoldenSetPaths, ...]:
     """Group a run's paths into golden sets; see the module docstring for what is refused."""
-    from gate.load import load_golden
-
     for p in paths:
         if not os.path.exists(p):
             raise InputError("no such file or folder", file=p)

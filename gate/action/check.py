@@ -28,12 +28,17 @@ from gate.action.commands import (
 from gate.action.inputs import Inputs, discover_golden_sets
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import Plan, plan_check
-from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, InputError
+from gate.baseline import parse_report
+from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, GateError, InputError
+from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
+from gate.jsonio import load_json
 from gate.outputs import resolve_within
+from gate.report.escape import md, md_code
+from gate.report.sections import utf8_len
+from gate.report.summary import SummaryReporter
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
-    from gate.goldensets import GoldenSetPaths
 
 __all__ = ["SUMMARY_LIMIT", "run_check"]
 
@@ -87,8 +92,6 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     Every report file must resolve inside ``GITHUB_WORKSPACE`` (the working folder when unset): a
     report folder or file committed as a symlink that leads out of it is an input error (exit 2)
     before anything is written or removed."""
-    from gate.goldensets import combined_exit, file_name, split_sets
-
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
     # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
     sets = split_sets(list(inputs.golden_set) or list(discover_golden_sets(root)))
@@ -134,8 +137,6 @@ def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, updates: Mapping[
              out: TextIO) -> SetRun:
     """One golden set through ``sourcegate check``, in-process, with workflow commands stopped."""
     from gate import cli
-    from gate.jsonio import load_json
-
     tee = Tee(out)  # one stream with the stop-commands tokens, so nothing overtakes them
     out.flush()
     with commands_stopped(out), environ_overlay(updates), contextlib.redirect_stderr(tee):
@@ -153,8 +154,6 @@ def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, updates: Mapping[
 
 def _summary(runs: Sequence[SetRun], plan: Plan, final: int) -> str:
     """The step's summary: the notes, then each set's job summary (or why it could not run)."""
-    from gate.report.sections import utf8_len
-
     text = _summary_header(plan, final)
     if len(runs) > 1:
         listed = " · ".join(f"{_code(r.label)} {r.verdict}" for r in runs)
@@ -177,16 +176,9 @@ def _fitted(run: SetRun, limit: int) -> str:
     is trimmed section by section like any long summary (tables and ``<details>`` stay whole); a
     byte cut, the last resort, could leave a ``<details>`` open that would swallow the next set's.
     """
-    from gate.report.sections import utf8_len
-
     body = _read_first(run.files["summary"], run.files["markdown"])
     if utf8_len(body) <= limit:
         return body
-    from gate.baseline import parse_report
-    from gate.errors import GateError
-    from gate.jsonio import load_json
-    from gate.report.summary import SummaryReporter
-
     with contextlib.suppress(GateError, OSError):
         file = run.files["json"]
         fitted = SummaryReporter(limit).render(parse_report(load_json(file), file))
@@ -197,14 +189,10 @@ def _fitted(run: SetRun, limit: int) -> str:
 
 
 def _plain(text: str) -> str:
-    from gate.report.escape import md
-
     return md(text, max_len=500)
 
 
 def _code(text: str) -> str:
-    from gate.report.escape import md_code
-
     return md_code(text, max_len=500, in_table=False)
 
 

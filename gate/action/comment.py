@@ -31,6 +31,7 @@ from gate.action.inputs import Inputs
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.goldensets import combined_exit
+from gate.jsonio import load_json
 
 __all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]
 
@@ -47,8 +48,6 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     the report against its schema and renders it again with the comment renderer's escaping, so the
     artifact is only data."""
     from gate import cli
-    from gate.jsonio import load_json
-
     if inputs.pr_number is None:
         raise InputError(
             "comment mode needs the 'pr-number' input, taken from GitHub (never from the artifact)"

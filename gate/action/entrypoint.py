@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Mapping, Sequence
 
 from gate.action.check import run_check
@@ -45,8 +46,6 @@ def main(env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
         print(workflow_command("error", str(e), title="sourcegate"), file=out, flush=True)
         return e.exit_code
     except Exception as e:  # the last resort: our bug, said so with the trace
-        import traceback
-
         traceback.print_exc()
         print(workflow_command("error", f"internal error ({type(e).__name__}); please report it",
                                title="sourcegate"), file=out, flush=True)
