@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gate.console import add_options as add_console_options
 from gate.errors import (
     EXIT_FAIL,
     EXIT_INCONCLUSIVE,
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="LLM judges: live (call the API, record), replay (judge cache only) or off "
                         "(default: judge.mode in the config, itself 'replay' by default)")
     _add_baseline_options(c)
+    add_console_options(c)
     _add_baseline_command(sub)
     _add_snapshot_command(sub)
     _add_import_command(sub)

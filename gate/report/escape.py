@@ -36,6 +36,10 @@ What :func:`md` does, and why:
   The visible text is unchanged. Backslash escapes alone are not relied on for autolinks because
   GitHub's autolinker works on the text after escapes are read.
 
+For the terminal there is :func:`terminal`: no markdown, so nothing is escaped, but every control
+character is removed (ESC and CSI above all: an answer must not move the cursor, colour, clear or
+retitle the terminal, nor fake a line of the report) and line breaks become spaces.
+
 ``md_code`` picks a backtick fence longer than any backtick run in the text, pads with spaces when
 the text starts or ends with a backtick or space (CommonMark strips one such pair), removes control
 characters, turns line breaks into spaces and, by default, escapes ``|`` as ``\\|`` (GitHub removes
@@ -48,7 +52,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["md", "md_code", "md_url"]
+__all__ = ["md", "md_code", "md_url", "terminal"]
 
 ELLIPSIS = "…"
 _ZWSP = "\u200b"
@@ -138,3 +142,15 @@ def md_url(url: str, *, max_len: int | None = None, in_table: bool = True) -> st
     Leading and trailing whitespace is dropped; see :func:`md_code` for the rest.
     """
     return md_code(_clean(url).strip(), max_len=max_len, in_table=in_table)
+
+
+def terminal(text: str, *, max_len: int | None = None) -> str:
+    """Untrusted ``text`` as one line of plain terminal text: exactly its visible characters.
+
+    Control characters (ESC, CSI and every other C0/C1 code, DEL), bidi overrides and the BOM are
+    removed, so the text can neither emit an escape sequence nor start a line of its own; runs of
+    whitespace become one space. Nothing else changes: a URL stays copyable as it is.
+    """
+    plain = _INVISIBLE_RE.sub("", _LINE_BREAK_RE.sub(" ", text))
+    plain = _SPACE_RE.sub(" ", plain).strip()
+    return _truncate(plain, max_len)
