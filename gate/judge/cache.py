@@ -21,7 +21,7 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.gitrev import blob_id
-from gate.jsonio import dump_json, load_json, validate, write_atomic
+from gate.jsonio import dump_json, inside, load_json, validate, write_atomic
 from gate.judge.base import ToolCall
 from gate.judge.model import Usage
 
@@ -50,13 +50,15 @@ class JudgeCache:
     """Read and write judge replies under one folder.
 
     With ``trusted``, entries outside it are not served by :meth:`get`; :meth:`unverified` reads them
-    for comparison, and :attr:`unverified_keys` counts them.
+    for comparison, and :attr:`unverified_keys` counts them. Entries are read only inside ``root``
+    (by default the folder that holds ``folder``: the golden set of ``judgements/``).
     """
 
-    def __init__(self, folder: str, trusted: TrustedEntries | None = None) -> None:
+    def __init__(self, folder: str, trusted: TrustedEntries | None = None, root: str | None = None) -> None:
         """Use ``folder`` (created on the first write)."""
         self.folder = folder
         self.trusted = trusted
+        self.root = os.path.dirname(os.path.abspath(folder)) if root is None else root
         self._lock = threading.Lock()
         self._unverified: set[str] = set()
         self._disagreements: list[str] = []
@@ -70,6 +72,7 @@ class JudgeCache:
         file = self.path(call)
         if not os.path.isfile(file):
             return None
+        inside(self.root, file)  # before the trust check, which reads the file to hash it
         if self.trusted is not None and not self.trusted.trusts(file):
             with self._lock:
                 self._unverified.add(call.key)
@@ -101,7 +104,7 @@ class JudgeCache:
             return tuple(sorted(self._disagreements))
 
     def _read(self, call: ToolCall, file: str) -> Mapping[str, Any]:
-        data = load_json(file)
+        data = load_json(file, root=self.root)
         validate(data, "judge-cache", file)
         if data["key"] != call.key or data["model"] != call.model or data["prompt"] != call.tool.prompt:
             raise InputError("judge cache entry does not match its file name (edited by hand?)", file=file)

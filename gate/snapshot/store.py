@@ -138,9 +138,13 @@ class SnapshotIndex:
 class SnapshotStore:
     """Read and record the three layers under one snapshot folder."""
 
-    def __init__(self, root: str) -> None:
-        """Use the snapshot folder ``root`` (``<golden set>/snapshot``; created on the first write)."""
+    def __init__(self, root: str, golden_root: str | None = None) -> None:
+        """Use the snapshot folder ``root`` (``<golden set>/snapshot``; created on the first write).
+
+        Entries are read only inside ``golden_root``, by default the folder that holds ``root``.
+        """
         self.root = root
+        self.golden_root = os.path.dirname(os.path.abspath(root)) if golden_root is None else golden_root
 
     def path(self, layer: Layer, key: str) -> str:
         """Where the entry with this key lives."""
@@ -172,7 +176,7 @@ class SnapshotStore:
         return convert(self._load(layer, file), file)
 
     def _load(self, layer: Layer, file: str) -> Mapping[str, Any]:
-        data = load_json(file)
+        data = load_json(file, root=self.golden_root)
         validate(data, layer.schema, file)
         stem = os.path.splitext(os.path.basename(file))[0]
         if data["key"] != stem:
