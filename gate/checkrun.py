@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from gate.console import show, terminal_mode
 from gate.errors import EXIT_PASS, InputError
-from gate.goldensets import GoldenSetPaths, combined_exit, per_set_file, require_name_field, split_sets
+from gate.goldensets import GoldenSetPaths, combined_exit, default_paths, per_set_file, require_name_field, split_sets
 
 if TYPE_CHECKING:
     from gate.results import Report
@@ -76,7 +76,7 @@ def check(args: argparse.Namespace) -> int:
     """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
     from gate.publish import comment_authors
 
-    sets = split_sets(args.paths)
+    sets = split_sets(args.paths or default_paths())
     require_name_field({f"--{f}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
