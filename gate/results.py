@@ -44,7 +44,8 @@ class CheckStatus:
 class CaseWarning:
     """Something about one case a reader should see that never fails the gate (see ``gate.case_warnings``).
 
-    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities`` or ``no_primary_source``.
+    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities``, ``no_primary_source`` or
+    ``question_differs``.
     """
 
     kind: str
