@@ -87,13 +87,15 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
     from gate.baseline import attach_baseline
     from gate.cli import VERDICT_EXIT
     from gate.gaterun import run_paths, set_name
-    from gate.publish import emit
+    from gate.publish import emit, require_writable
     from gate.report.json import JsonReporter
     from gate.report.markdown import MarkdownReporter
     from gate.rules import resolve_rules
 
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or set_name(golden.paths), default_markdown=not terminal_mode(args))
+    for target in (out.json, out.markdown, out.junit, out.summary):
+        require_writable(target)  # refused before the run, not after minutes of judging
     # The rules first (at the base revision with --baseline-ref), then one run under them.
     rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)

@@ -115,7 +115,8 @@ def _add_baseline_command(sub: Any) -> None:
     m.add_argument("--pr", type=int, metavar="NUMBER",
                    help="the pull request in $GITHUB_REPOSITORY (default: the one of this run's event)")
     m.add_argument("--output", metavar="FILE",
-                   help="write the comment here ('-' for stdout) instead of posting it")
+                   help="write the comment here ('-' for stdout) instead of posting it "
+                        "(outside a pull request it is printed)")
     _add_comment_author(m)
 
 
@@ -138,6 +139,7 @@ def cmd_comment(args: argparse.Namespace) -> int:
     import os
 
     from gate.baseline import parse_report
+    from gate.github import pr_context_from_env
     from gate.jsonio import load_json
     from gate.publish import comment_authors, emit, post_comment, run_url
     from gate.report.comment import CommentReporter
@@ -147,6 +149,11 @@ def cmd_comment(args: argparse.Namespace) -> int:
     body = CommentReporter(run_url=run_url(os.environ)).render(report)
     if args.output is not None:
         emit(args.output, body)
+        return EXIT_PASS
+    if args.pr is None and pr_context_from_env(os.environ) is None:
+        print("sourcegate: not a pull request (no --pr, no pull_request event): the comment is printed, "
+              "not posted", file=sys.stderr)
+        emit("-", body)
         return EXIT_PASS
     # Posting is this command's whole job: unlike `check --comment`, a refusal is its failure.
     posted = post_comment(body, report.golden_name, os.environ, number=args.pr, authors=authors)

@@ -25,7 +25,7 @@ from gate.model import Finding
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code, md_url
 from gate.report.judged import judge_cache_line
-from gate.report.sections import ICON, Section, fit, num, quote_list, signed, table
+from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table
 from gate.results import CaseResult, Report
 
 __all__ = ["COMMENT_LIMIT", "CommentReporter", "body_sections"]
@@ -232,15 +232,15 @@ def usage_line(report: Report) -> str:
 def footer(report: Report, run_url: str | None = None) -> Section:
     """Cost, golden-set version, baseline commit, where the full report is."""
     cmp = report.comparison
-    where = f"golden set {md_code(report.golden_name, in_table=False)} version {report.golden_version}"
+    where = golden_set(report.golden_name, report.golden_version)
     if cmp is not None:
         o = cmp.origin
         at = f" at {md_code(o.commit[:12], in_table=False)}" if o.commit else " (working tree)"
         ref = f" ({md_code(o.ref, max_len=80, in_table=False)})" if o.ref else ""
         when = f", written {md(cmp.baseline_written_at[:10])}" if cmp.baseline_written_at else ""
         forced = ", ⚠️ forced over a failing run" if cmp.baseline_forced else ""
-        where += (f" · baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}, golden-set version "
-                  f"{cmp.baseline_version}{when}{forced}")
+        version = f", golden-set version {cmp.baseline_version}" if cmp.baseline_version is not None else ""
+        where += f" · baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}{version}{when}{forced}"
     full = "the job summary" if run_url is None else f"the [job summary]({run_url})"
     return Section((f"<sub>{usage_line(report)}<br>{where} · sourcegate {__version__}<br>"
                     f"Full report: {full} and the report artifact of this workflow run.</sub>",), keep=True)

@@ -12,6 +12,7 @@ from gate.checks import CHECKS
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
+from gate.report.sections import golden_set
 from gate.results import Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
@@ -69,7 +70,7 @@ class MarkdownReporter:
         lines = [
             f"## {ICON[report.verdict]} sourcegate: **{report.verdict}**",
             "",
-            f"Golden set {md_code(report.golden_name, in_table=False)} version {report.golden_version}, "
+            f"{golden_set(report.golden_name, report.golden_version, capital=True)}, "
             f"{len(report.cases)} cases, {report.hard_failure_count} hard failure(s).",
             "",
             *_reason_lines(report),
