@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 from gate.compare import BaselineOrigin
 from gate.errors import InputError
 from gate.gitrev import changed_files, relative, resolve_commit, show, toplevel
-from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate, write_atomic
+from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
+from gate.outputs import write_file
 from gate.results import BaselineStamp, Report
 
 if TYPE_CHECKING:
@@ -73,11 +74,12 @@ def stamped(report: Report, now: datetime, force: bool) -> Report:
     return replace(report, stamp=stamp, comparison=None)
 
 
-def write_baseline(file: str, report: Report) -> None:
-    """Write a stamped report atomically (a temporary file, then a rename)."""
+def write_baseline(file: str, report: Report, within: str | None = None) -> None:
+    """Write a stamped report atomically (a temporary file, then a rename); inside ``within`` (the
+    golden set), never through a symlink that leads out of it."""
     from gate.report.json import JsonReporter
 
-    write_atomic(file, JsonReporter().render(report))
+    write_file(file, JsonReporter().render(report), within=within)
 
 
 def _golden_cases(text: str | None, source: str) -> dict[str, object]:

@@ -87,15 +87,13 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
     from gate.baseline import attach_baseline
     from gate.cli import VERDICT_EXIT
     from gate.gaterun import run_paths, set_name
-    from gate.publish import emit, require_writable
+    from gate.publish import emit
     from gate.report.json import JsonReporter
     from gate.report.markdown import MarkdownReporter
     from gate.rules import resolve_rules
 
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or set_name(golden.paths), default_markdown=not terminal_mode(args))
-    for target in (out.json, out.markdown, out.junit, out.summary):
-        require_writable(target)  # refused before the run, not after minutes of judging
     # The rules first (at the base revision with --baseline-ref), then one run under them.
     rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
@@ -158,7 +156,7 @@ def _update_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
         return VERDICT_EXIT[report.verdict]
     target = per_set_file(args.baseline, golden.name or report.golden_name) or baseline_file(path)
     out = stamped(report, datetime.now(UTC), args.force)
-    write_baseline(target, out)
+    write_baseline(target, out, within=path)
     forced = " (FORCED over a failing run: the baseline says so)" if out.stamp and out.stamp.forced else ""
     print(f"sourcegate: baseline written to {target}: {len(report.cases)} cases, "
           f"verdict {report.verdict}{forced}",

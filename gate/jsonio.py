@@ -1,8 +1,8 @@
-"""Strict reading and atomic writing of every file the gate touches.
+"""Strict reading of every file the gate touches, and the JSON text it writes.
 
 Reading refuses what ``json`` and PyYAML let through silently: duplicate keys, NaN and
-Infinity. Every error names the file, the JSON path and what was expected. Writing goes
-to a temporary file in the target folder first, then ``os.replace``: no half-written file.
+Infinity. Every error names the file, the JSON path and what was expected. Files are
+written by :func:`gate.outputs.write_file`.
 
 Every file a pull request can change is hostile until read, so reading is bounded before any
 expensive work: a size limit per kind of file, a nesting limit, a limit on the nodes a YAML file
@@ -16,13 +16,11 @@ them.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import cache
@@ -35,6 +33,8 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from gate.errors import InputError
+from gate.outputs import write_file
+from gate.paths import real_is_below
 from gate.suggest import did_you_mean
 
 
@@ -98,9 +98,7 @@ def inside(root: str, file: str) -> None:
     Every read of a golden set's own files goes through this: a file (or a folder on its way) that
     is a link out of the set is an input error that names the file and never shows its content.
     """
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(file)
-    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+    if not real_is_below(file, root):
         raise InputError(f"is a link that leaves the golden set {root} (its real path is outside it); "
                          "refusing to read it", file=file)
 
@@ -555,31 +553,10 @@ def _unknown_keys(err: ValidationError) -> list[tuple[str, str]]:
             for key in err.instance if key not in known]
 
 
-def _read_umask() -> int:
-    # The umask can only be read by setting it: do it once, at import, before any thread runs.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
 def write_atomic(file: str, text: str) -> None:
-    """Write text to ``file`` through a temporary file and ``os.replace``."""
-    folder = os.path.dirname(os.path.abspath(file))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".sourcegate-", dir=folder)
-    try:
-        # mkstemp creates 0600; a report or cache entry should get the usual mode under the umask.
-        os.fchmod(fd, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, file)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``file`` the one safe way (:func:`gate.outputs.write_file`): atomic for a
+    regular file, direct for a device or FIFO, through a symlink to its target."""
+    write_file(file, text)
 
 
 def dump_json(data: Any) -> str:

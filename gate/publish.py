@@ -8,13 +8,13 @@ second, trusted workflow).
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from gate.errors import GitHubError, InputError
+from gate.outputs import append_file, write_file
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
@@ -27,7 +27,6 @@ __all__ = [
     "is_login",
     "parse_logins",
     "post_comment",
-    "require_writable",
     "run_url",
     "summary_target",
     "write_summary",
@@ -79,41 +78,11 @@ def comment_authors(flag: Iterable[str] | None, env: Mapping[str, str]) -> tuple
     return parse_logins(env.get(COMMENT_AUTHORS_ENV, ""), COMMENT_AUTHORS_ENV)
 
 
-def require_writable(target: str | None) -> None:
-    """Refuse an output path that cannot be written (a folder in its place, no permission) before any run."""
-    if target is None or target == "-":
-        return
-    if os.path.isdir(target):
-        raise InputError("cannot write the output here: a folder is in its place", file=target)
-    folder = os.path.dirname(os.path.abspath(target))
-    while not os.path.exists(folder):  # write_atomic creates missing folders: the first existing one counts
-        folder = os.path.dirname(folder)
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write the output here: no permission to write in {folder}", file=target)
-
-
-def _write(target: str, text: str, append: bool = False) -> None:
-    """Write a file (atomically unless appending); a failure is an input error naming the path."""
-    from gate.jsonio import write_atomic
-
-    try:
-        if append:
-            with open(target, "a", encoding="utf-8") as f:
-                f.write(text if text.endswith("\n") else text + "\n")
-        else:
-            write_atomic(target, text)
-    except OSError as e:
-        raise InputError(f"cannot write the output here: {e.strerror or e}", file=target) from e
-
-
 def emit(target: str | None, text: str) -> None:
-    """Write one rendering: nowhere (None), to stdout ('-'), or to a file atomically."""
+    """Write one rendering: nowhere (None), to stdout ('-'), or to a file (:func:`gate.outputs.write_file`)."""
     if target is None:
         return
-    if target == "-":
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        _write(target, text)
+    write_file(target, text if target != "-" or text.endswith("\n") else text + "\n")
 
 
 def summary_target(explicit: str | None, env: Mapping[str, str]) -> tuple[str | None, bool]:
@@ -130,10 +99,10 @@ def summary_target(explicit: str | None, env: Mapping[str, str]) -> tuple[str | 
 
 def write_summary(text: str, target: str, append: bool) -> None:
     """Write (or append) the job summary; '-' prints it."""
-    if target == "-":
-        sys.stdout.write(text)
+    if append:
+        append_file(target, text if text.endswith("\n") else text + "\n")
     else:
-        _write(target, text, append)
+        write_file(target, text)
 
 
 def run_url(env: Mapping[str, str]) -> str | None:

@@ -15,7 +15,7 @@ import pytest
 
 from gate.color import use_color
 from gate.model import Finding
-from gate.report.escape import terminal
+from gate.report.escape import plain
 from gate.report.terminal import TerminalReporter, failure_rows, verdict_line
 from tests.support.report_factory import assert_golden, regression_pair, regression_report
 
@@ -73,10 +73,10 @@ def test_untrusted_text_cannot_emit_escape_sequences_or_fake_lines() -> None:
     assert "https://example.org/a[8m?q=1#x" in text
 
 
-def test_terminal_escape_keeps_visible_text_and_removes_controls() -> None:
-    assert terminal("a\x1b[31mb\u202ec\n d\x85e") == "a[31mbc d e"
-    assert terminal("https://example.org/a_b(c)*d") == "https://example.org/a_b(c)*d"
-    assert terminal("abcdef", max_len=4) == "abc…"
+def test_plain_text_keeps_visible_text_and_removes_controls() -> None:
+    assert plain("a\x1b[31mb\u202ec\nd\x85e") == "a[31mbc d e"
+    assert plain("https://example.org/a_b(c)*d") == "https://example.org/a_b(c)*d"
+    assert plain("abcdef", max_len=4) == "abc…"
 
 
 @pytest.mark.parametrize(("choice", "env", "tty", "expected"), [

@@ -2,7 +2,8 @@
 
 Content-addressed: the file name is the :attr:`ToolCall.key` (a hash of model, prompt version, tool
 schema and rendered inputs), so a changed run or prompt simply misses. Only complete, validated
-replies are written (never an error, a refusal or a reply that left a claim unscored), atomically.
+replies are written (never an error, a refusal or a reply that left a claim unscored), atomically,
+and never through a symlink that leads out of the golden set.
 Entries follow ``gate/schemas/judge-cache.json`` (format ``sourcegate-judgement/1``).
 
 **Trusted entries.** Checked against a pull request's base revision, an entry is used only when the
@@ -21,9 +22,10 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.gitrev import blob_id
-from gate.jsonio import dump_json, inside, load_json, validate, write_atomic
+from gate.jsonio import dump_json, inside, load_json, validate
 from gate.judge.base import ToolCall
 from gate.judge.model import Usage
+from gate.outputs import write_file
 
 FORMAT = "sourcegate-judgement/1"
 JUDGEMENTS_DIR = "judgements"
@@ -51,11 +53,13 @@ class JudgeCache:
 
     With ``trusted``, entries outside it are not served by :meth:`get`; :meth:`unverified` reads them
     for comparison, and :attr:`unverified_keys` counts them. Entries are read only inside ``root``
-    (by default the folder that holds ``folder``: the golden set of ``judgements/``).
+    (by default the folder that holds ``folder``: the golden set of ``judgements/``), and written
+    only there.
     """
 
     def __init__(self, folder: str, trusted: TrustedEntries | None = None, root: str | None = None) -> None:
-        """Use ``folder`` (created on the first write)."""
+        """Use ``folder`` (created on the first write). Entries are read and written only where their
+        real path stays inside ``root`` (default: the folder above ``folder``, the golden set)."""
         self.folder = folder
         self.trusted = trusted
         self.root = os.path.dirname(os.path.abspath(folder)) if root is None else root
@@ -127,4 +131,4 @@ class JudgeCache:
                 "cache_write_tokens": usage.cache_write_tokens,
             },
         }
-        write_atomic(self.path(call), dump_json(entry))
+        write_file(self.path(call), dump_json(entry), within=self.root)

@@ -132,13 +132,19 @@ def _rows_that_fit(s: Section, budget: int, measure: Measure) -> int | None:
     return lo
 
 
-def golden_set(name: str, version: int | None, capital: bool = False) -> str:
+def golden_set(name: str, version: int | None, capital: bool = False, max_len: int = 200) -> str:
     """``golden set `name` version 3``; loose trace files have no version, and none is shown."""
-    label = f"{'Golden' if capital else 'golden'} set {md_code(name, in_table=False)}"
+    label = f"{'Golden' if capital else 'golden'} set {md_code(name, max_len=max_len, in_table=False)}"
     return label if version is None else f"{label} version {version}"
 
 
 def quote_list(items: Sequence[str], max_len: int = 2000) -> str:
     """Untrusted names (case ids, files) as one line of inline code spans, capped."""
-    text = ", ".join(md_code(i, in_table=False) for i in items)
-    return text if len(text) <= max_len else md(", ".join(items), max_len=max_len)
+    parts: list[str] = []
+    size = 0
+    for i in items:  # stop as soon as the spans are too long: the list may be huge
+        parts.append(md_code(i, max_len=max_len + 1, in_table=False))
+        size += len(parts[-1]) + 2
+        if size - 2 > max_len:
+            return md(", ".join(items), max_len=max_len)
+    return ", ".join(parts)

@@ -8,7 +8,7 @@ it is printed even when every report goes to a file, and it is all that ``-q`` p
 
 Plain text, not markdown: URLs are shown exactly as they are so that they can be copied. Untrusted
 strings (case ids, URLs, messages, notes that repeat them) pass through
-:func:`gate.report.escape.terminal`, which removes every control character, so no answer or page
+:func:`gate.report.escape.plain`, which removes every control character, so no answer or page
 can emit an escape sequence or start a line of its own. Colour is ANSI SGR, only when asked for
 (see :mod:`gate.color` for when that is).
 """
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.model import Finding
-from gate.report.escape import terminal
+from gate.report.escape import plain
 from gate.results import CaseResult, Report
 
 __all__ = ["TerminalReporter", "failure_rows", "verdict_line"]
@@ -70,8 +70,8 @@ def _pad(text: str, width: int) -> str:
 
 
 def _failure_lines(rows: Sequence[FailureRow], color: bool) -> list[str]:
-    cells = [(r.tag, terminal(r.case, max_len=MAX_ID * 2), terminal(r.finding.check),
-              terminal(r.finding.url) if r.finding.url else "-", terminal(r.finding.message, max_len=300))
+    cells = [(r.tag, plain(r.case, max_len=MAX_ID * 2), plain(r.finding.check),
+              plain(r.finding.url) if r.finding.url else "-", plain(r.finding.message, max_len=300))
              for r in rows]
     tag_w = max((len(t) for t, *_ in cells), default=0)
     case_w = min(MAX_ID, max((len(c) for _, c, *_ in cells), default=0))
@@ -92,7 +92,7 @@ def _figures_line(c: CaseResult, width: int, color: bool) -> str:
     parts += [f"{name.replace('_', ' ')} {value:.2f}" for name, value in c.soft.items() if value is not None]
     if c.hard_failures:
         parts.append(f"{len(c.hard_failures)} hard failure(s)")
-    name = terminal(c.id, max_len=MAX_ID * 2)
+    name = plain(c.id, max_len=MAX_ID * 2)
     return f"{status}  {name}{' ' * max(0, width - len(name))}  " + " · ".join(parts)
 
 
@@ -101,7 +101,7 @@ def _notes(report: Report, verbose: bool) -> list[str]:
     notes = [*(cmp.notes() if cmp is not None else ()), *report.warnings]
     if verbose:  # per-case warnings are never failures: shown with the per-case figures
         notes += [f"{c.id}: {w.message}" for c in report.cases for w in c.warnings]
-    return [terminal(n, max_len=400) for n in notes]
+    return [plain(n, max_len=400) for n in notes]
 
 
 class TerminalReporter:
@@ -119,7 +119,7 @@ class TerminalReporter:
         blocks = [_failure_lines(failure_rows(report), self.color),
                   [f"{paint('note:', 'cyan', self.color)} {n}" for n in _notes(report, self.verbose)]]
         if self.verbose and report.cases:
-            width = min(MAX_ID, max(len(terminal(c.id)) for c in report.cases))
+            width = min(MAX_ID, max(len(plain(c.id)) for c in report.cases))
             blocks.append([_figures_line(c, width, self.color) for c in report.cases])
         text = "\n\n".join("\n".join(b) for b in blocks if b)
         return text + "\n" if text else ""
@@ -135,8 +135,8 @@ def verdict_line(report: Report, color: bool = False) -> str:
         new = sum(1 for r in failure_rows(report) if r.tag == "new")
         failures += f" ({new} new)"
     cases = len(report.cases)
-    parts = [f"sourcegate: {verdict}", f"golden set {terminal(report.golden_name, max_len=80)}{version}",
+    parts = [f"sourcegate: {verdict}", f"golden set {plain(report.golden_name, max_len=80)}{version}",
              f"{cases} case{'s' if cases != 1 else ''}, {failures}"]
     if report.reasons and report.verdict != "pass":
-        parts.append(terminal(report.reasons[0], max_len=200))
+        parts.append(plain(report.reasons[0], max_len=200))
     return " · ".join(parts) + "\n"

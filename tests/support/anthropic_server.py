@@ -29,6 +29,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tests.support.loopback import ServerThread
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "anthropic"
 _ids = itertools.count(1)
 
@@ -164,14 +166,13 @@ class AnthropicServer:
         self.replies: list[Reply] = []
         self._lock = threading.Lock()
         self._accounting = _Accounting()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._running: ServerThread | None = None
 
     @property
     def url(self) -> str:
         """The base URL to give the SDK (``ANTHROPIC_BASE_URL``)."""
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        assert self._running is not None
+        return self._running.url
 
     @property
     def calls(self) -> int:
@@ -197,17 +198,13 @@ class AnthropicServer:
     def __enter__(self) -> AnthropicServer:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="fake-anthropic", daemon=True)
-        self._thread.start()
+        self._running = ServerThread(server, "fake-anthropic").start()
         return self
 
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
-        assert self._server is not None and self._thread is not None
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        assert self._running is not None
+        self._running.stop()
 
 
 def _handler(api: AnthropicServer) -> type[BaseHTTPRequestHandler]:
