@@ -5,8 +5,9 @@ name="<check>">`` per run and hard check: ``<failure>`` for each finding of a fa
 ``<skipped>`` for a check that was not checked or is disabled, and ``<error>`` for a case whose run
 is missing or unknown. Under ``compare.block_on: new``, a check whose every finding the baseline
 already had does not block, so it is ``<skipped>`` with that reason, not a failure: test-report
-tools then show the colour of the verdict; a check with a new finding fails and lists only those. With a baseline, a second suite ``<set>.figures`` has one test case per soft
-set figure, failed when the gate's decision says it blocks. Text that XML 1.0 cannot carry (control
+tools then show the colour of the verdict; a check with a new finding fails and lists only those.
+With a baseline, a second suite ``<set>.figures`` has one test case per soft set figure, failed
+when the gate's decision says it blocks. Text that XML 1.0 cannot carry (control
 characters) is removed; everything else is escaped by the XML writer.
 
 Untrusted text (names, URLs, messages) goes through :func:`gate.report.escape.plain`: one line
