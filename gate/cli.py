@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gate import __version__
+from gate import __version__, init_command
 from gate.console import add_options as add_console_options
 from gate.errors import (
     EXIT_FAIL,
@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_baseline_command(sub)
     _add_snapshot_command(sub)
     _add_import_command(sub)
+    init_command.add_parser(sub, _Parser)
     add_examples(p)
     return p
 
@@ -187,7 +188,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment, "snapshot": cmd_snapshot,
-            "import": cmd_import}
+            "import": cmd_import, "init": init_command.run}
 
 
 def guarded(run: Callable[[], int], label: str = "") -> int:

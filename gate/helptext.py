@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["EXAMPLES", "add_examples", "subparsers"]
+__all__ = ["EXAMPLES", "ExampleFormatter", "add_examples", "subparsers"]
 
 EXAMPLES = {
     "": "sourcegate check cached-snapshots/example",
@@ -22,8 +22,18 @@ EXAMPLES = {
     "snapshot verify": "sourcegate snapshot verify cached-snapshots/example --provider tavily",
     "snapshot serve": "sourcegate snapshot serve cached-snapshots/example --port 8787",
     "import": "sourcegate import anthropic runs/q7.json --out my-set/runs --question \"...\"",
+    "init": "sourcegate init my-set --from-runs traces/",
 }
 """The example of each command, by its name after ``sourcegate`` (the empty name: the main help)."""
+
+
+class ExampleFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but the example is kept as written (a command line must not be re-wrapped)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("example:\n"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 def subparsers(parser: argparse.ArgumentParser, name: str = "") -> dict[str, argparse.ArgumentParser]:
@@ -42,4 +52,4 @@ def add_examples(parser: argparse.ArgumentParser) -> None:
         example = EXAMPLES.get(name)
         if example is not None:
             p.epilog = f"example:\n  {example}"
-            p.formatter_class = argparse.RawDescriptionHelpFormatter
+            p.formatter_class = ExampleFormatter
