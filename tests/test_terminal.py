@@ -149,3 +149,22 @@ def test_quiet_prints_the_verdict_line_only() -> None:
     out, code = _under_pty("check", str(EXAMPLE), "-q", "--color", "never", env=_env())
     assert code == 1
     assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1")
+
+
+README = ROOT / "README.md"
+START, END = "<!-- readme-terminal:start -->\n", "<!-- readme-terminal:end -->\n"
+
+
+def test_readme_shows_the_terminal_output_of_the_example_set() -> None:
+    from tests.test_readme import example_report
+
+    report = example_report()
+    expected = ("```text\n$ sourcegate check cached-snapshots/example\n"
+                + TerminalReporter().render(report) + "\n" + verdict_line(report) + "```\n")
+    text = README.read_text(encoding="utf-8")
+    before, rest = text.split(START, 1)
+    shown, after = rest.split(END, 1)
+    if os.environ.get("SOURCEGATE_UPDATE_GOLDEN") == "1":
+        README.write_text(before + START + expected + END + after, encoding="utf-8")
+        return
+    assert shown == expected, "README terminal output is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
