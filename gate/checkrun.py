@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from gate.console import show, terminal_mode
 from gate.errors import EXIT_PASS, InputError
 from gate.goldensets import GoldenSetPaths, combined_exit, default_paths, per_set_file, require_name_field, split_sets
+from gate.outputs import is_stdout
 
 if TYPE_CHECKING:
     from gate.results import Report
@@ -55,8 +56,9 @@ class Outputs:
 
     @property
     def stdout_taken(self) -> bool:
-        """A report is written to stdout ('-')."""
-        return "-" in (self.json, self.markdown, self.junit, self.summary)
+        """A report is written to stdout ('-', or stdout under another name such as /dev/stdout)."""
+        return any(t is not None and (t == "-" or is_stdout(t))
+                   for t in (self.json, self.markdown, self.junit, self.summary))
 
 
 def _each(sets: Sequence[GoldenSetPaths], run: Callable[[GoldenSetPaths], int], command: str) -> int:
