@@ -55,13 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("check", help="run the gate on golden sets or trace files")
     c.add_argument("paths", nargs="*", metavar="PATH",
-                   help="golden-set folders (each in turn; file outputs then need {name}) or trace "
-                        "files (default: every golden set under cached-snapshots/)")
+                   help="golden-set folders (each in turn: outputs then need {name}) or trace files "
+                        "(default: the sets under cached-snapshots/)")
     c.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
-    c.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout; {name}: the set's name)")
+    c.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
     c.add_argument("--markdown", metavar="FILE", help="write the markdown report ('-': stdout)")
     c.add_argument("--judge", choices=("live", "replay", "off"), default=None, metavar="MODE",
-                   help="LLM judges: live, replay (judge cache only) or off (default: judge.mode)")
+                   help="live, replay (judge cache only) or off (default: judge.mode)")
+    c.add_argument("--otlp-json", metavar="FILE",
+                   help="write the runs as OTLP/JSON spans (docs/spans.md)")
+    c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
     _add_baseline_options(c)
     add_console_options(c)
     _add_baseline_command(sub)
@@ -73,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_baseline_options(c: argparse.ArgumentParser) -> None:
-    c.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: baseline.json in the set)")
+    c.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: SET/baseline.json)")
     c.add_argument("--baseline-ref", metavar="REF",
                    help="read baseline, golden.yaml, config and trusted judge cache at this git revision")
     c.add_argument("--trust-config", action="store_true",
@@ -81,7 +84,7 @@ def _add_baseline_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML ('-': stdout)")
     c.add_argument("--summary", metavar="FILE", help="write the job summary (default: $GITHUB_STEP_SUMMARY)")
     c.add_argument("--comment", action="store_true",
-                   help="create or update the PR comment (never changes the exit code)")
+                   help="post or update the PR comment (exit code unchanged)")
     _add_comment_author(c)
 
 
