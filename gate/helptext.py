@@ -21,6 +21,7 @@ EXAMPLES = {
     "snapshot build": "sourcegate snapshot build cached-snapshots/example",
     "snapshot verify": "sourcegate snapshot verify cached-snapshots/example --provider tavily",
     "snapshot serve": "sourcegate snapshot serve cached-snapshots/example --port 8787",
+    "snapshot record": "sourcegate snapshot record cached-snapshots/mine --port 8750",
     "import": "sourcegate import anthropic runs/q7.json --out my-set/runs --question \"...\"",
     "init": "sourcegate init my-set --from-runs traces/",
 }
