@@ -168,3 +168,23 @@ def test_readme_shows_the_terminal_output_of_the_example_set() -> None:
         README.write_text(before + START + expected + END + after, encoding="utf-8")
         return
     assert shown == expected, "README terminal output is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
+
+
+def test_the_verdict_line_is_printed_when_every_report_goes_to_a_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gate.cli import main
+
+    assert main(["check", str(EXAMPLE), "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "j.xml")]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1 · 17 cases")
+
+
+def test_with_a_report_on_stdout_the_verdict_line_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from gate.cli import main
+
+    assert main(["check", str(EXAMPLE), "--json", "-"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["verdict"] == "fail"  # stdout stays parseable
+    assert err.startswith("sourcegate: FAIL · golden set example v1")
