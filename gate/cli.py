@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 from gate.commands import COMMANDS, Parser
 from gate.exitcodes import ExitCode, guarded
+from gate.helptext import add_examples
+from gate.version import __version__
 
 __all__ = ["build_parser", "main"]
 
@@ -25,16 +27,21 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command, from :data:`gate.commands.COMMANDS`."""
     p = Parser(prog="sourcegate", description="Did the search agent read what it cites? A merge gate.")
+    p.add_argument("--version", action="version", version=f"sourcegate {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS.values():
         command.add_parser(sub)
+    add_examples(p)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, map exceptions to exit codes."""
     def run() -> int:
-        args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        try:
+            args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        except SystemExit as done:  # --help and --version: printed, and a success
+            return done.code if isinstance(done.code, int) else ExitCode.PASS
         return COMMANDS[args.command].run(args)
 
     try:

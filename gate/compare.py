@@ -136,6 +136,7 @@ def compare_cases(baseline: Report, cases: Sequence[CaseResult], version: int | 
         cases=tuple(case_change(b, c) for b, c in pairs),
         figures=tuple(replace(ch, status=figure_status(ch, config)) for ch in figures),
         unjudged=_unjudged(pairs) if judge_mode != "off" else (),
+        block_on=config.compare.block_on,
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from gate.pipeline import SetRequest, run_set
 from gate.report.comment import CommentReporter
+from gate.results import Report
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
@@ -25,6 +26,12 @@ def example_comment() -> str:
 
     Paths are relative to the repository root, as in a workflow run, so no machine's path shows.
     """
+    body = CommentReporter().render(example_report())
+    return re.sub(r"\n?<!-- sourcegate:comment[^>]*-->\n?", "\n", body).strip() + "\n"
+
+
+def example_report() -> Report:
+    """The example set's report against its baseline, dated at the baseline, with relative paths."""
     written = json.loads((EXAMPLE / "baseline.json").read_text(encoding="utf-8"))["baseline"]["written_at"]
     here = os.getcwd()
     os.chdir(ROOT)
@@ -32,8 +39,7 @@ def example_comment() -> str:
         report = run_set(SetRequest(("cached-snapshots/example",)), now=datetime.fromisoformat(written))
     finally:
         os.chdir(here)
-    body = CommentReporter().render(report)
-    return re.sub(r"\n?<!-- sourcegate:comment[^>]*-->\n?", "\n", body).strip() + "\n"
+    return report
 
 
 def test_readme_shows_the_current_comment_of_the_example_set() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from gate.commands import baseline, check, comment, import_, snapshot
+from gate.commands import baseline, check, comment, import_, init, snapshot
 from gate.commands.base import Command, Parser
 
 __all__ = ["COMMANDS", "Command", "Parser"]
@@ -19,5 +19,6 @@ COMMANDS: MappingProxyType[str, Command] = MappingProxyType({
     "comment": comment,
     "snapshot": snapshot,
     "import": import_,
+    "init": init,
 })
 """Sub-command name -> its module, in the order ``sourcegate --help`` lists them."""

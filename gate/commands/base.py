@@ -8,10 +8,12 @@ Exceptions are left to :func:`gate.exitcodes.guarded`, the one place they become
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any, Protocol
 
 from gate.errors import InputError
 from gate.publish import LOGIN_FORM, is_login
+from gate.suggest import did_you_mean
 
 __all__ = ["Command", "Parser", "add_comment_author"]
 
@@ -24,7 +26,16 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse exits by itself; raise instead so the exit-code mapping stays in one place.
-        raise InputError(f"usage: {message} (see `sourcegate --help`)")
+        raise InputError(f"usage: {_with_suggestion(message)} (see `{self.prog} --help`)")
+
+
+def _with_suggestion(message: str) -> str:
+    """argparse's ``invalid choice: 'chek' (choose from 'check', ...)`` with "did you mean" added."""
+    m = re.match(r"(argument [^:]+: invalid choice: '([^']*)') \(choose from (.*)\)$", message)
+    if m is None:
+        return message
+    choices = re.findall(r"'([^']*)'", m.group(3))
+    return f"{m.group(1)}{did_you_mean(m.group(2), choices)}; choose from {', '.join(choices)}"
 
 
 class Command(Protocol):
@@ -46,6 +57,5 @@ def _login(value: str) -> str:
 def add_comment_author(c: argparse.ArgumentParser) -> None:
     """The ``--comment-author`` option of the commands that post the PR comment."""
     c.add_argument("--comment-author", action="append", type=_login, metavar="LOGIN",
-                   help="also accept comments by LOGIN as sourcegate's own (repeatable): the login a "
-                        "GitHub App's token posts as, e.g. my-app[bot] (default: "
-                        "$SOURCEGATE_COMMENT_AUTHORS, comma-separated)")
+                   help="also take LOGIN's comments as ours, e.g. my-app[bot] (repeatable; default: "
+                        "$SOURCEGATE_COMMENT_AUTHORS)")

@@ -22,8 +22,11 @@ from types import MappingProxyType
 
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
+from gate.console import add_options as add_console_options
+from gate.console import show, terminal_mode
 from gate.exitcodes import report_exit
-from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
+from gate.goldensets import GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
+from gate.outputs import is_stdout
 from gate.pipeline import SetRequest, run_set
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters
@@ -47,31 +50,26 @@ def file_flags() -> tuple[str, ...]:
 def add_parser(sub: Subparsers) -> None:
     """Add ``check`` to the main parser; a report option for each reporter of the registry that has one."""
     c = sub.add_parser("check", help="run the gate on golden sets or trace files")
-    c.add_argument("paths", nargs="+", metavar="PATH",
-                   help="golden-set folders (each runs in turn; file outputs then need {name}), "
-                        "or trace files")
-    c.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
+    c.add_argument("paths", nargs="*", metavar="PATH",
+                   help="golden-set folders (each in turn: outputs then need {name}) or trace files "
+                        "(default: the sets under cached-snapshots/)")
+    c.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
     for name in file_reporters():
         c.add_argument(f"--{name}", metavar="FILE", help=REPORTERS[name].help)
-    c.add_argument("--judge", choices=JUDGE_MODES, default=None,
-                   help="LLM judges: live (call the API, record), replay (judge cache only) or off "
-                        "(default: judge.mode in the config, itself 'replay' by default)")
+    c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
+                   help="live, replay (judge cache only) or off (default: judge.mode)")
     c.add_argument("--otlp-json", metavar="FILE",
-                   help="write the runs as OpenTelemetry spans, OTLP/JSON lines (docs/spans.md; needs the "
-                        "'otel' extra)")
-    c.add_argument("--otlp-endpoint", metavar="URL",
-                   help="send the spans over OTLP/HTTP to a collector, Phoenix, Langfuse or Jaeger")
-    c.add_argument("--baseline", metavar="FILE",
-                   help="the baseline report to compare with (default: baseline.json in the golden set)")
+                   help="write the runs as OTLP/JSON spans (docs/spans.md)")
+    c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
+    c.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: SET/baseline.json)")
     c.add_argument("--baseline-ref", metavar="REF",
-                   help="read the baseline, golden.yaml, the configuration and the trusted judge-cache "
-                        "entries at this git revision (the PR's base), not from the working tree")
+                   help="read baseline, golden.yaml, config and trusted judge cache at this git revision")
     c.add_argument("--trust-config", action="store_true",
-                   help="with --baseline-ref, use a --config file the revision does not have (the PR that "
-                        "adds the gate); see docs/trust.md")
+                   help="with --baseline-ref, use a --config the revision lacks (see docs/trust.md)")
     c.add_argument("--comment", action="store_true",
-                   help="create or update the PR comment (GitHub Actions; never changes the exit code)")
+                   help="post or update the PR comment (exit code unchanged)")
     add_comment_author(c)
+    add_console_options(c)
 
 
 @dataclass(frozen=True)
@@ -83,17 +81,23 @@ class Outputs:
     otlp_json: str | None = None
 
     @classmethod
-    def of(cls, args: argparse.Namespace, name: str | None) -> Outputs:
-        """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for."""
+    def of(cls, args: argparse.Namespace, name: str | None, default_markdown: bool = True) -> Outputs:
+        """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for
+        (unless ``default_markdown`` is off: the terminal report takes its place)."""
         reports = {r: per_set_file(getattr(args, r), name) for r in file_reporters()}
-        if reports["json"] is None and reports["markdown"] is None:
+        if default_markdown and reports["json"] is None and reports["markdown"] is None:
             reports["markdown"] = "-"
         return cls(MappingProxyType(reports), per_set_file(args.otlp_json, name))
+
+    @property
+    def stdout_taken(self) -> bool:
+        """A report is written to stdout ('-', or stdout under another name such as /dev/stdout)."""
+        return any(t is not None and (t == "-" or is_stdout(t)) for t in (*self.reports.values(), self.otlp_json))
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
-    sets = split_sets(args.paths)
+    sets = split_sets(args.paths or default_paths())
     require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
@@ -104,7 +108,8 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
     report = run_set(SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                                 baseline_ref=args.baseline_ref, trust_config=args.trust_config),
                      now=datetime.now(UTC))
-    out = Outputs.of(args, golden.name or report.golden_name)  # {name} works with one set too
+    # {name} works with one set too; on a terminal the terminal report replaces the default markdown
+    out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
     if out.otlp_json is not None or args.otlp_endpoint is not None:
@@ -117,6 +122,7 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
     if spans is not None:
         spans()
     _publish(report, out.reports[SUMMARY], args.comment, tuple(authors))
+    show(report, args, out.stdout_taken)
     for case in report.cases:
         for f in case.hard_failures:
             if f.check == CHECK_ERROR:

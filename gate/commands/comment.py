@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from gate.baseline import parse_report
 from gate.commands.base import Subparsers, add_comment_author
@@ -27,7 +28,8 @@ def add_parser(sub: Subparsers) -> None:
     m.add_argument("--pr", type=int, metavar="NUMBER",
                    help="the pull request in $GITHUB_REPOSITORY (default: the one of this run's event)")
     m.add_argument("--output", metavar="FILE",
-                   help="write the comment here ('-' for stdout) instead of posting it")
+                   help="write the comment here ('-' for stdout) instead of posting it "
+                        "(outside a pull request it is printed)")
     add_comment_author(m)
 
 
@@ -38,6 +40,13 @@ def run(args: argparse.Namespace) -> int:
     body = REPORTERS["comment"].make(run_url(os.environ)).render(report)
     if args.output is not None:
         emit(args.output, body)
+        return ExitCode.PASS
+    from gate.github import pr_context_from_env  # the HTTP client is slow to import: only when posting
+
+    if args.pr is None and pr_context_from_env(os.environ) is None:
+        print("sourcegate: not a pull request (no --pr, no pull_request event): the comment is printed, "
+              "not posted", file=sys.stderr)
+        emit("-", body)
         return ExitCode.PASS
     posted = post_comment(body, report.golden_name, os.environ, number=args.pr, authors=authors)
     return ExitCode.PASS if posted else ExitCode.PUBLISH

@@ -19,6 +19,7 @@ from gate.report.json import JsonReporter
 from gate.report.junit import JUnitReporter
 from gate.report.markdown import MarkdownReporter
 from gate.report.summary import SummaryReporter
+from gate.report.terminal import TerminalReporter
 from gate.results import Report
 
 __all__ = ["REPORTERS", "Reporter", "ReporterEntry", "file_reporters"]
@@ -45,15 +46,15 @@ class ReporterEntry:
 
 REPORTERS: MappingProxyType[str, ReporterEntry] = MappingProxyType({
     "json": ReporterEntry(lambda _: JsonReporter(),
-                          "write the JSON report here ('-' for stdout; {name}: the golden set's name)",
+                          "write the JSON report ('-': stdout)",
                           "report.json"),
     "markdown": ReporterEntry(lambda _: MarkdownReporter(),
-                              "write the markdown report here ('-' for stdout)", "report.md"),
+                              "write the markdown report ('-': stdout)", "report.md"),
     "comment": ReporterEntry(lambda run_url: CommentReporter(run_url=run_url)),
     "summary": ReporterEntry(lambda _: SummaryReporter(),
-                             "write the job summary here ('-' for stdout; "
-                             "default: append to $GITHUB_STEP_SUMMARY when it is set)", "summary.md"),
-    "junit": ReporterEntry(lambda _: JUnitReporter(), "write JUnit XML here ('-' for stdout)", "junit.xml"),
+                             "write the job summary (default: $GITHUB_STEP_SUMMARY)", "summary.md"),
+    "junit": ReporterEntry(lambda _: JUnitReporter(), "write JUnit XML ('-': stdout)", "junit.xml"),
+    "terminal": ReporterEntry(lambda _: TerminalReporter()),
 })
 """Reporter name -> entry; the name is also the ``check`` option (``--json``) and the ``{name}`` key."""
 
