@@ -2,7 +2,7 @@
 
 :mod:`gate.compare` builds a :class:`Comparison` (pure); :mod:`gate.decide` reads it, and gives
 each set figure its :class:`FigureStatus`; the reporters render it. These values sit below the
-report (:class:`gate.results.Report` carries its comparison), so nothing here imports the results.
+report (a report carries its comparison), so nothing here imports the results.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The sub-commands of ``sourcegate``: one module each, registered in :data:`COMMANDS`.
 
 Each module has ``add_parser(subparsers)`` and ``run(args) -> int`` (:class:`Command`); adding a
-command is one module plus one line here. :mod:`gate.cli` builds its parser from this registry.
+command is one module plus one line here. The command line builds its parser from this registry.
 """
 
 from __future__ import annotations
