@@ -12,6 +12,7 @@ from gate.checks import CHECKS
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
+from gate.report.vector import vector_lines
 from gate.results import Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
@@ -83,6 +84,7 @@ class MarkdownReporter:
             "",
             _case_table(report),
             "",
+            *vector_lines(report),
         ]
         failing = [c for c in report.cases if c.failed]
         if failing:
@@ -97,7 +99,7 @@ class MarkdownReporter:
         if warned:
             lines += ["### Case warnings", "",
                       "Not failures: constraints or entities of the case that no query kept, and "
-                      "regulatory or synthesis cases that cite no primary source.", ""]
+                      "realtime or fast answers that state current figures without a date.", ""]
             lines += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
                       for c in warned for w in c.warnings]
             lines.append("")
