@@ -7,6 +7,7 @@ from gate.checks.domains import DomainCap, DomainFloor
 from gate.checks.fabricated_url import FabricatedUrl
 from gate.checks.no_citations import NoCitations
 from gate.checks.no_primary_source import NoPrimarySource
+from gate.checks.paraphrase_drift import ParaphraseDrift
 from gate.checks.passage_missing import PassageMissing
 from gate.checks.stale_sources import StaleSources
 from gate.checks.unread_citation import UnreadCitation
@@ -24,6 +25,7 @@ CHECKS: dict[str, Check] = {
         PassageMissing(),
         StaleSources(),
         NoPrimarySource(),
+        ParaphraseDrift(),
     )
 }
 
