@@ -9,6 +9,8 @@ Each warning has a stable ``kind``:
 - ``missing_recency_caveat``: a ``realtime`` or ``fast`` answer (the case's regime, else the
   judge's) that states current figures (a number with a unit, a currency or a percentage) without
   saying when they held: no date (``5 June 2026``, ``June 2026``, ``2026-06-05``) and no "as of".
+- ``question_differs``: the trace records another question than the case's in ``golden.yaml``
+  (whitespace aside): the run may answer a question the case no longer asks. Both are named.
 
 A primary source missing where the case's class requires one is a hard failure, not a warning
 (``no_primary_source``). The verdict never reads these: they are shown per case in the report,
@@ -28,7 +30,7 @@ from gate.results import CaseWarning
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
 
-__all__ = ["CAVEAT_REGIMES", "case_warnings", "dated", "dropped_terms", "states_figures"]
+__all__ = ["CAVEAT_REGIMES", "case_warnings", "dated", "dropped_terms", "question_differs", "states_figures"]
 
 CAVEAT_REGIMES = ("realtime", "fast")
 
@@ -76,10 +78,26 @@ def _caveat(case: Case, run: Run, judgement: RunJudgement | None) -> CaseWarning
                                                  "or \"as of\"")
 
 
+def question_differs(case: Case, run: Run) -> CaseWarning | None:
+    """A warning naming both questions when the trace's differs from the case's (whitespace aside)."""
+    if not run.question.strip() or " ".join(run.question.split()) == " ".join(case.question.split()):
+        return None
+    return CaseWarning("question_differs", f"the trace's question «{_short(run.question)}» differs from the "
+                                           f"case's in golden.yaml «{_short(case.question)}»")
+
+
+def _short(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 def case_warnings(case: Case, run: Run, judgement: RunJudgement | None) -> tuple[CaseWarning, ...]:
-    """The warnings of one case, in a fixed order: constraints, entities, recency caveat."""
+    """The warnings of one case, in a fixed order: question, constraints, entities, recency caveat."""
     constraints, entities = dropped_terms(case, run)
     out = []
+    differs = question_differs(case, run)
+    if differs is not None:
+        out.append(differs)
     if constraints:
         out.append(CaseWarning("dropped_constraints", f"no query kept the constraint(s) {_quoted(constraints)}"))
     if entities:

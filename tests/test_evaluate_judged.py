@@ -44,7 +44,7 @@ def claims_quoting(*quotes: str | None, cites: str = CITED) -> RunJudgement:
     return RunJudgement(claims=claims, verdicts=verdicts)
 
 
-CASE = Case(id="a", question="What did Rust 1.80 stabilise?")
+CASE = Case(id="a", question="What did Rust 1.80 stabilise? (a)")  # the question of run_for("a")
 ON_PAGE = QUOTE
 NOT_ON_PAGE = "Rust 1.80 removed the borrow checker entirely"
 
@@ -163,7 +163,7 @@ def test_no_primary_source_fails_the_gate_and_names_the_unknown_sources() -> Non
 # -- constraints and entities no query kept -------------------------------------------------------
 
 def test_dropped_constraints_and_entities_are_reported_without_a_judge() -> None:
-    case = Case(id="a", question="q", constraints=("Rust 1.80", "July 2024"), entities=("LazyLock", "rust"))
+    case = Case(id="a", question=CASE.question, constraints=("Rust 1.80", "July 2024"), entities=("LazyLock", "rust"))
     result = evaluate_run(make_run(), case, Config())  # no judgement at all
     assert (result.dropped_constraints, result.dropped_entities) == (("July 2024",), ("LazyLock",))
     assert [w.kind for w in result.warnings] == ["dropped_constraints", "dropped_entities"]
@@ -179,7 +179,7 @@ def test_dropped_constraints_and_entities_are_reported_without_a_judge() -> None
 
 
 def test_a_run_without_queries_reports_nothing_dropped() -> None:
-    case = Case(id="a", question="q", constraints=("July 2024",))
+    case = Case(id="a", question=CASE.question, constraints=("July 2024",))
     result = evaluate_run(make_run(queries=()), case, Config())
     assert result.dropped_constraints == () and result.warnings == ()
 
@@ -204,5 +204,5 @@ def test_the_judged_regime_feeds_stale_sources_for_a_case_that_sets_none() -> No
     judged = evaluate_run(make_run(), CASE, Config(), judgement=realtime)
     assert judged.regime == "realtime" and [f.check for f in judged.hard_failures] == ["stale_sources"]
     assert not evaluate_run(make_run(), CASE, Config()).hard_failures  # no regime: not checked
-    slow = Case(id="a", question="q", freshness="slow")
+    slow = Case(id="a", question=CASE.question, freshness="slow")
     assert evaluate_run(make_run(), slow, Config(), judgement=realtime).regime == "slow"  # the case wins

@@ -50,6 +50,8 @@ class Subject:
     """canonical URL -> every read of it, in order (a page read twice, in parts or again)"""
     regime: Freshness | None = None
     """the case's freshness regime, or the judge's when the case sets none"""
+    in_question: frozenset[str] = frozenset()
+    """URLs the question itself gives (canonical): the agent was handed them, it did not make them up"""
     judged_kinds: Mapping[str, str | None] = field(default_factory=dict)
     """canonical URL -> ``primary`` or ``secondary`` as the judgement typed it (rule or judge)"""
     _indexes: dict[int, PageIndex] = field(default_factory=dict, compare=False, repr=False)
@@ -92,6 +94,7 @@ class Subject:
             read=read,
             reads={key: tuple(pages) for key, pages in reads.items()},
             regime=case.freshness or judged_regime,
+            in_question=frozenset(canonical(u) for u in extract_urls(run.question)),
             judged_kinds={canonical(u): k for u, k in (judged_kinds or {}).items()},
         )
 
