@@ -29,11 +29,12 @@ from gate.config import Config, load_config
 from gate.decide import decide
 from gate.errors import InputError
 from gate.evaluate import evaluate_pairing, evaluate_run
+from gate.goldenage import snapshot_age_warning
 from gate.goldensets import per_set_file, split_sets
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
 from gate.load import Pairing, iter_pairings, load_golden, load_trace
-from gate.model import Case
+from gate.model import Case, GoldenSet
 from gate.results import CaseResult, Report
 from gate.rules import Rules, resolve_rules
 
@@ -70,6 +71,7 @@ class _Source:
     name: str
     version: int | None
     root: str | None
+    golden: GoldenSet | None
     pairings: Iterable[Pairing]
     judgements: str | None
     expected_runs: int
@@ -90,9 +92,9 @@ def _source(paths: Sequence[str]) -> _Source:
     dirs = [p for p in paths if os.path.isdir(p)]
     if dirs:
         golden = load_golden(dirs[0])
-        return _Source(golden.name, golden.version, golden.root, iter_pairings(golden),
+        return _Source(golden.name, golden.version, golden.root, golden, iter_pairings(golden),
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
-    return _Source(TRACES_NAME, None, None, _trace_pairings(paths), None, len(paths))
+    return _Source(TRACES_NAME, None, None, None, _trace_pairings(paths), None, len(paths))
 
 
 def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[str, Check]) -> CaseResult:
@@ -130,11 +132,15 @@ def _comparison(rules: Rules, source: _Source, cases: Sequence[CaseResult], judg
     return compare_cases(base, cases, source.version, judge_mode, rules.config, origin, now), ()
 
 
-def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime,
+def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | None,
          checks: Mapping[str, Check] = CHECKS) -> Report:
+    """Evaluate, compare and decide once. ``now`` also dates the set's snapshot (None: not dated)."""
     config = rules.config
     cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements, checks)
-    comparison, notes = _comparison(rules, source, cases, mode, now)
+    aged = snapshot_age_warning(source.golden, config, now) if source.golden and now else None
+    if aged:
+        judge_warnings = (*judge_warnings, aged)
+    comparison, notes = _comparison(rules, source, cases, mode, now or datetime.now(UTC))
     verdict, reasons = decide(cases, config, comparison)
     return Report(verdict=verdict, reasons=reasons, golden_name=source.name, golden_version=source.version,
                   cases=cases, config_source=config.source, judge_mode=mode,
@@ -156,19 +162,22 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
         rules = resolve_rules(request.paths, request.config_file,
                               baseline=per_set_file(request.baseline, source.name),
                               ref=request.baseline_ref, trust_config=request.trust_config)
-    else:
-        rules = Rules(load_config(request.config_file, beside=source.root))
-    return _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks)
+        return _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks)
+    # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
+    return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
+                checks)
 
 
 def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,
-              config: Config | None = None, trusted_judgements: TrustedEntries | None = None) -> Report:
+              config: Config | None = None, trusted_judgements: TrustedEntries | None = None,
+              now: datetime | None = None) -> Report:
     """Run the gate on one golden-set folder, or on a list of trace files, without a baseline.
 
     ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
     ``config`` is the configuration already read (e.g. at the base revision, :mod:`gate.rules`);
     None reads ``config_file`` or the one beside the set. ``trusted_judgements`` limits the judge
-    cache to the entries the base revision has (None: every entry is used).
+    cache to the entries the base revision has (None: every entry is used). ``now`` dates the golden
+    set's snapshot against its re-snapshot interval (None: not dated).
     """
     sets = split_sets(paths)  # the same rules as the CLI: paths exist, folders and files not mixed
     if len(sets) > 1:
@@ -176,4 +185,4 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
     source = _source(sets[0].paths)
     if config is None:
         config = load_config(config_file, beside=source.root)
-    return _run(source, Rules(config, trusted_judgements=trusted_judgements), judge_mode, datetime.now(UTC))
+    return _run(source, Rules(config, trusted_judgements=trusted_judgements), judge_mode, now)
