@@ -42,6 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="golden-set folders (each runs in turn; file outputs then need {name}), "
                         "or trace files")
+    add_check_options(c)
+    _add_baseline_command(sub)
+    _add_snapshot_command(sub)
+    _add_import_command(sub)
+    _add_run_command(sub)
+    return p
+
+
+def add_check_options(c: argparse.ArgumentParser) -> None:
+    """``check``'s report options (``run --check`` takes them too)."""
     c.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
     c.add_argument("--json", metavar="FILE",
                    help="write the JSON report here ('-' for stdout; {name}: the golden set's name)")
@@ -50,10 +60,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="LLM judges: live (call the API, record), replay (judge cache only) or off "
                         "(default: judge.mode in the config, itself 'replay' by default)")
     _add_baseline_options(c)
-    _add_baseline_command(sub)
-    _add_snapshot_command(sub)
-    _add_import_command(sub)
-    return p
 
 
 def _add_baseline_options(c: argparse.ArgumentParser) -> None:
@@ -170,8 +176,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _add_run_command(sub: Any) -> None:
+    from gate.runner.command import add_parser
+
+    add_parser(sub, _Parser, add_check_options)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``run GOLDEN -- CMD ARGS...``: the agent once per case against the snapshot; its traces."""
+    from gate.runner.command import run
+
+    return run(args)
+
+
 COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment, "snapshot": cmd_snapshot,
-            "import": cmd_import}
+            "import": cmd_import, "run": cmd_run}
 
 
 def guarded(run: Callable[[], int], label: str = "") -> int:
@@ -192,7 +211,11 @@ def guarded(run: Callable[[], int], label: str = "") -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, map exceptions to exit codes."""
     def run() -> int:
-        args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        from gate.runner.command import split_argv
+
+        own, agent = split_argv(sys.argv[1:] if argv is None else argv)
+        args = build_parser().parse_args(own)
+        args.agent = agent  # `run`'s command, after `--`: never parsed as options
         return COMMANDS[args.command](args)
 
     try:

@@ -19,6 +19,7 @@ from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
 from gate.load import Pairing
 from gate.model import Case, Finding, Freshness, Run
 from gate.results import INPUT_ERROR, CaseResult, CheckStatus, Figures, Report
+from gate.runner.findings import run_findings
 
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
@@ -58,9 +59,15 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     failures: list[Finding] = []
     statuses: list[CheckStatus] = []
     notes: list[str] = []
+    ran, run_warnings = run_findings(run, config)
+    failures.extend(ran)
     for check_id, check in CHECKS.items():
         if check_id in config.disabled:
             statuses.append(_status(check_id, "disabled", None))
+            continue
+        if run.replay is not None and run.replay.agent_error is not None:
+            # The agent gave no answer: its agent_error says so once, instead of every check failing.
+            statuses.append(_status(check_id, "not_checked", "the agent gave no answer"))
             continue
         outcome = check.run(subject)
         failures.extend(outcome.findings)
@@ -81,7 +88,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         figures=counts, notes=tuple(notes), regime=subject.regime, shape=run.shape,
         soft=MappingProxyType(soft), judgement=judgement,
         dropped_constraints=constraints, dropped_entities=entities,
-        warnings=case_warnings(case, run, judgement),
+        warnings=case_warnings(case, run, judgement) + run_warnings,
     )
 
 
