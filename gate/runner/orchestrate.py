@@ -84,7 +84,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
         resolve_within(target, golden.root)
     work = tempfile.mkdtemp(prefix="sourcegate-run-")
     with open(os.devnull, "w", encoding="utf-8") as quiet, ReplayServer(store, log=quiet) as server:
-        serving = threading.Thread(target=server.serve_forever, name="sourcegate-replay", daemon=True)
+        serving = threading.Thread(target=server.serve_forever, args=(0.05,), name="sourcegate-replay", daemon=True)
         serving.start()
         try:
             runs = _run_cases(golden, opts, env, server, work, clock, log)
