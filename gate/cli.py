@@ -59,6 +59,11 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--judge", choices=("live", "replay", "off"), default=None,
                    help="LLM judges: live (call the API, record), replay (judge cache only) or off "
                         "(default: judge.mode in the config, itself 'replay' by default)")
+    c.add_argument("--otlp-json", metavar="FILE",
+                   help="write the runs as OpenTelemetry spans, OTLP/JSON lines (docs/spans.md; needs the "
+                        "'otel' extra)")
+    c.add_argument("--otlp-endpoint", metavar="URL",
+                   help="send the spans over OTLP/HTTP to a collector, Phoenix, Langfuse or Jaeger")
     _add_baseline_options(c)
 
 
