@@ -11,6 +11,8 @@ characters and 5 quoted citations) to a temporary folder, then measures:
 - start-up: the time to import the CLI, and that the anthropic SDK is not imported by it;
 - hostile inputs: the time and peak memory (RSS) of `sourcegate check` refusing a 34 MB trace of
   3,000,000 bad results and a 500-byte YAML alias bomb (each must exit 2).
+- ``sourcegate run``: its overhead per case against the bare command, the replay server's
+  requests per second, and the whole loop on the example set (``tests/bench_run.py``).
 
 Nothing here is a pass/fail test; it prints what it measured.
 """
@@ -291,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
         t_import, sdk_loaded = startup()
         guard_clean, guard_fresh, guard_again, guard_first = time_guard(args.page_chars)
         refusals = hostile(tmp)
+        from tests.bench_run import rows as run_rows
+
+        agent_rows = run_rows()
 
         rows = [
             ("pipeline, runs per second", f"{n_full / t_full:,.0f}", f"{n_full} runs in {t_full:.2f} s"),
@@ -308,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             ("Recorder.guard(), usual answer new / again", f"{guard_fresh:.3f} / {guard_again:.3f} ms",
              f"1 paraphrase, 1 absent passage: fuzzy search, then remembered; first call {guard_first:.2f} ms"),
             *refusals,
+            *agent_rows,
         ]
         width = max(len(r[0]) for r in rows)
         for name, value, note in rows:

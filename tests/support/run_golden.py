@@ -82,7 +82,9 @@ def committed(case: str) -> dict[str, Any]:
 def faithful_plan(case: str) -> dict[str, Any]:
     """What the committed run of ``case`` did, replayed: its queries, its pages, its answer and citations."""
     run = committed(case)
-    plan = {"search": run["queries"], "fetch": [p["url"] for p in run["pages"]], "answer": run["answer"]}
+    pages = run["pages"]
+    urls = list(pages) if isinstance(pages, dict) else [p["url"] for p in pages]  # the minimal shape: {url: text}
+    plan = {"search": run.get("queries", []), "fetch": urls, "answer": run["answer"]}
     if "citations" in run:
         plan["citations"] = run["citations"]
     return plan
