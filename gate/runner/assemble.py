@@ -28,8 +28,9 @@ from gate.snapshot.store import search_failure
 
 __all__ = ["STDERR_TAIL", "Finished", "assemble", "stdout_answer"]
 
-STDERR_TAIL = 2000
-"""Characters of the end of an agent's stderr kept in its ``agent_error``."""
+STDERR_TAIL = 300
+"""Characters of the end of an agent's stderr kept in its ``agent_error`` (the whole message then fits
+in the markdown report's 400 characters per finding)."""
 
 
 @dataclass(frozen=True)
