@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gate.errors import EXIT_PASS, InputError
-from gate.runner.orchestrate import RunOptions, run_agent
 
 __all__ = ["add_parser", "run", "split_argv"]
 
@@ -58,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     if args.check and args.out is not None:
         raise InputError("usage: --check gates the golden set's runs/; with --out DIR, run "
                          "`sourcegate check` on the traces yourself")
+    # Here, not at the top: building the CLI's parser loads no runner, recorder or importer.
+    from gate.runner.orchestrate import RunOptions, run_agent
+
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
                          out=args.out)
     summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True))
