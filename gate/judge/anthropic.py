@@ -4,15 +4,21 @@ It is imported only when a live judge runs (``import gate.cli`` and replay or of
 the SDK, which takes seconds). The SDK retries 429, 5xx and 529 itself, honouring ``retry-after``;
 ``max_retries`` comes from ``judge.max_retries``. Whatever still fails is translated here, once, into
 :class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored.
+
+The SDK's timeout bounds each connect and each read, so a server that trickles its reply would
+never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
+(:func:`gate.deadline.call_by`) of the ``timeout`` it is given, the time left to the judge.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import anthropic
 
 from gate.config import JudgeConfig
+from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
 from gate.judge.model import Usage
@@ -39,9 +45,21 @@ class AnthropicCaller:
             raise InputError("live judging needs an API key: set ANTHROPIC_API_KEY (or use --judge replay)")
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
-        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``."""
+        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.
+
+        The whole call, retries included, ends within ``timeout`` seconds however the server answers.
+        """
+        client, body = self._client.with_options(timeout=timeout), call.body()
+
+        def create() -> Any:
+            # Called from this module (not through functools.partial): the SDK's warnings name the
+            # frame that called it, and the session keeps those from this module for the report.
+            return client.messages.create(**body)
+
         try:
-            message = self._client.with_options(timeout=timeout).messages.create(**call.body())
+            message = call_by(time.monotonic() + timeout, create)
+        except DeadlineExceeded as e:
+            raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
         except anthropic.APIStatusError as e:
             kind = e.type or "error"
             detail = e.api_message or e.message

@@ -119,5 +119,5 @@ class Caller(Protocol):
     """Sends one tool call; raises ``JudgeUnavailable`` when no reply came after retries."""
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
-        """The reply to ``call``, waiting at most ``timeout`` seconds per attempt."""
+        """The reply to ``call``, within ``timeout`` seconds in all (retries and a slow reply included)."""
         ...

@@ -63,11 +63,16 @@ class Request:
 
 @dataclass(frozen=True)
 class Reply:
-    """What the server answers: a status, a JSON body and headers."""
+    """What the server answers: a status, a JSON body and headers.
+
+    ``trickle`` > 0 sends the body one byte every ``trickle`` seconds (a server that never trips a
+    read timeout), until the body is out or the server stops.
+    """
 
     status: int = 200
     body: Any = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    trickle: float = 0.0
 
 
 Responder = Callable[[Request], Reply]
@@ -172,6 +177,8 @@ class AnthropicServer:
         self._lock = threading.Lock()
         self._accounting = _Accounting()
         self._running: ServerThread | None = None
+        self.stopping = threading.Event()
+        """Set when the server stops: a trickling reply stops with it."""
 
     @property
     def url(self) -> str:
@@ -196,7 +203,7 @@ class AnthropicServer:
             reply = self.responder(request)
             if reply.status == 200 and isinstance(reply.body, dict) and "usage" not in reply.body:
                 usage = self._accounting.usage(body, reply.body)
-                reply = Reply(200, {**reply.body, "usage": usage}, reply.headers)
+                reply = Reply(200, {**reply.body, "usage": usage}, reply.headers, reply.trickle)
             self.replies.append(reply)
             return reply
 
@@ -209,6 +216,7 @@ class AnthropicServer:
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
         assert self._running is not None
+        self.stopping.set()
         self._running.stop()
 
 
@@ -228,7 +236,19 @@ def _handler(api: AnthropicServer) -> type[BaseHTTPRequestHandler]:
             for k, v in reply.headers.items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(data)
+            if not reply.trickle:
+                self.wfile.write(data)
+                return
+            self.close_connection = True
+            try:
+                self.wfile.flush()
+                for i in range(len(data)):
+                    if api.stopping.wait(reply.trickle):
+                        return
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+            except OSError:
+                return  # the client gave up
 
         def do_POST(self) -> None:  # noqa: N802 - the http.server convention
             raw = self.rfile.read(int(self.headers.get("content-length") or 0))
