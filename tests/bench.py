@@ -37,6 +37,8 @@ import tracemalloc
 from statistics import quantiles
 from typing import Any
 
+from tests.bench_run import rows as run_rows
+
 WORDS = (
     "the", "of", "and", "to", "in", "a", "is", "that", "for", "on", "with", "as", "was", "by", "at", "from",
     "it", "an", "be", "this", "which", "or", "are", "have", "has", "government", "report", "data", "study",
@@ -321,8 +323,6 @@ def main(argv: list[str] | None = None) -> int:
         guard_clean, guard_fresh, guard_again, guard_first = time_guard(args.page_chars)
         refusals = hostile(tmp)
         t_adversarial = time_adversarial(os.path.join(tmp, "adversarial"))
-        from tests.bench_run import rows as run_rows
-
         agent_rows = run_rows()
 
         rows = [
