@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from gate.jsonio import parse_yaml, read_text, validate
+from gate.errors import InputError
+from gate.jsonio import parse_yaml, read_text, schema_errors, validate
 
 CONFIG_NAME = "sourcegate.yaml"
+MAX_CONFIG_ERRORS = 20
+"""Configuration errors listed in one message; past that, the message says there are more."""
 
 DEFAULT_DOMAIN_FLOOR: Mapping[str, int] = MappingProxyType(
     {"lookup": 1, "synthesis": 4, "other": 2, "unclassified": 1}
@@ -118,6 +121,10 @@ class Config:
     domain_cap: int = 2
     domain_floor: Mapping[str, int] = field(default_factory=lambda: DEFAULT_DOMAIN_FLOOR)
     passage_threshold: float = 80.0
+    drift_max: float = 50.0
+    """``checks.paraphrase_drift.max_drift``: the most a cited sentence may drift (0-100) from its closest passage"""
+    drift_block: bool = False
+    """``checks.paraphrase_drift.block``: drifted sentences fail the case instead of warning"""
     stale_days: Mapping[str, float | None] = field(default_factory=lambda: DEFAULT_STALE_DAYS)
     min_results: int = 3
     min_pages: int = 1
@@ -127,6 +134,10 @@ class Config:
     record: RecordConfig = field(default_factory=RecordConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     source: str | None = None
+
+    def blocks(self, check: str) -> bool:
+        """Whether a check's findings fail the case (hard) or are case warnings (soft)."""
+        return check != "paraphrase_drift" or self.drift_block
 
     def floor_for(self, cls: str | None) -> int:
         """Unique-domain floor for a case class."""
@@ -147,6 +158,8 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
         domain_cap=checks.get("domain_cap", base.domain_cap),
         domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, **checks.get("domain_floor", {})}),
         passage_threshold=float(checks.get("passage_threshold", base.passage_threshold)),
+        drift_max=float(checks.get("paraphrase_drift", {}).get("max_drift", base.drift_max)),
+        drift_block=checks.get("paraphrase_drift", {}).get("block", base.drift_block),
         stale_days=MappingProxyType({**DEFAULT_STALE_DAYS, **checks.get("stale_days", {})}),
         min_results=retrieval.get("min_results", base.min_results),
         min_pages=retrieval.get("min_pages", base.min_pages),
@@ -195,5 +208,23 @@ def parse_config(text: str, source: str) -> Config:
     data = parse_yaml(text, source)
     if data is None:
         data = {}
-    validate(data, "config", source)
+    validate_config(data, source)
     return config_from_dict(data, source=source)
+
+
+def validate_config(data: Any, source: str) -> None:
+    """Every unknown or invalid key at once (up to :data:`MAX_CONFIG_ERRORS`), each with its JSON path.
+
+    A configuration is written by hand: fixing one key per run is slow, so all are listed. Then
+    the checks :func:`gate.jsonio.validate` adds (nesting depth) run as for any file.
+    """
+    errors, more = schema_errors(data, "config", MAX_CONFIG_ERRORS)
+    if len(errors) == 1 and not more:
+        path, message = errors[0]
+        raise InputError(message, file=source, path=path)
+    if errors:
+        listed = "".join(f"\n  {path}: {message}" for path, message in errors)
+        tail = f"\n  (more not shown: the first {MAX_CONFIG_ERRORS} are listed)" if more else ""
+        raise InputError(f"{len(errors)}{'+' if more else ''} errors in the configuration:{listed}{tail}",
+                         file=source)
+    validate(data, "config", source)
