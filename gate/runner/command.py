@@ -25,15 +25,13 @@ def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser],
     """Add ``run`` to the sub-parsers; ``check_options`` adds ``check``'s report options (for ``--check``)."""
     r = sub.add_parser("run", usage="sourcegate run GOLDEN [options] -- CMD ARGS...",
                        help="re-run the agent on each case against the golden set's snapshot",
-                       description="Run CMD once per case against the frozen web and collect its traces "
-                                   "(they replace GOLDEN/runs/ unless --out).")
+                       description="Run CMD once per case against the frozen web; its traces replace "
+                                   "GOLDEN/runs/.")
     r.add_argument("golden", metavar="GOLDEN", help="the golden-set folder (golden.yaml, snapshot/)")
     r.add_argument("--jobs", type=int, default=4, metavar="N", help="agents run at once (default 4)")
-    r.add_argument("--timeout", type=float, default=300.0, metavar="S",
-                   help="seconds one case may take before it is killed (default 300)")
-    r.add_argument("--out", metavar="DIR", help="write the traces here instead of replacing GOLDEN/runs/")
-    r.add_argument("--check", action="store_true",
-                   help="run the gate on the produced runs right after (takes check's report options)")
+    r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per case (default 300)")
+    r.add_argument("--out", metavar="DIR", help="write the traces here instead")
+    r.add_argument("--check", action="store_true", help="then gate them (with check's options)")
     check_options(r)
 
 
