@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from gate.commands import COMMANDS, Parser
+from gate.commands.run import split_argv
 from gate.exitcodes import ExitCode, guarded
 from gate.helptext import add_examples
 from gate.version import __version__
@@ -38,10 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, map exceptions to exit codes."""
     def run() -> int:
+        own, agent = split_argv(sys.argv[1:] if argv is None else argv)
         try:
-            args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+            args = build_parser().parse_args(own)
         except SystemExit as done:  # --help and --version: printed, and a success
             return done.code if isinstance(done.code, int) else ExitCode.PASS
+        args.agent = agent  # `run`'s command, after `--`: never parsed as options
         return COMMANDS[args.command].run(args)
 
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from gate.commands import baseline, check, comment, import_, init, snapshot
+from gate.commands import baseline, check, comment, import_, init, run, snapshot
 from gate.commands.base import Command, Parser
 
 __all__ = ["COMMANDS", "Command", "Parser"]
@@ -20,5 +20,6 @@ COMMANDS: MappingProxyType[str, Command] = MappingProxyType({
     "snapshot": snapshot,
     "import": import_,
     "init": init,
+    "run": run,
 })
 """Sub-command name -> its module, in the order ``sourcegate --help`` lists them."""

@@ -53,6 +53,11 @@ def add_parser(sub: Subparsers) -> None:
     c.add_argument("paths", nargs="*", metavar="PATH",
                    help="golden-set folders (each in turn: outputs then need {name}) or trace files "
                         "(default: the sets under cached-snapshots/)")
+    add_check_options(c)
+
+
+def add_check_options(c: argparse.ArgumentParser) -> None:
+    """``check``'s options but its paths (``run --check`` takes them too)."""
     c.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
     for name in file_reporters():
         c.add_argument(f"--{name}", metavar="FILE", help=REPORTERS[name].help)
