@@ -4,7 +4,7 @@ Each warning has a stable ``kind``:
 
 - ``dropped_constraints`` / ``dropped_entities``: a constraint or entity that ``golden.yaml`` lists
   for the case and that no literal query of the run kept (all its words and numbers, or a close
-  fuzzy match: :func:`gate.judge.sources.survives`). Decided without a model, so it is reported
+  fuzzy match: :func:`gate.survival.survives`). Decided without a model, so it is reported
   whatever the judge mode; not checked when the run recorded no queries.
 - ``no_primary_source``: a ``regulatory`` or ``synthesis`` case whose cited sources were typed (by
   a rule or by the judge) and none of them is primary. Sources left untyped (the judge could not
@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gate.judge.sources import dropped
 from gate.model import Case, Run
 from gate.results import CaseWarning
+from gate.survival import dropped
 
 if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 __all__ = ["NO_PRIMARY_CLASSES", "case_warnings", "dropped_terms"]
 

@@ -21,7 +21,7 @@ from gate.model import Case, Finding, Freshness, Run
 from gate.results import INPUT_ERROR, CaseResult, CheckStatus, Figures, Report
 
 if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 
 def figures(subject: Subject) -> Figures:

@@ -10,7 +10,7 @@ Axes, each in [0, 1] except query quality (1-5):
   (``fabricated_url``, ``unread_citation``, ``url_unresolved``, ``passage_missing``). With a
   judgement it is that share **times** the claims' attribution share: of the grounded claims that
   cite a source (the judge's quote was found on some retrieved page), the share whose quote is on a
-  page they cite (:attr:`gate.judge.model.RunJudgement.attribution_share`). A claim grounded only in
+  page they cite (:attr:`gate.judgement.RunJudgement.attribution_share`). A claim grounded only in
   another retrieved source is misattributed, a citation-validity failure for that claim. The figure
   is 1 only when every cited URL is sound and every grounded claim cites where its support is; it
   falls with either kind of failure. With no grounded claim that cites a source, the URL share

@@ -23,7 +23,7 @@ from gate.errors import InputError
 from gate.gitrev import blob_id
 from gate.jsonio import dump_json, load_json, validate, write_atomic
 from gate.judge.base import ToolCall
-from gate.judge.model import Usage
+from gate.judgement import Usage
 
 FORMAT = "sourcegate-judgement/1"
 JUDGEMENTS_DIR = "judgements"
