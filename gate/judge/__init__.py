@@ -19,7 +19,6 @@ _EXPORTS: dict[str, str] = {
     "JudgeRequest": "gate.judge.base",
     "Caller": "gate.judge.base",
     "Provider": "gate.judge.base",
-    "PROVIDERS": "gate.judge.providers",
     "ToolCall": "gate.judge.base",
     "ToolReply": "gate.judge.base",
     "Claim": "gate.judgement",
@@ -37,7 +36,6 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "PROVIDERS",
     "Caller",
     "Claim",
     "ClaimVerdict",
@@ -67,7 +65,6 @@ if TYPE_CHECKING:
     from gate.judge.bench import compare_designs
     from gate.judge.cache import JudgeCache
     from gate.judge.llm import LLMJudge
-    from gate.judge.providers import PROVIDERS
     from gate.judge.session import JudgeSession
     from gate.judge.summary import JudgeSummary, summarise
     from gate.judgement import Claim, ClaimVerdict, QueryScore, RunJudgement, SourceType, Usage
