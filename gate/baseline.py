@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 from gate.compare import BaselineOrigin
 from gate.errors import InputError
 from gate.gitrev import changed_files, relative, resolve_commit, show, toplevel
-from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate, write_atomic
+from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
+from gate.outputs import write_file
 from gate.results import BaselineStamp, Report
 
 if TYPE_CHECKING:
@@ -50,11 +51,11 @@ def parse_report(data: object, source: str) -> Report:
     return report_from_dict(data)
 
 
-def read_baseline(file: str) -> Report | None:
-    """The baseline in ``file``, or None when there is none yet."""
+def read_baseline(file: str, root: str | None = None) -> Report | None:
+    """The baseline in ``file`` (inside ``root``, when given), or None when there is none yet."""
     if not os.path.exists(file):
         return None
-    return parse_report(load_json(file), file)
+    return parse_report(load_json(file, root=root), file)
 
 
 def refusal(report: Report, force: bool) -> str | None:
@@ -73,11 +74,12 @@ def stamped(report: Report, now: datetime, force: bool) -> Report:
     return replace(report, stamp=stamp, comparison=None)
 
 
-def write_baseline(file: str, report: Report) -> None:
-    """Write a stamped report atomically (a temporary file, then a rename)."""
+def write_baseline(file: str, report: Report, within: str | None = None) -> None:
+    """Write a stamped report atomically (a temporary file, then a rename); inside ``within`` (the
+    golden set), never through a symlink that leads out of it."""
     from gate.report.json import JsonReporter
 
-    write_atomic(file, JsonReporter().render(report))
+    write_file(file, JsonReporter().render(report), within=within)
 
 
 def _golden_cases(text: str | None, source: str) -> dict[str, object]:
@@ -117,7 +119,7 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     report = None if text is None else parse_report(parse_json(text, source), source)
     before = _golden_cases(show(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
-    after = _golden_cases(read_text(here), here) if os.path.isfile(here) else {}
+    after = _golden_cases(read_text(here, root=golden_root, kind="YAML"), here) if os.path.isfile(here) else {}
     watched = [relative(top, golden_root), rel_file, *(relative(top, x) for x in extra)]
     return BaselineAtRef(report, BaselineOrigin(
         file=rel_file, ref=ref, commit=commit, changed_files=changed_files(top, commit, sorted(set(watched))),

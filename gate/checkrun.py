@@ -146,7 +146,7 @@ def _update_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
         return VERDICT_EXIT[report.verdict]
     target = per_set_file(args.baseline, golden.name or report.golden_name) or baseline_file(path)
     out = stamped(report, datetime.now(UTC), args.force)
-    write_baseline(target, out)
+    write_baseline(target, out, within=path)
     forced = " (FORCED over a failing run: the baseline says so)" if out.stamp and out.stamp.forced else ""
     print(f"sourcegate: baseline written to {target}: {len(report.cases)} cases, "
           f"verdict {report.verdict}{forced}",

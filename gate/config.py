@@ -184,14 +184,19 @@ def _record(data: Mapping[str, Any]) -> RecordConfig:
 
 
 def load_config(file: str | None, beside: str | None = None) -> Config:
-    """Load ``file``, else ``sourcegate.yaml`` beside the golden set, else the defaults."""
+    """Load ``file``, else ``sourcegate.yaml`` beside the golden set, else the defaults.
+
+    ``file`` is the user's own choice and is read wherever it is; the one beside the set must
+    stay inside the set (a link out of it is refused, its content never shown).
+    """
+    root = None
     if file is None and beside is not None:
         candidate = os.path.join(beside, CONFIG_NAME)
         if os.path.isfile(candidate):
-            file = candidate
+            file, root = candidate, beside
     if file is None:
         return Config()
-    return parse_config(read_text(file), file)
+    return parse_config(read_text(file, root=root, kind="YAML"), file)
 
 
 def parse_config(text: str, source: str) -> Config:

@@ -13,6 +13,8 @@ each with its own config, baseline, judge cache, comparison, reports and PR comm
   ``--summary``, ``--baseline``) must hold ``{name}``, replaced by each set's name, or be ``-``
   (stdout, where the sets' reports follow one another); anything else is a usage error before
   anything runs. With one set nothing changes (``{name}``, if there, is replaced all the same).
+  ``{name}`` is the name made safe as one file name (:func:`file_name`): no path separator, no
+  ``..``, no control character, so a set's files stay under the folder the template names.
 * **Exit code.** The most severe of the sets' codes, in the order of :data:`EXIT_SEVERITY`:
   2 if any set had an input error, else 4 if any had an internal error, else 1 if any failed,
   else 3 if any was inconclusive, else 0. A known failure outranks an inconclusive set (the merge
@@ -25,6 +27,7 @@ Pure, except that several folders have their ``golden.yaml`` read for the names.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +38,7 @@ __all__ = [
     "NAME_FIELD",
     "GoldenSetPaths",
     "combined_exit",
+    "file_name",
     "per_set_file",
     "require_name_field",
     "split_sets",
@@ -112,11 +116,27 @@ def _example(value: str) -> str:
     return f"{stem}-{NAME_FIELD}{ext}"
 
 
+_NOT_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+MAX_FILE_NAME = 100
+"""The longest name :func:`file_name` gives (a file name may have 255 bytes; keep room around it)."""
+
+
+def file_name(name: str) -> str:
+    """A golden set's name made safe as one file or folder name: every character other than letters,
+    digits, ``.``, ``_`` and ``-`` (path separators, NUL, control characters) becomes ``_``, leading
+    dots become ``_`` (so ``..`` is ``__``, never the parent folder), and it is cut to
+    :data:`MAX_FILE_NAME` characters. Never empty."""
+    safe = _NOT_IN_FILE_NAME.sub("_", name)[:MAX_FILE_NAME]
+    dots = len(safe) - len(safe.lstrip("."))
+    return "_" * dots + safe[dots:] or "_"
+
+
 def per_set_file(template: str | None, name: str | None) -> str | None:
-    """``template`` with ``{name}`` replaced by the set's name (None and ``-`` are kept as they are)."""
+    """``template`` with ``{name}`` replaced by the set's name made safe as a file name
+    (:func:`file_name`); None and ``-`` are kept as they are."""
     if template is None or template == "-" or name is None:
         return template
-    return template.replace(NAME_FIELD, name)
+    return template.replace(NAME_FIELD, file_name(name))
 
 
 def combined_exit(codes: Iterable[int]) -> int:

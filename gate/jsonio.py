@@ -1,22 +1,31 @@
-"""Strict reading and atomic writing of every file the gate touches.
+"""Strict reading of every file the gate touches, and the JSON text it writes.
 
 Reading refuses what ``json`` and PyYAML let through silently: duplicate keys, NaN and
-Infinity. Every error names the file, the JSON path and what was expected. Writing goes
-to a temporary file in the target folder first, then ``os.replace``: no half-written file.
+Infinity. Every error names the file, the JSON path and what was expected. Files are
+written by :func:`gate.outputs.write_file`.
+
+Every file a pull request can change is hostile until read, so reading is bounded before any
+expensive work: a size limit per kind of file, a nesting limit, a limit on the nodes a YAML file
+expands to through its aliases, Python's limit on integer digits, and a schema validation that
+stops after the first few errors and quotes no value longer than a short excerpt. Files of a
+golden set are read through a root (:func:`inside`): a file whose real path leaves the set is
+refused by name, never read. The limits are below; each can be raised through the environment
+variable its docstring names (read once, when this module is imported). ``docs/trust.md`` lists
+them.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import re
-import tempfile
+import sys
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import cache
 from importlib import resources
+from itertools import islice
 from typing import Any
 
 import yaml
@@ -24,14 +33,73 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from gate.errors import InputError
+from gate.outputs import write_file
+from gate.paths import real_is_below
+
+
+def _limit(env: str, default: int) -> int:
+    """A positive whole number from the environment variable ``env`` (``_`` allowed), else ``default``."""
+    raw = os.environ.get(env, "").strip().replace("_", "")
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 10**18 else default
+
+
+MAX_JSON_BYTES = _limit("SOURCEGATE_MAX_JSON_BYTES", 64 * 2**20)
+"""Largest JSON file read (traces, reports and baselines, judge-cache and snapshot entries), in bytes:
+64 MiB. Raise it with ``SOURCEGATE_MAX_JSON_BYTES``."""
+
+MAX_YAML_BYTES = _limit("SOURCEGATE_MAX_YAML_BYTES", 16 * 2**20)
+"""Largest YAML file read (``golden.yaml``, ``sourcegate.yaml``), in bytes: 16 MiB.
+Raise it with ``SOURCEGATE_MAX_YAML_BYTES``."""
+
+MAX_DEPTH = _limit("SOURCEGATE_MAX_DEPTH", 100)
+"""Deepest nesting of arrays and objects (JSON) or sequences and mappings (YAML): 100 levels; no
+sourcegate format needs more than about ten. Raise it with ``SOURCEGATE_MAX_DEPTH`` (JSON deeper
+than the interpreter's recursion guard, about 1,000 levels, is refused whatever this says)."""
+
+MAX_YAML_NODES = _limit("SOURCEGATE_MAX_YAML_NODES", 2_000_000)
+"""Most nodes a YAML file may expand to, each alias counted as the whole node it repeats: two
+million (a golden set of 100,000 cases has about a million). Raise it with
+``SOURCEGATE_MAX_YAML_NODES``."""
+
+MAX_JSON_CONTAINERS = _limit("SOURCEGATE_MAX_JSON_CONTAINERS", 1_000_000)
+"""Most objects and arrays a JSON file may hold: a million (a report of 20,000 cases holds about
+650,000). Each costs a few hundred bytes once parsed, so this bounds the memory a file can take;
+it is counted on the text before parsing. Raise it with ``SOURCEGATE_MAX_JSON_CONTAINERS``."""
+
+MAX_SCHEMA_ERRORS = _limit("SOURCEGATE_MAX_SCHEMA_ERRORS", 100)
+"""Schema errors looked at before validation stops: the first (in document order among those) is
+reported, the rest counted up to this number. Raise it with ``SOURCEGATE_MAX_SCHEMA_ERRORS``."""
+
+EXCERPT_CHARS = 100
+"""How much of a value an error message quotes, at most (the start and the end of it)."""
 
 
 def json_path(parts: Iterable[object]) -> str:
-    """``['results', 3, 'url']`` -> ``$.results[3].url``."""
+    """``['results', 3, 'url']`` -> ``$.results[3].url`` (a key longer than an excerpt is shortened)."""
     out = "$"
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+        out += f"[{p}]" if isinstance(p, int) else f".{excerpt(str(p))}"
     return out
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text``, or its start and end around a note of how much was left out when it is longer than ``limit``."""
+    if len(text) <= limit:
+        return text
+    head = limit * 3 // 5
+    tail = limit - head
+    return f"{text[:head]}...[{len(text) - limit:,} characters left out]...{text[-tail:]}"
+
+
+def inside(root: str, file: str) -> None:
+    """Refuse ``file`` unless its real path stays inside ``root`` (symlinks within ``root`` are fine).
+
+    Every read of a golden set's own files goes through this: a file (or a folder on its way) that
+    is a link out of the set is an input error that names the file and never shows its content.
+    """
+    if not real_is_below(file, root):
+        raise InputError(f"is a link that leaves the golden set {root} (its real path is outside it); "
+                         "refusing to read it", file=file)
 
 
 class _Duplicate(Exception):
@@ -79,19 +147,118 @@ def _no_constant(file: str) -> Any:
 
 
 def parse_json(text: str, file: str) -> Any:
-    """Parse JSON text strictly (no duplicate keys, no NaN/Infinity)."""
+    """Parse JSON text strictly (no duplicate keys, no NaN/Infinity, no integer over Python's digit limit).
+
+    The nesting limit (:data:`MAX_DEPTH`) is checked by :func:`validate`, after the schema, so
+    that a huge flat file that the schema refuses costs no walk of its own.
+    """
+    _check_containers(text, file)
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant(file))
     except _Duplicate as d:
         # Rare, so the path is found by a second parse that keeps every pair, not on the hot path.
-        where = _duplicate_at(json.loads(text, object_pairs_hook=_Pairs), [])
-        raise InputError(f"duplicate key {d.key!r}", file=file, path=where) from None
+        try:
+            where = _duplicate_at(json.loads(text, object_pairs_hook=_Pairs), [])
+        except RecursionError:
+            where = None
+        raise InputError(f"duplicate key {excerpt(repr(d.key))}", file=file, path=where) from None
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=file) from e
     except RecursionError:
         # json recurses once per nesting level; no sourcegate format comes near the interpreter's limit.
-        raise InputError("malformed JSON: nested too deeply (arrays and objects inside one another)",
-                         file=file) from None
+        raise InputError(f"malformed JSON: nested too deeply (arrays and objects inside one another; "
+                         f"at most {MAX_DEPTH} levels)", file=file) from None
+    except ValueError as e:  # int() refused a number of more digits than the interpreter converts
+        raise InputError(_big_integer(text), file=file) from e
+
+
+_ESCAPES = re.compile(r'\\[\\"]')
+
+
+def _check_containers(text: str, file: str) -> None:
+    """Refuse JSON of more than :data:`MAX_JSON_CONTAINERS` objects and arrays, before it is parsed.
+
+    Counting brackets is a fast upper bound; only when it passes the limit are the strings (whose
+    brackets do not count) taken out for the exact count.
+    """
+    if text.count("{") + text.count("[") <= MAX_JSON_CONTAINERS:
+        return
+    if _containers(text, MAX_JSON_CONTAINERS) > MAX_JSON_CONTAINERS:
+        raise InputError(f"holds more than {MAX_JSON_CONTAINERS:,} objects and arrays (the limit); "
+                         "raise it with SOURCEGATE_MAX_JSON_CONTAINERS if the file is meant to be this large",
+                         file=file)
+
+
+_CHUNK = 2**20
+
+
+def _containers(text: str, enough: int) -> int:
+    """The ``{`` and ``[`` of ``text`` outside its strings, a chunk at a time (memory stays small),
+    counted until there are more than ``enough``.
+
+    With escaped backslashes and quotes taken out, a quote always opens or closes a string, so
+    the quotes counted so far say whether a chunk starts inside one.
+    """
+    found, inside, carry = 0, False, ""
+    for start in range(0, len(text), _CHUNK):
+        piece = _ESCAPES.sub("", carry + text[start:start + _CHUNK])
+        carry = ""
+        if piece.endswith("\\"):  # an escape cut in two by the chunk: finish it with the next chunk
+            piece, carry = piece[:-1], "\\"
+        parts = piece.split('"')
+        structure = "".join(parts[1 if inside else 0::2])  # the text between strings
+        found += structure.count("{") + structure.count("[")
+        inside = inside != (len(parts) % 2 == 0)  # an odd number of quotes opens or closes one
+        if found > enough:
+            break
+    return found
+
+
+_LONG_NUMBER = re.compile(r"-?\d{200,}")
+
+
+def _big_integer(text: str) -> str:
+    limit = sys.get_int_max_str_digits()
+    found = _LONG_NUMBER.search(text)
+    where = ""
+    if found:
+        line = text.count("\n", 0, found.start()) + 1
+        column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+        where = f" (a number of {len(found.group().lstrip('-')):,} digits at line {line}, column {column})"
+    return (f"an integer has more than {limit:,} digits{where}; raise the limit with "
+            "PYTHONINTMAXSTRDIGITS if it is meant")
+
+
+def _children(value: Any) -> Iterable[tuple[object, Any]]:
+    if isinstance(value, dict):
+        return value.items()
+    return enumerate(value) if isinstance(value, list) else ()
+
+
+def check_depth(data: Any, file: str, limit: int | None = None) -> None:
+    """Refuse data nested more than ``limit`` (default :data:`MAX_DEPTH`) levels deep, naming where.
+
+    Walks one level at a time and stops at the limit, so its work is bounded by the data's size.
+    """
+    limit = MAX_DEPTH if limit is None else limit
+    level = [data] if isinstance(data, dict | list) else []
+    for _ in range(limit):
+        level = [v for c in level for _, v in _children(c) if isinstance(v, dict | list)]
+        if not level:
+            return
+    raise InputError(f"nested more than {limit} levels deep (arrays and objects inside one another); "
+                     "raise the limit with SOURCEGATE_MAX_DEPTH", file=file, path=json_path(_deep_path(data, limit)))
+
+
+def _deep_path(data: Any, limit: int) -> list[object]:
+    """The path to the first container nested more than ``limit`` levels deep (only once one is known to be)."""
+    stack: list[tuple[Any, list[object]]] = [(data, [])]
+    while stack:
+        value, parts = stack.pop()
+        if len(parts) >= limit:
+            return parts
+        stack.extend((v, [*parts, k]) for k, v in reversed(list(_children(value))) if isinstance(v, dict | list))
+    return []
 
 
 # libyaml's parser when PyYAML was built with it: several times faster, and lighter on a large
@@ -154,8 +321,78 @@ def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> str:
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
+    limit = sys.get_int_max_str_digits()
+    digits = sum(ch.isdigit() for ch in str(node.value)) if 0 < limit < len(node.value) else 0
+    if digits > limit:
+        raise InputError(f"an integer has {digits:,} digits, more than {sys.get_int_max_str_digits():,} "
+                         f"(line {node.start_mark.line + 1}); raise the limit with PYTHONINTMAXSTRDIGITS if "
+                         "it is meant", file=getattr(loader, "_file", None))
+    value: int = yaml.SafeLoader.construct_yaml_int(loader, node)
+    return value
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+_OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSES = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _line(event: yaml.Event) -> str:
+    mark = event.start_mark
+    return f" (line {mark.line + 1})" if mark is not None else ""
+
+
+def _check_yaml_shape(text: str, file: str) -> None:
+    """Refuse YAML nested deeper than :data:`MAX_DEPTH` or expanding to more than :data:`MAX_YAML_NODES`.
+
+    One pass over the parser's events, before anything is built: every node counts one, every
+    alias counts the nodes of what it repeats. An alias bomb (anchors of lists of aliases of
+    lists ...) is a few hundred bytes that expand to billions of nodes; it stops here in
+    milliseconds, at the line where the count passes the limit.
+    """
+    loader = _SafeLoader(text)
+    sizes: dict[str, int] = {}
+    counts = [0]  # nodes under each open collection, the document at the bottom
+    anchors: list[str | None] = []
+    total = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()  # type: ignore[no-untyped-call]
+            if isinstance(event, _OPENS):
+                counts.append(1)
+                total += 1
+                anchors.append(event.anchor)
+                if len(anchors) > MAX_DEPTH:
+                    raise InputError(f"nested more than {MAX_DEPTH} levels deep{_line(event)}; "
+                                     "raise the limit with SOURCEGATE_MAX_DEPTH", file=file)
+                continue
+            if isinstance(event, _CLOSES):
+                n, anchor = counts.pop(), anchors.pop()
+            elif isinstance(event, yaml.ScalarEvent):
+                n, anchor = 1, event.anchor
+                total += 1
+            elif isinstance(event, yaml.AliasEvent):
+                n, anchor = sizes.get(event.anchor or "", 1), None
+                total += n
+            else:
+                continue
+            if anchor is not None:
+                sizes[anchor] = n
+            counts[-1] += n
+            if total > MAX_YAML_NODES:
+                raise InputError(
+                    f"expands to more than {MAX_YAML_NODES:,} nodes through its aliases (*name){_line(event)}; "
+                    "raise the limit with SOURCEGATE_MAX_YAML_NODES", file=file)
+    except yaml.YAMLError:
+        return  # malformed: the strict loader below says where
+    finally:
+        loader.dispose()
+
+
 def parse_yaml(text: str, file: str) -> Any:
-    """Parse YAML strictly (safe types only, no duplicate keys, no .nan/.inf)."""
+    """Parse YAML strictly (safe types only, no duplicate keys, no .nan/.inf), within the limits above."""
+    _check_yaml_shape(text, file)
     loader = _StrictLoader(text)
     loader._file = file
     try:
@@ -170,11 +407,27 @@ def parse_yaml(text: str, file: str) -> Any:
         loader.dispose()
 
 
-def read_text(file: str) -> str:
-    """Read a UTF-8 file, as an input error when it is missing or not text."""
+def read_text(file: str, *, root: str | None = None, kind: str = "JSON") -> str:
+    """Read a UTF-8 file of at most :data:`MAX_JSON_BYTES` (``kind="YAML"``: :data:`MAX_YAML_BYTES`).
+
+    With ``root``, the file must stay inside it (:func:`inside`). A missing file, a file that is
+    not text or is over the limit is an input error; the size is checked before anything is read.
+    """
+    limit = MAX_YAML_BYTES if kind == "YAML" else MAX_JSON_BYTES
+    if root is not None:
+        inside(root, file)
     try:
-        with open(file, encoding="utf-8") as f:
-            return f.read()
+        with open(file, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            data = b"" if size > limit else f.read(limit + 1)  # a pipe or device says size 0: read is bounded
+        if size > limit or len(data) > limit:
+            raise InputError(f"is {max(size, len(data)):,} bytes, over the limit of {limit:,} bytes for a "
+                             f"{kind} file; raise it with SOURCEGATE_MAX_{kind}_BYTES if the file is meant to "
+                             "be this large", file=file)
+        text = data.decode("utf-8")
+        del data
+        # Universal newlines, as text mode reads them.
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     except FileNotFoundError as e:
         raise InputError("no such file", file=file) from e
     except IsADirectoryError as e:
@@ -185,14 +438,14 @@ def read_text(file: str) -> str:
         raise InputError(f"cannot read it ({e.strerror or e})", file=file) from e
 
 
-def load_json(file: str) -> Any:
-    """Read and strictly parse a JSON file."""
-    return parse_json(read_text(file), file)
+def load_json(file: str, *, root: str | None = None) -> Any:
+    """Read and strictly parse a JSON file (inside ``root``, when given)."""
+    return parse_json(read_text(file, root=root), file)
 
 
-def load_yaml(file: str) -> Any:
-    """Read and strictly parse a YAML file."""
-    return parse_yaml(read_text(file), file)
+def load_yaml(file: str, *, root: str | None = None) -> Any:
+    """Read and strictly parse a YAML file (inside ``root``, when given)."""
+    return parse_yaml(read_text(file, root=root, kind="YAML"), file)
 
 
 @cache
@@ -234,14 +487,16 @@ def validator(name: str) -> Draft202012Validator:
 
 
 def _describe(err: ValidationError) -> str:
+    # jsonschema's message starts with the value's repr, which may be megabytes: quote an excerpt.
+    message = excerpt(err.message, 2 * EXCERPT_CHARS)
     if err.validator == "format" and err.validator_value == "date-time":
-        return f"{err.message} (expected an RFC 3339 date-time with a time zone, e.g. 2026-10-15T09:00:00Z)"
+        return f"{message} (expected an RFC 3339 date-time with a time zone, e.g. 2026-10-15T09:00:00Z)"
     if err.validator == "additionalProperties":
-        return f"{err.message} (unknown keys are not allowed)"
+        return f"{message} (unknown keys are not allowed)"
     if err.validator in ("type", "enum", "const", "required", "pattern", "format", "minimum", "maximum",
                          "minLength", "minItems"):
-        return f"{err.message} (expected {err.validator} {err.validator_value!r})"
-    return err.message
+        return f"{message} (expected {err.validator} {excerpt(repr(err.validator_value))})"
+    return message
 
 
 def _document_order(path: Iterable[object]) -> list[tuple[int, int, str]]:
@@ -250,41 +505,32 @@ def _document_order(path: Iterable[object]) -> list[tuple[int, int, str]]:
 
 
 def validate(data: Any, schema_name: str, file: str) -> None:
-    """Validate against a bundled schema; the first error (by path) becomes an InputError."""
-    errors = sorted(validator(schema_name).iter_errors(data), key=lambda e: _document_order(e.absolute_path))
+    """Validate against a bundled schema, then the nesting limit; the first error becomes an InputError.
+
+    Errors are produced lazily and validation stops after :data:`MAX_SCHEMA_ERRORS`, so a file of
+    millions of errors costs no more than one of a hundred. The first error by document order
+    among those is reported, with how many more were found (or that counting stopped).
+    """
+    errors = sorted(islice(validator(schema_name).iter_errors(data), MAX_SCHEMA_ERRORS + 1),
+                    key=lambda e: _document_order(e.absolute_path))
     if errors:
         # The deepest error of the first failing branch says the most about what was expected.
         err = errors[0]
         if err.context:
             err = max(err.context, key=lambda e: len(e.absolute_path))
-        raise InputError(_describe(err), file=file, path=json_path(err.absolute_path))
-
-
-def _read_umask() -> int:
-    # The umask can only be read by setting it: do it once, at import, before any thread runs.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
+        message = _describe(err)
+        if len(errors) > MAX_SCHEMA_ERRORS:
+            message += f" (and more errors not shown: validation stopped after {MAX_SCHEMA_ERRORS})"
+        elif len(errors) > 1:
+            message += f" (and {len(errors) - 1} more {'error' if len(errors) == 2 else 'errors'} not shown)"
+        raise InputError(message, file=file, path=json_path(err.absolute_path))
+    check_depth(data, file)
 
 
 def write_atomic(file: str, text: str) -> None:
-    """Write text to ``file`` through a temporary file and ``os.replace``."""
-    folder = os.path.dirname(os.path.abspath(file))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".sourcegate-", dir=folder)
-    try:
-        # mkstemp creates 0600; a report or cache entry should get the usual mode under the umask.
-        os.fchmod(fd, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, file)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``file`` the one safe way (:func:`gate.outputs.write_file`): atomic for a
+    regular file, direct for a device or FIFO, through a symlink to its target."""
+    write_file(file, text)
 
 
 def dump_json(data: Any) -> str:

@@ -14,8 +14,9 @@ from datetime import date, datetime
 from typing import Any
 
 from gate.errors import InputError
-from gate.jsonio import load_json, load_yaml, parse_time, validate
+from gate.jsonio import inside, load_json, load_yaml, parse_time, validate
 from gate.model import Case, Citation, GoldenSet, Page, Run, SearchResult
+from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
 RUNS_DIR = "runs"
@@ -50,7 +51,8 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     )
     citations = None
     if "citations" in data:
-        citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
+        # A lone surrogate in a cited URL reads as U+FFFD, as the URL parsed from an answer does.
+        citations = tuple(Citation(url=usv(c["url"]), quote=c.get("quote")) for c in data["citations"])
     agent = tuple(sorted((k, str(v)) for k, v in data.get("agent", {}).items()))
     return Run(
         case=data.get("case", default_case), question=data["question"], answer=data["answer"],
@@ -83,18 +85,21 @@ def parse_trace(data: Any, file: str, default_case: str) -> Run:
     return _minimal(data, file, default_case)
 
 
-def load_trace(file: str) -> Run:
-    """Load one trace file; the case id defaults to the file name without ``.json``."""
+def load_trace(file: str, root: str | None = None) -> Run:
+    """Load one trace file; the case id defaults to the file name without ``.json``.
+
+    With ``root`` (the golden set it belongs to), the file must stay inside it.
+    """
     stem = os.path.splitext(os.path.basename(file))[0]
-    return parse_trace(load_json(file), file, stem)
+    return parse_trace(load_json(file, root=root), file, stem)
 
 
 def load_golden(root: str) -> GoldenSet:
-    """Load ``golden.yaml`` from a golden-set folder."""
+    """Load ``golden.yaml`` from a golden-set folder (a link that leaves the folder is refused)."""
     file = os.path.join(root, GOLDEN_NAME)
     if not os.path.isfile(file):
         raise InputError(f"no {GOLDEN_NAME} in this folder (expected a golden set)", file=root)
-    data = load_yaml(file)
+    data = load_yaml(file, root=root)
     validate(data, "golden", file)
     cases = []
     seen: set[str] = set()
@@ -122,13 +127,17 @@ class Pairing:
 
 
 def run_files(root: str) -> list[str]:
-    """The trace files of a golden set, sorted by name; a set without a ``runs/`` folder is an input error."""
+    """The trace files of a golden set, sorted by name; a set without a ``runs/`` folder is an input error.
+
+    ``runs/`` must stay inside the set (a link out of it is refused before it is listed).
+    """
     folder = os.path.join(root, RUNS_DIR)
     if not os.path.isdir(folder):
         # Every case would fail as "no run recorded" (and a snapshot would "cover all 0 runs"): the
         # folder is misplaced or was never committed, which is the set's error, not the agent's.
         raise InputError(f"no {RUNS_DIR}/ folder in this golden set (expected {RUNS_DIR}/<case-id>.json, "
                          "one trace per case)", file=root)
+    inside(root, folder)
     return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
 
 
@@ -140,7 +149,7 @@ def iter_pairings(golden: GoldenSet) -> Iterator[Pairing]:
     by_id = {c.id: c for c in golden.cases}
     ran: set[str] = set()
     for file in run_files(golden.root):
-        run = load_trace(file)
+        run = load_trace(file, golden.root)
         if run.case in ran:
             raise InputError(f"a second run for case {run.case!r}", file=file, path="$.case")
         ran.add(run.case)

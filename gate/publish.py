@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from gate.errors import GitHubError, InputError
+from gate.outputs import append_file, write_file
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
@@ -78,15 +79,10 @@ def comment_authors(flag: Iterable[str] | None, env: Mapping[str, str]) -> tuple
 
 
 def emit(target: str | None, text: str) -> None:
-    """Write one rendering: nowhere (None), to stdout ('-'), or to a file atomically."""
+    """Write one rendering: nowhere (None), to stdout ('-'), or to a file (:func:`gate.outputs.write_file`)."""
     if target is None:
         return
-    if target == "-":
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        from gate.jsonio import write_atomic
-
-        write_atomic(target, text)
+    write_file(target, text if target != "-" or text.endswith("\n") else text + "\n")
 
 
 def summary_target(explicit: str | None, env: Mapping[str, str]) -> tuple[str | None, bool]:
@@ -103,15 +99,10 @@ def summary_target(explicit: str | None, env: Mapping[str, str]) -> tuple[str | 
 
 def write_summary(text: str, target: str, append: bool) -> None:
     """Write (or append) the job summary; '-' prints it."""
-    if target == "-":
-        sys.stdout.write(text)
-    elif append:
-        with open(target, "a", encoding="utf-8") as f:
-            f.write(text if text.endswith("\n") else text + "\n")
+    if append:
+        append_file(target, text if text.endswith("\n") else text + "\n")
     else:
-        from gate.jsonio import write_atomic
-
-        write_atomic(target, text)
+        write_file(target, text)
 
 
 def run_url(env: Mapping[str, str]) -> str | None:

@@ -85,7 +85,8 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
         file = baseline or (baseline_file(root) if root is not None else None)
         if file is None:
             return Rules(config)
-        report = read_baseline(file)
+        # The set's own baseline.json stays inside the set; a --baseline FILE is the user's choice.
+        report = read_baseline(file, root if baseline is None else None)
         if report is None and baseline is not None:
             raise InputError("no such baseline file", file=baseline)
         return Rules(config, report, BaselineOrigin(file=file))

@@ -8,7 +8,9 @@ characters and 5 quoted citations) to a temporary folder, then measures:
   on a sample of the same runs, and the ratio between the two;
 - single passage checks at the 50th and 90th percentile;
 - peak traced memory for a small and the full set (streaming keeps them close);
-- start-up: the time to import the CLI, and that the anthropic SDK is not imported by it.
+- start-up: the time to import the CLI, and that the anthropic SDK is not imported by it;
+- hostile inputs: the time and peak memory (RSS) of `sourcegate check` refusing a 34 MB trace of
+  3,000,000 bad results and a 500-byte YAML alias bomb (each must exit 2).
 
 Nothing here is a pass/fail test; it prints what it measured.
 """
@@ -238,6 +240,33 @@ def startup() -> tuple[float, bool]:
     return float(out[0]), out[1] == "True"
 
 
+def hostile(tmp: str) -> list[tuple[str, str, str]]:
+    """Rows for the hostile inputs: each refused by a `sourcegate check` process of its own."""
+    trace = os.path.join(tmp, "hostile-trace")
+    write_set(trace, 1, 1000)
+    with open(os.path.join(trace, "runs", "c00000.json"), "w", encoding="utf-8") as f:
+        f.write('{"format": "sourcegate-trace/1", "case": "c00000", "question": "q", "queries": [], "pages": [], '
+                '"answer": "a", "results": [' + ", ".join(['{"url": 5}'] * 3_000_000) + "]}")
+    bomb = os.path.join(tmp, "alias-bomb")
+    write_set(bomb, 1, 1000)
+    lines = ["version: 1", "name: bomb", "x0: &a0 [x,x,x,x,x,x,x,x,x]"]
+    lines += [f"x{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    with open(os.path.join(bomb, "golden.yaml"), "w", encoding="utf-8") as f:
+        f.write("\n".join([*lines, "cases: *a9", ""]))
+    rows = []
+    for name, root in (("3,000,000-error trace (34 MB)", trace), ("YAML alias bomb (500 bytes)", bomb)):
+        # A child of its own per measurement: RUSAGE_CHILDREN's peak is then this process's peak.
+        code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+                "rc = subprocess.run([sys.executable, '-m', 'gate.cli', 'check', sys.argv[1], '--judge', 'off'], "
+                "capture_output=True).returncode; "
+                "print(time.perf_counter() - t, rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        out = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True, check=True)
+        seconds, rc, kib = out.stdout.split()
+        rows.append((f"refuse a {name}", f"{float(seconds):.2f} s / {int(kib) / 1024:.0f} MiB",
+                     f"exit {rc} (target 2); peak RSS of the check process"))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=2000)
@@ -261,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         p50, p90 = passage_percentiles(full, 100)
         t_import, sdk_loaded = startup()
         guard_clean, guard_fresh, guard_again, guard_first = time_guard(args.page_chars)
+        refusals = hostile(tmp)
 
         rows = [
             ("pipeline, runs per second", f"{n_full / t_full:,.0f}", f"{n_full} runs in {t_full:.2f} s"),
@@ -277,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
              "median; 5 verbatim quotes on 3 pages; target < 1 ms"),
             ("Recorder.guard(), usual answer new / again", f"{guard_fresh:.3f} / {guard_again:.3f} ms",
              f"1 paraphrase, 1 absent passage: fuzzy search, then remembered; first call {guard_first:.2f} ms"),
+            *refusals,
         ]
         width = max(len(r[0]) for r in rows)
         for name, value, note in rows:

@@ -1,11 +1,9 @@
 """The action's entrypoint, run in-process in a simulated GitHub Actions environment.
 
-Each test builds what the runner gives a container action: ``INPUT_*`` variables for every input
-(defaults included, named as the runner names them), ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY``
-files, ``GITHUB_EVENT_PATH`` pointing at a real ``pull_request`` webhook payload (octokit/webhooks),
-and ``GITHUB_API_URL`` pointing at the loopback fake GitHub of ``tests/support/github_server.py``.
-The workspace is a real git repository, so the PR's base commit exists as it does after a
-``fetch-depth: 0`` checkout, and ``git config --global`` writes to a file of the test.
+Each test gets a ``runner`` (``tests/support/action_runner.py``): what the runner gives a container
+action (``INPUT_*`` variables, ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` files, a real
+``pull_request`` webhook payload, ``GITHUB_API_URL`` pointing at the loopback fake GitHub), in a
+workspace that is a real git repository.
 
 Tests that run the real gate need the ``check`` flags the action passes (``--judge``,
 ``--summary``, ``--junit``, ``--baseline-ref``, ``--comment``); a test fails when one is missing,
@@ -16,27 +14,32 @@ tested against a stand-in for ``gate.cli.main`` that writes a given report.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from gate import action, cli
 from gate.github import MARKER_PREFIX, marker
+from tests.support.action_runner import (
+    FABRICATED,
+    GOOD,
+    PR_NUMBER,
+    REPO,
+    ROOT,
+    Runner,
+    annotations,
+    run,
+    write_set,
+)
 from tests.support.anthropic_server import AnthropicServer, error_reply
 from tests.support.github_server import DEFAULT_TOKEN, FakeGitHub, forbidden_integration
 
-ROOT = Path(__file__).resolve().parent.parent
-PAYLOADS = ROOT / "tests" / "fixtures" / "github"
-REPO = "Codertocat/Hello-World"
-PR_NUMBER = 2
 API_KEY = "sk-ant-api03-DoNotLeakThisKey0123456789abcdefABCDEF"
 
 NEEDED_FLAGS = {"--judge", "--summary", "--junit", "--baseline-ref", "--comment", "--comment-author"}
@@ -50,167 +53,6 @@ def _check_flags() -> set[str]:
 
 def test_the_check_command_has_every_flag_the_action_passes() -> None:
     assert sorted(NEEDED_FLAGS - _check_flags()) == []
-
-
-# --------------------------------------------------------------------------------------------
-# Golden sets and runs
-
-
-def _trace(case: str, cited: Sequence[str]) -> dict[str, Any]:
-    """A recorded run about Jupiter's moons that cites ``cited`` (two good sources were read)."""
-    nasa, wiki = "https://science.nasa.gov/jupiter/moons/", "https://en.wikipedia.org/wiki/Moons_of_Jupiter"
-    links = ", ".join(f"[source {i + 1}]({url})" for i, url in enumerate(cited))
-    return {
-        "format": "sourcegate-trace/1",
-        "case": case,
-        "question": "How many moons does Jupiter have?",
-        "started_at": "2026-03-01T12:00:00Z",
-        "queries": ["jupiter number of moons"],
-        "results": [
-            {"query": 0, "position": 1, "title": "Jupiter Moons", "url": nasa,
-             "snippet": "Jupiter has 95 officially recognized moons."},
-            {"query": 0, "position": 2, "title": "Moons of Jupiter", "url": wiki,
-             "snippet": "There are 95 moons of Jupiter with confirmed orbits."},
-            {"query": 0, "position": 3, "title": "Jupiter",
-             "url": "https://www.britannica.com/place/Jupiter-planet",
-             "snippet": "Jupiter, the fifth planet from the Sun."},
-        ],
-        "pages": [
-            {"url": nasa, "status": 200,
-             "text": "Jupiter has 95 moons that are officially recognized by the International "
-                     "Astronomical Union."},
-            {"url": wiki, "status": 200,
-             "text": "There are 95 moons of Jupiter with confirmed orbits as of 5 February 2024."},
-        ],
-        "answer": f"Jupiter has 95 officially recognised moons ({links}).",
-    }
-
-
-GOOD = ("https://science.nasa.gov/jupiter/moons/", "https://en.wikipedia.org/wiki/Moons_of_Jupiter")
-FABRICATED = "https://nasa.example.gov/jupiter-moons-2026"
-
-
-def write_set(ws: Path, name: str, runs: dict[str, Sequence[str]]) -> str:
-    """A golden set ``cached-snapshots/<name>`` with one case per run; returns its relative path."""
-    root = ws / "cached-snapshots" / name
-    (root / "runs").mkdir(parents=True)
-    cases = "".join(f"  - {{id: {case}, question: 'How many moons does Jupiter have?'}}\n" for case in runs)
-    (root / "golden.yaml").write_text(f"version: 1\nname: {name}\ncases:\n{cases}", encoding="utf-8")
-    for case, cited in runs.items():
-        run_file = root / "runs" / f"{case}.json"
-        run_file.write_text(json.dumps(_trace(case, cited), indent=1), encoding="utf-8")
-    return f"cached-snapshots/{name}"
-
-
-# --------------------------------------------------------------------------------------------
-# The simulated runner
-
-
-class Runner:
-    """A workspace, the files GitHub provides, and the environment of one action step."""
-
-    def __init__(self, tmp_path: Path, server: FakeGitHub) -> None:
-        self.tmp = tmp_path
-        self.server = server
-        self.ws = tmp_path / "workspace"
-        self.ws.mkdir()
-        self.gitconfig = tmp_path / "home" / ".gitconfig"
-        self.gitconfig.parent.mkdir()
-        self.output = tmp_path / "file_commands" / "set_output"
-        self.summary = tmp_path / "file_commands" / "step_summary"
-        self.output.parent.mkdir()
-        self.output.touch()
-        self.summary.touch()
-
-    @property
-    def git_env(self) -> dict[str, str]:
-        return {"HOME": str(self.gitconfig.parent), "GIT_CONFIG_GLOBAL": str(self.gitconfig),
-                "GIT_CONFIG_NOSYSTEM": "1"}
-
-    def git(self, *args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=self.ws, check=True, capture_output=True, text=True,
-                              env={**os.environ, **self.git_env})
-        return done.stdout.strip()
-
-    def commit(self) -> str:
-        """Commit the workspace as it is; return the commit (the PR's base in these tests)."""
-        if not (self.ws / ".git").exists():
-            self.git("init", "-q")
-        self.git("add", "-A")
-        self.git("-c", "user.name=t", "-c", "user.email=t@example.com",
-                 "commit", "-q", "--allow-empty", "-m", "base")
-        return self.git("rev-parse", "HEAD")
-
-    def event(self, base_sha: str, *, fork: bool = False, name: str = "pull_request.opened.json") -> Path:
-        """The real webhook payload with its base commit set to ``base_sha`` (and a fork head)."""
-        payload = json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
-        payload = copy.deepcopy(payload)
-        payload["pull_request"]["base"]["sha"] = base_sha
-        if fork:
-            head_repo = payload["pull_request"]["head"]["repo"]
-            head_repo["full_name"] = "forker/Hello-World"
-            head_repo["fork"] = True
-        path = self.tmp / "event.json"
-        path.write_text(json.dumps(payload), encoding="utf-8")
-        return path
-
-    def env(self, event: Path | None, **inputs: str) -> dict[str, str]:
-        """The step's environment: every declared input (defaults as the runner fills them in)."""
-        metadata = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-        env = {action.input_env_name(k): str(v.get("default", "")) for k, v in metadata["inputs"].items()}
-        env[action.input_env_name("github-token")] = DEFAULT_TOKEN
-        env.update({action.input_env_name(k.replace("_", "-")): v for k, v in inputs.items()})
-        env.update(self.git_env)
-        env.update({
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_WORKSPACE": str(self.ws),
-            "GITHUB_OUTPUT": str(self.output),
-            "GITHUB_STEP_SUMMARY": str(self.summary),
-            "GITHUB_REPOSITORY": REPO,
-            "GITHUB_API_URL": self.server.base_url,
-            "GITHUB_SERVER_URL": "https://github.com",
-            "GITHUB_EVENT_NAME": "pull_request" if event else "push",
-        })
-        if event is not None:
-            env["GITHUB_EVENT_PATH"] = str(event)
-        return env
-
-    def outputs(self) -> dict[str, str]:
-        """Parse ``GITHUB_OUTPUT`` (``name<<DELIM`` blocks) the way the runner does."""
-        lines = self.output.read_text(encoding="utf-8").split("\n")
-        out: dict[str, str] = {}
-        i = 0
-        while i < len(lines) and lines[i]:
-            name, delim = lines[i].split("<<", 1)
-            end = lines.index(delim, i + 1)
-            out[name] = "\n".join(lines[i + 1 : end])
-            i = end + 1
-        return out
-
-
-@pytest.fixture
-def server() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as fake:
-        yield fake
-
-
-@pytest.fixture
-def runner(tmp_path: Path, server: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> Runner:
-    r = Runner(tmp_path, server)
-    monkeypatch.chdir(r.ws)  # the runner starts a container action in the workspace
-    # Nothing from the developer's shell may leak in (a real key would turn the judge live).
-    for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "GITHUB_EVENT_PATH", "GITHUB_OUTPUT",
-                 "GITHUB_STEP_SUMMARY", "SOURCEGATE_COMMENT_AUTHORS"):
-        monkeypatch.delenv(name, raising=False)
-    return r
-
-
-def run(env: dict[str, str]) -> int:
-    return action.main(env, [])
-
-
-def annotations(log: str, kind: str = "error") -> list[str]:
-    return [line for line in log.splitlines() if line.startswith(f"::{kind} ")]
 
 
 # --------------------------------------------------------------------------------------------

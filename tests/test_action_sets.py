@@ -1,4 +1,4 @@
-"""The action with several golden sets, in the simulated Actions environment of ``test_action.py``.
+"""The action with several golden sets, in the simulated Actions environment (the ``runner`` fixture).
 
 ``golden-set`` names several folders (or none: every set under ``cached-snapshots/``). Each set runs
 through ``sourcegate check`` on its own: its reports go to ``report-dir/<name>/``, its hard failures
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +19,7 @@ import pytest
 
 from gate import action, cli
 from gate.github import marker
-from tests.support.github_server import FakeGitHub
-from tests.test_action import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
-
-
-@pytest.fixture
-def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Runner]:
-    with FakeGitHub() as server:
-        r = Runner(tmp_path, server)
-        monkeypatch.chdir(r.ws)
-        for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "GITHUB_EVENT_PATH", "GITHUB_OUTPUT",
-                     "GITHUB_STEP_SUMMARY"):
-            monkeypatch.delenv(name, raising=False)
-        yield r
+from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
 
 
 def test_two_sets_one_failing_two_comments_each_updated_in_place(

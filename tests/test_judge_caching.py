@@ -19,8 +19,8 @@ from gate.judge.session import JudgeSession
 from gate.judge.tools import EXTRACT_CLAIMS, TOOLS
 from gate.model import Case
 from tests.support.anthropic_server import AnthropicServer
+from tests.support.judge_run import ANSWER, make_run
 from tests.support.scripted_judge import scripted_judge
-from tests.test_judge_live import ANSWER, make_run
 
 CONFIG = Config(judge=JudgeConfig(model="claude-sonnet-4-6", concurrency=4))
 RUBRIC = "\n\nWorked examples follow. " + "A claim is supported only by a verbatim quote. " * 110

@@ -12,9 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from gate.gaterun import run_paths
 from gate.jsonio import load_json, validate
 from gate.results import Report
 
@@ -23,14 +20,9 @@ EXAMPLE = ROOT / "cached-snapshots" / "example"
 RERECORD = "re-record with: python -m tests.support.make_example_judgements"
 
 
-@pytest.fixture(scope="module")
-def report() -> Report:
-    return run_paths([str(EXAMPLE)], None, judge_mode="replay")
-
-
-def test_every_case_is_judged_from_the_cache_with_nothing_unscored(report: Report) -> None:
-    assert report.judge_mode == "replay"
-    for case in report.cases:
+def test_every_case_is_judged_from_the_cache_with_nothing_unscored(example_report: Report) -> None:
+    assert example_report.judge_mode == "replay"
+    for case in example_report.cases:
         j = case.judgement
         assert j is not None, case.id
         why = f"{case.id}: {j.unscored_reasons} {j.problems}; {RERECORD}"
@@ -46,13 +38,13 @@ def test_the_cache_holds_exactly_what_the_set_needs() -> None:
     assert "scripted responder, not a real model" in (EXAMPLE / "judgements" / "README.md").read_text("utf-8")
 
 
-def test_the_judged_figures_tell_the_demo_story(report: Report) -> None:
-    by_id = {c.id: c for c in report.cases}
+def test_the_judged_figures_tell_the_demo_story(example_report: Report) -> None:
+    by_id = {c.id: c for c in example_report.cases}
     # The agent that answered from memory grounds nothing; the clean storm report grounds most claims.
     memory = by_id["nobel-chemistry-2026"].soft
     assert memory["grounding_rate"] == 0.0 and (memory["hallucination_rate"] or 0) > 0.5
     assert (by_id["storm-dervla-disruption"].soft["grounding_rate"] or 0) >= 0.8
-    assert all(c.soft.get("query_quality") is not None for c in report.cases)
+    assert all(c.soft.get("query_quality") is not None for c in example_report.cases)
 
 
 def test_the_cli_replays_in_a_fresh_process_with_no_key_and_no_sdk() -> None:

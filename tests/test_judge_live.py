@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,32 +21,12 @@ from gate.config import Config
 from gate.jsonio import load_json, validate
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, QUOTE_UNRELATED, RunJudgement
 from gate.judge.session import JudgeSession
-from gate.model import Case, Page, Run, SearchResult
+from gate.model import Case, Run
 from tests.support.golden_factory import write_golden
+from tests.support.judge_run import ANSWER, make_run
 from tests.support.live_providers import LIVE_PROVIDERS, LiveProvider
 from tests.support.llm_wire import FakeAPI, Reply, Request, error_reply, text_reply, tool_reply
 from tests.support.scripted_judge import scripted_judge
-
-EIFFEL = "https://www.toureiffel.example/en/the-monument/key-figures"
-PARIS = "https://www.insee.example/fr/statistiques/paris"
-PAGE_EIFFEL = ("Key figures. The Eiffel Tower is 330 metres tall since the new antenna of 2022. "
-               "It was completed in 1889 for the World's Fair.\n\n" + "Visitors queue at the pillars. " * 60)
-PAGE_PARIS = ("Paris is the capital of France. The city had 2,102,650 inhabitants in 2021 according to the "
-              "census. The Eiffel Tower is repainted every seven years.")
-ANSWER = ("The Eiffel Tower is 330 metres tall [1]. It was completed in 1889 [1]. "
-          "The tower is repainted every seven years [1]. Paris had 2,102,650 inhabitants in 2021 [2].\n\n"
-          f"[1]: {EIFFEL}\n[2]: {PARIS}")
-
-
-def make_run(answer: str = ANSWER, extra_page: str | None = None) -> Run:
-    pages = [Page(EIFFEL, PAGE_EIFFEL, status=200), Page(PARIS, PAGE_PARIS, status=200)]
-    if extra_page is not None:
-        pages.append(Page("https://blog.example.net/notes", extra_page, status=200))
-    results = tuple(SearchResult(0, i + 1, f"Result {i}", p.url, "") for i, p in enumerate(pages))
-    return Run(case="eiffel", question="How tall is the Eiffel Tower, and when was it completed?",
-               answer=answer, queries=("Eiffel Tower height completion year",), results=results,
-               pages=tuple(pages))
-
 
 ANTHROPIC_ONLY = pytest.mark.parametrize("provider", LIVE_PROVIDERS[:1], ids=["anthropic"])
 
@@ -271,7 +252,10 @@ def test_a_replay_miss_is_unscored_not_in_judge_cache(
 def test_errors_are_never_cached(api: Any, config: Config, provider: LiveProvider, tmp_path: Path) -> None:
     state = {"fail": True}
     server = api(lambda r: error_reply(500) if state["fail"] else scripted_judge(r))
-    j, _ = judge(make_run(), config, tmp_path)
+    # A 500 carries no retry-after, so the SDK would back off for seconds between retries; the
+    # retrying itself is the 429 test's subject, what is (not) cached is this one's.
+    no_retries = Config(judge=replace(config.judge, max_retries=0))
+    j, _ = judge(make_run(), no_retries, tmp_path)
     assert j.claims_error and provider.server_error in j.claims_error
     assert not list(tmp_path.glob("*.json"))
     state["fail"] = False

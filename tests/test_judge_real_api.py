@@ -13,12 +13,17 @@ import pytest
 from gate.config import Config, JudgeConfig
 from gate.judge.session import JudgeSession
 from gate.model import Case
-from tests.test_judge_live import make_run
+from tests.support.judge_run import make_run
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("SOURCEGATE_REAL_API") != "1" or not os.environ.get("ANTHROPIC_API_KEY"),
-    reason="real API calls are opt-in: set SOURCEGATE_REAL_API=1 and ANTHROPIC_API_KEY",
-)
+# Read at collection, before tests/conftest.py scrubs ANTHROPIC_*; the real_api mark gives the
+# shell's ANTHROPIC_* and the network back to this test alone.
+pytestmark = [
+    pytest.mark.skipif(
+        os.environ.get("SOURCEGATE_REAL_API") != "1" or not os.environ.get("ANTHROPIC_API_KEY"),
+        reason="real API calls are opt-in: set SOURCEGATE_REAL_API=1 and ANTHROPIC_API_KEY",
+    ),
+    pytest.mark.real_api,
+]
 
 
 def test_a_real_model_judges_a_small_run_in_three_calls(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
-import pytest
-
-from gate.gaterun import run_paths
 from gate.judge.model import NOT_IN_CACHE, Usage
 from gate.report.markdown import MarkdownReporter
 from gate.results import Report
 from tests.support.report_factory import assert_golden, regression_pair, regression_report
-
-EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
 
 
 def test_markdown_matches_its_golden_file() -> None:
@@ -28,40 +22,36 @@ def test_the_first_reason_leads_and_the_others_are_listed() -> None:
     assert "- 1 fabricated\\_url failure\\(s\\) \\(in alpha\\)\n" in text
 
 
-@pytest.fixture(scope="module")
-def replayed() -> Report:
-    return run_paths([str(EXAMPLE)], None, judge_mode="replay")
-
-
-def test_replay_says_how_many_runs_the_judge_cache_served_not_a_table_of_zeros(replayed: Report) -> None:
-    text = MarkdownReporter().render(replayed)
-    runs = len(replayed.cases)
-    replies = sum(c.judgement.usage.judge_cache_hits for c in replayed.cases if c.judgement)
+def test_replay_says_how_many_runs_the_judge_cache_served_not_a_table_of_zeros(example_report: Report) -> None:
+    text = MarkdownReporter().render(example_report)
+    runs = len(example_report.cases)
+    replies = sum(c.judgement.usage.judge_cache_hits for c in example_report.cases if c.judgement)
     assert replies >= 2 * runs  # at least the claims and the grading call of each run
     assert (f"**Judge usage**: no API call, no cost; {runs} of {runs} judged run(s) served from the judge "
             f"cache with no API call ({replies} cached replies read).") in text
     assert "Judge usage per run" not in text
 
 
-def test_a_replay_miss_is_counted_and_the_run_not_called_served(replayed: Report) -> None:
-    first = replayed.cases[0]
+def test_a_replay_miss_is_counted_and_the_run_not_called_served(example_report: Report) -> None:
+    first = example_report.cases[0]
     assert first.judgement is not None
     missed = replace(first.judgement,
                      usage=Usage(judge_cache_hits=1, judge_cache_misses=1),
                      verdicts=tuple(replace(v, verdict=None, unscored_reason=NOT_IN_CACHE)
                                     for v in first.judgement.verdicts))
-    report = replace(replayed, cases=(replace(first, judgement=missed), *replayed.cases[1:]))
+    report = replace(example_report, cases=(replace(first, judgement=missed), *example_report.cases[1:]))
     text = MarkdownReporter().render(report)
     n = len(report.cases)
     assert f"{n - 1} of {n} judged run(s) served from the judge cache" in text
     assert "1 reply missing from the judge cache in 1 run(s): what it would have judged is unscored" in text
 
 
-def test_with_api_calls_the_per_run_table_is_shown(replayed: Report) -> None:
-    first = replayed.cases[0]
+def test_with_api_calls_the_per_run_table_is_shown(example_report: Report) -> None:
+    first = example_report.cases[0]
     assert first.judgement is not None
     called = replace(first.judgement, usage=Usage(calls=3, input_tokens=9000, output_tokens=700, cost_usd=0.04))
-    report = replace(replayed, judge_mode="live", cases=(replace(first, judgement=called), *replayed.cases[1:]))
+    report = replace(example_report, judge_mode="live",
+                     cases=(replace(first, judgement=called), *example_report.cases[1:]))
     text = MarkdownReporter().render(report)
     assert "**Judge usage**: 3 API call(s), 9,000 input and 700 output tokens" in text
     assert "<summary>Judge usage per run</summary>" in text

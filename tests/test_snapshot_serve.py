@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.client
 import io
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from gate.snapshot.records import PAGES, Anchor, ExtractionRecord, PageRecord, SearchRecord, url_key
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
+from tests.support.loopback import ServerThread
 
 BRAVE = {"type": "search", "web": {"results": [{"url": "https://a.test/", "title": "A"}]}}
 
@@ -47,14 +47,8 @@ def live(tmp_path: Path) -> Iterator[Live]:
     store.put_extraction(ExtractionRecord(url="https://a.test/", text="A page", anchors=anchors))
     log = io.StringIO()
     server = ReplayServer(store, port=0, log=log)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with ServerThread(server, "replay"):
         yield Live(server, log)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def test_it_binds_to_loopback_by_default(live: Live) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from gate.cli import main
 from gate.urls import canonical, extract_urls, host, is_under, registered_domain
 
 # --------------------------------------------------------------------------------------------------
@@ -42,6 +46,26 @@ SAME_PAGE = [
     ("userinfo is dropped", "https://user:secret@example.com/a", "https://example.com/a"),
     ("dot segments are resolved", "https://example.com/a/./b/../c", "https://example.com/a/c"),
     ("surrounding whitespace is ignored", "  https://example.com/a \n", "https://example.com/a"),
+    # The query is read like the path: sub-delimiters that need no encoding mean the same either way.
+    ("an apostrophe in a query, encoded or not", "https://example.com/search?q=O'Reilly",
+     "https://example.com/search?q=O%27Reilly"),
+    ("parentheses in a query, encoded or not", "https://example.com/s?q=(x)", "https://example.com/s?q=%28x%29"),
+    ("... in a query key too", "https://example.com/s?f(x)=1", "https://example.com/s?f%28x%29=1"),
+    ("other sub-delimiters in a query", "https://example.com/s?q=a!b*c$d,e:f@g/h?i",
+     "https://example.com/s?q=a%21b%2Ac%24d%2Ce%3Af%40g%2Fh%3Fi"),
+    ("an = inside a value is the value's", "https://example.com/s?q=a=b", "https://example.com/s?q=a%3Db"),
+    # Host names as browsers map them (UTS #46): answers in CJK text carry such hosts.
+    ("full-width letters in a host", "https://\uff25\uff58\uff41\uff4d\uff50\uff4c\uff45.com/a",
+     "https://example.com/a"),
+    ("an ideographic full stop in a host", "https://example\u3002com/a", "https://example.com/a"),
+    ("zero-width characters in a host", "https://exa\u200bmple.com\u2060/a", "https://example.com/a"),
+    ("a backslash before the query is a slash", "https://example.com\\a\\b", "https://example.com/a/b"),
+    ("leading zeros in a port", "https://example.com:0443/a", "https://example.com/a"),
+    ("IPv6 zeros compressed", "https://[0:0:0:0:0:0:0:1]:8080/x", "https://[::1]:8080/x"),
+    ("userinfo may hold brackets", "https://a]b@example.com/a", "https://example.com/a"),
+    ("any number of slashes after the scheme", "https:/example.com/a", "https:///example.com/a"),
+    ("http and https merge when unparseable", "http://user:pass@/", "HTTPS://user:pass@/"),
+    ("a lone surrogate reads as U+FFFD, as in a browser", "https://example.com/a\ud800", "https://example.com/a%EF%BF%BD"),
 ]
 
 
@@ -57,6 +81,14 @@ DIFFERENT_PAGES = [
     ("ordinary parameters are kept", "https://example.com/item?id=1", "https://example.com/item?id=2"),
     ("a blank value is kept", "https://example.com/s?q=", "https://example.com/s"),
     ("an encoded slash is not a slash", "https://example.com/a%2Fb", "https://example.com/a/b"),
+    # In a query, "&", "=", "+" and ";" carry the form syntax: their encoded forms are other queries.
+    ("an encoded & is not a separator", "https://example.com/s?q=a%26b", "https://example.com/s?q=a&b"),
+    ("an encoded = in a key is not the separator", "https://example.com/s?a%3Db=c", "https://example.com/s?a=b%3Dc"),
+    ("an encoded + is a plus, not a space", "https://example.com/s?q=a%2Bb", "https://example.com/s?q=a+b"),
+    ("an encoded ; is not a separator", "https://example.com/s?q=a%3Bb", "https://example.com/s?q=a;b"),
+    ("a full-width letter is not an accent", "https://\uff45xample.com/", "https://\u00e9xample.com/"),
+    ("unparseable URLs stay apart", "http://user:pass@/", "http://?"),
+    ("... from each other", "http://?", "http://#"),
 ]
 
 
@@ -78,6 +110,13 @@ EXACT_KEYS = [
     ("https://en.wikipedia.org/wiki/Python_(programming_language)",
      "https://en.wikipedia.org/wiki/Python_(programming_language)"),
     ("https://[::1]:8080/x", "https://[::1]:8080/x"),
+    ("https://example.com/search?q=O%27Reilly&f=%28x%29", "https://example.com/search?f=(x)&q=O'Reilly"),
+    ("https://\uff37\uff37\uff37\uff0eB\u00dcCHER\u3002example/", "https://b\u00fccher.example/"),
+    ("https://example.com:00080/", "https://example.com/"),
+    # An http(s) URL without a host keys on its text after the scheme, so it matches only itself.
+    ("http://user:pass@/", "https://user:pass@/"),
+    ("http://?", "https://?"),
+    ("http://[::1/x", "https://[::1/x"),
 ]
 
 
@@ -87,7 +126,9 @@ def test_canonical_key_spelling(url: str, key: str) -> None:
 
 
 JUNK = ["", "   ", "not a url", "http://[::1", "https://example.com:notaport/", "%%%", "https://", "::::",
-        "mailto:someone@example.com", "javascript:alert(1)", "\x00\x01", "http://exa mple.com/%zz%", "h" * 5000]
+        "mailto:someone@example.com", "javascript:alert(1)", "\x00\x01", "http://exa mple.com/%zz%", "h" * 5000,
+        "https://example.com:" + "0" * 5000 + "1/", "https://ex\ud800ample.com/\udfff?\ud800=\udc00", "http://\ufdd0.com",
+        "https://[0:1:2:3:4:5:6:7:8]/", "https://example.com:\u00b2/"]
 
 
 @pytest.mark.parametrize("junk", JUNK)
@@ -112,6 +153,9 @@ HOSTS = [
     ("https://[::1]:8080/", "[::1]"),
     ("example.com", "example.com"),
     ("WWW.Example.com:443", "example.com"),
+    ("https://\uff37\uff37\uff37.\uff25xample\u3002com/a", "example.com"),
+    ("https://[0:0::1]/", "[::1]"),
+    ("https://[::1/", "[::1"),
 ]
 
 
@@ -134,12 +178,19 @@ REGISTERED = [
     ("... as is its Unicode spelling", "https://Sub.MÜNCHEN.de/x", "münchen.de"),
     ("a punycode public suffix too", "a.b.xn--p1ai", "b.рф"),
     ("a label that is not valid punycode is kept", "xn--zz-.example", "xn--zz-.example"),
+    ("a full-width host with an ideographic full stop", "https://news.\uff22\uff22\uff23\u3002co.uk/", "bbc.co.uk"),
 ]
 
 
 @pytest.mark.parametrize(("rule", "value", "expected"), REGISTERED, ids=[c[0] for c in REGISTERED])
 def test_registered_domain(rule: str, value: str, expected: str) -> None:
     assert registered_domain(value) == expected
+
+
+def test_a_lone_surrogate_in_a_host_reads_as_u_fffd() -> None:
+    assert host("https://ex\ud800ample.com/") == "ex\ufffdample.com"
+    assert registered_domain("https://news.ex\ud800ample.com/") == "ex\ufffdample.com"
+    assert is_under("news.ex\ud800ample.com", "ex\ufffdample.com")
 
 
 def test_github_io_users_are_different_sites() -> None:
@@ -157,6 +208,7 @@ UNDER = [
     ("example.com", "", False),
     ("news.xn--mnchen-3ya.de", "münchen.de", True),
     ("news.münchen.de", "xn--mnchen-3ya.de", True),
+    ("news.\uff42\uff42\uff43\u3002co.uk", "bbc.co.uk", True),
 ]
 
 
@@ -277,9 +329,36 @@ EXTRACT = [
      ["https://a.example/s?a=1&b=2"]),
     ("... and in a reference definition", "Claim [1].\n\n[1]: https://a.example/a\\_b?c=1&amp;d=2",
      ["https://a.example/a_b?c=1&d=2"]),
+    ("a lone surrogate in a URL reads as U+FFFD", "See https://a.example/x\ud800y.", ["https://a.example/x\ufffdy"]),
 ]
 
 
 @pytest.mark.parametrize(("rule", "answer", "expected"), EXTRACT, ids=[c[0] for c in EXTRACT])
 def test_extract_urls(rule: str, answer: str, expected: list[str]) -> None:
     assert extract_urls(answer) == expected
+
+
+# --------------------------------------------------------------------------------------------------
+# A lone surrogate in a cited URL: no UTF-8 report can hold it, so it reads as U+FFFD
+# --------------------------------------------------------------------------------------------------
+
+TRACE = Path(__file__).parent / "fixtures" / "runs" / "fabricated_url" / "fails" / "cites-url-no-result-showed.json"
+
+
+@pytest.mark.parametrize("where", ["answer", "citations"])
+def test_a_lone_surrogate_in_a_cited_url_is_reported_not_a_crash(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = json.loads(TRACE.read_text("utf-8"))
+    url = "https://science.example.gov/jupiter/\ud800x"
+    trace["answer"] = f"Jupiter has 95 moons [1].\n\n1. {url}\n"
+    if where == "citations":
+        trace["citations"] = [{"url": url}]
+    path = tmp_path / "trace.json"
+    # json.dumps writes the surrogate as the escape "\ud800", as a hostile trace would.
+    path.write_text(json.dumps(trace), "utf-8")
+    out = tmp_path / "report.json"
+    assert main(["check", str(path), "--json", str(out), "--markdown", "-"]) == 1
+    (failure,) = json.loads(out.read_text("utf-8"))["cases"][0]["hard_failures"]
+    assert (failure["check"], failure["url"]) == ("fabricated_url", "https://science.example.gov/jupiter/\ufffdx")
+    assert "jupiter/\ufffdx" in capsys.readouterr().out

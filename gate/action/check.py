@@ -29,6 +29,7 @@ from gate.action.inputs import Inputs, discover_golden_sets
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import Plan, plan_check
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, InputError
+from gate.outputs import resolve_within
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
@@ -81,21 +82,29 @@ def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> Non
 
 def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     """Run the gate on each golden set as the inputs and the event say; write outputs, summary and
-    annotations for all of them. With several sets, each set's reports go to ``report-dir/<name>/``."""
-    from gate.goldensets import combined_exit, split_sets
+    annotations for all of them. With several sets, each set's reports go to ``report-dir/<name>/``.
+
+    Every report file must resolve inside ``GITHUB_WORKSPACE`` (the working folder when unset): a
+    report folder or file committed as a symlink that leads out of it is an input error (exit 2)
+    before anything is written or removed."""
+    from gate.goldensets import combined_exit, file_name, split_sets
 
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
     # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
     sets = split_sets(list(inputs.golden_set) or list(discover_golden_sets(root)))
     pr = _pr_context(env)
     several = len(sets) > 1
-    plans = [plan_check(replace(inputs, report_dir=os.path.join(inputs.report_dir, s.name))
+    plans = [plan_check(replace(inputs, report_dir=os.path.join(inputs.report_dir, file_name(s.name)))
                         if several and s.name else inputs, s.paths, pr) for s in sets]
     plan = plans[0]  # the judge, the baseline commit, the comment and the notes are the same for all
+    files = [f for p in plans for f in p.files.values()]
+    for f in files:
+        # The report folder comes from the checkout: a PR may commit it as a symlink to elsewhere.
+        resolve_within(f, root, "the workspace")
     _prepare_git(env, root, plan.baseline_ref)
     for note in plan.notes:
         print(workflow_command("notice", note, title="sourcegate"), file=out)
-    for f in (f for p in plans for f in p.files.values()):
+    for f in files:
         with contextlib.suppress(FileNotFoundError):
             os.remove(f)  # a report left by an earlier step must never be read as this one's
 

@@ -6,7 +6,7 @@
 One ``DIR/<case>.json`` per input; the case id is ``--case`` (one input only) or the input's file
 name without its extensions. Every input is read and converted, and every trace validated,
 before anything is written: one bad input writes nothing and exits 2 naming the file and the
-JSON path. Each file is written whole (``write_atomic``); the same input gives the same bytes.
+JSON path. Each file is written whole (``gate.outputs.write_file``); the same input gives the same bytes.
 ``gate.cli`` registers this through :func:`add_parser` and calls :func:`run`; exceptions are left
 to it, the one place where they become exit codes.
 """
@@ -55,7 +55,8 @@ def case_id(file: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Convert every input, then write every trace; say what was written on stderr."""
     from gate.importers import convert
-    from gate.jsonio import dump_json, read_text, write_atomic
+    from gate.jsonio import dump_json, read_text
+    from gate.outputs import write_file
 
     if args.case is not None and len(args.inputs) > 1:
         raise InputError(f"--case names one trace, but {len(args.inputs)} inputs were given")
@@ -74,6 +75,6 @@ def run(args: argparse.Namespace) -> int:
         trace = convert(args.format, read_text(file), case=case, question=args.question, source=file)
         planned[target] = (file, dump_json(trace))
     for target, (file, body) in planned.items():
-        write_atomic(target, body)
+        write_file(target, body)
         print(f"sourcegate: {file} -> {target}", file=sys.stderr)
     return EXIT_PASS

@@ -2,7 +2,8 @@
 
 Content-addressed: the file name is the :attr:`ToolCall.key` (a hash of model, prompt version, tool
 schema and rendered inputs), so a changed run or prompt simply misses. Only complete, validated
-replies are written (never an error, a refusal or a reply that left a claim unscored), atomically.
+replies are written (never an error, a refusal or a reply that left a claim unscored), atomically,
+and never through a symlink that leads out of the golden set.
 Entries follow ``gate/schemas/judge-cache.json`` (format ``sourcegate-judgement/1``).
 
 **Trusted entries.** Checked against a pull request's base revision, an entry is used only when the
@@ -21,9 +22,10 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.gitrev import blob_id
-from gate.jsonio import dump_json, load_json, validate, write_atomic
+from gate.jsonio import dump_json, inside, load_json, validate
 from gate.judge.base import ToolCall
 from gate.judgement import Usage
+from gate.outputs import write_file
 
 FORMAT = "sourcegate-judgement/1"
 JUDGEMENTS_DIR = "judgements"
@@ -50,13 +52,17 @@ class JudgeCache:
     """Read and write judge replies under one folder.
 
     With ``trusted``, entries outside it are not served by :meth:`get`; :meth:`unverified` reads them
-    for comparison, and :attr:`unverified_keys` counts them.
+    for comparison, and :attr:`unverified_keys` counts them. Entries are read only inside ``root``
+    (by default the folder that holds ``folder``: the golden set of ``judgements/``), and written
+    only there.
     """
 
-    def __init__(self, folder: str, trusted: TrustedEntries | None = None) -> None:
-        """Use ``folder`` (created on the first write)."""
+    def __init__(self, folder: str, trusted: TrustedEntries | None = None, root: str | None = None) -> None:
+        """Use ``folder`` (created on the first write). Entries are read and written only where their
+        real path stays inside ``root`` (default: the folder above ``folder``, the golden set)."""
         self.folder = folder
         self.trusted = trusted
+        self.root = os.path.dirname(os.path.abspath(folder)) if root is None else root
         self._lock = threading.Lock()
         self._unverified: set[str] = set()
         self._disagreements: list[str] = []
@@ -70,6 +76,7 @@ class JudgeCache:
         file = self.path(call)
         if not os.path.isfile(file):
             return None
+        inside(self.root, file)  # before the trust check, which reads the file to hash it
         if self.trusted is not None and not self.trusted.trusts(file):
             with self._lock:
                 self._unverified.add(call.key)
@@ -101,7 +108,7 @@ class JudgeCache:
             return tuple(sorted(self._disagreements))
 
     def _read(self, call: ToolCall, file: str) -> Mapping[str, Any]:
-        data = load_json(file)
+        data = load_json(file, root=self.root)
         validate(data, "judge-cache", file)
         if data["key"] != call.key or data["model"] != call.model or data["prompt"] != call.tool.prompt:
             raise InputError("judge cache entry does not match its file name (edited by hand?)", file=file)
@@ -124,4 +131,4 @@ class JudgeCache:
                 "cache_write_tokens": usage.cache_write_tokens,
             },
         }
-        write_atomic(self.path(call), dump_json(entry))
+        write_file(self.path(call), dump_json(entry), within=self.root)

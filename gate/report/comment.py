@@ -11,10 +11,18 @@ and baseline commit;
 the hidden marker. Over GitHub's 65,536 characters, sections are trimmed from the bottom up, keeping
 the verdict, the summary and the footer (see :func:`gate.report.sections.fit`).
 
+The kept sections are bounded too, whatever the report holds (it is an untrusted artifact in
+comment mode): the golden-set name is cut to :data:`MAX_NAME` characters, every string to a few
+hundred, and the summary table, the blocking lines and the notes each to a number of characters
+(:data:`KEPT_CHARS`), with a line saying how many more the job summary has. So the comment stays
+under the limit for any input.
+
 Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.escape`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from gate import __version__
 from gate.compare import SET_FIGURES, Comparison
@@ -36,6 +44,10 @@ MARGIN = 512
 """Kept free under the limit: GitHub may count some characters differently than Python does."""
 MAX_NOTES = 12
 """Notes shown in the comment (they are never trimmed, so their number is capped)."""
+MAX_NAME = 200
+"""The golden-set name is cut to this many characters in the comment's heading and footer."""
+KEPT_CHARS = 10_000
+"""Each kept section with a list (figures, blocking lines, notes) is cut to about this many characters."""
 
 STATUS = {"blocking": "❌ blocking", "noise": "⚠️ within noise", "warn": "⚠️ warning",
           "improved": "✅ improved", "worse": "🔻 worse (not gated)", "ok": "✅", "n/a": "–"}
@@ -43,12 +55,28 @@ LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity"
          "citation_validity": "citation validity"}
 
 
+def _capped(rows: list[str], more: Callable[[int], str], max_chars: int = KEPT_CHARS,
+            max_rows: int | None = None) -> list[str]:
+    """The first rows (at most ``max_rows``) that fit in ``max_chars``, then ``more(n)`` for the ``n``
+    left out."""
+    used = 0
+    for i, row in enumerate(rows):
+        used += len(row) + 1
+        if used > max_chars or i == max_rows:
+            return [*rows[:i], more(len(rows) - i)]
+    return rows
+
+
+def _name(report: Report) -> str:
+    return md_code(report.golden_name, max_len=MAX_NAME, in_table=False)
+
+
 def header(report: Report) -> Section:
     """The verdict and its one-line reason."""
     why = md(report.reasons[0], max_len=300) if report.reasons else "no reason given"
     more = f" ({len(report.reasons) - 1} more reason(s) below)" if len(report.reasons) > 1 else ""
     return Section((f"## {ICON[report.verdict]} sourcegate: **{report.verdict}** · "
-                    f"golden set {md_code(report.golden_name, in_table=False)}", "",
+                    f"golden set {_name(report)}", "",
                     f"**Why:** {why}{more}"), keep=True)
 
 
@@ -84,7 +112,8 @@ def summary(report: Report) -> Section:
             if value is not None:
                 rows.append([label, "–", num(value), "–", "no baseline"])
     head, body = table(["figure", "baseline", "PR", "delta", "status"], "lrrrl", rows)
-    return Section(head + body, keep=True)
+    return Section(head + tuple(_capped(list(body), lambda n: f"| … {n} more figure(s): see the job summary "
+                                                              "| | | | |")), keep=True)
 
 
 def blocking(report: Report) -> Section:
@@ -95,8 +124,10 @@ def blocking(report: Report) -> Section:
             if f.status is not None and f.status.status == "blocking"]
     if whys == [first]:
         return Section(())  # the one-line reason above already is this figure's why
-    return Section(tuple(f"❌ **Blocks:** {md(w, max_len=600)}  " if i < len(whys) - 1
-                         else f"❌ **Blocks:** {md(w, max_len=600)}" for i, w in enumerate(whys)), keep=True)
+    lines = _capped([f"❌ **Blocks:** {md(w, max_len=600)}" for w in whys],
+                    lambda n: f"❌ … {n} more blocking figure(s): see the job summary")
+    # Two trailing spaces end a line without starting a new paragraph.
+    return Section(tuple(f"{x}  " if i < len(lines) - 1 else x for i, x in enumerate(lines)), keep=True)
 
 
 def notes(report: Report, max_notes: int | None = MAX_NOTES) -> Section:
@@ -106,9 +137,12 @@ def notes(report: Report, max_notes: int | None = MAX_NOTES) -> Section:
     if cmp is None and not any(w.startswith("no baseline at ") for w in report.warnings):
         items.append("no baseline to compare with: every hard failure counts; "
                      "record one with `sourcegate baseline update`")
-    items += [md(w, max_len=600) for w in report.warnings]
-    if max_notes is not None and len(items) > max_notes:  # never trimmed, so their number is capped
-        items = [*items[:max_notes], f"{len(items) - max_notes} more note(s) in the job summary"]
+    # Only what can be shown is escaped: a report may carry thousands of warnings.
+    shown = report.warnings if max_notes is None else report.warnings[: max(0, max_notes + 1 - len(items))]
+    items += [md(w, max_len=600) for w in shown]
+    hidden = len(report.warnings) - len(shown)
+    if max_notes is not None:  # never trimmed, so their number and size are capped
+        items = _capped(items, lambda n: f"{n + hidden} more note(s) in the job summary", max_rows=max_notes)
     # Two trailing spaces end a line inside the quote block without starting a new paragraph.
     return Section(tuple(f"> ⚠️ {n}  " if i < len(items) - 1 else f"> ⚠️ {n}" for i, n in enumerate(items)),
                    keep=True)
@@ -232,7 +266,7 @@ def usage_line(report: Report) -> str:
 def footer(report: Report, run_url: str | None = None) -> Section:
     """Cost, golden-set version, baseline commit, where the full report is."""
     cmp = report.comparison
-    where = f"golden set {md_code(report.golden_name, in_table=False)} version {report.golden_version}"
+    where = f"golden set {_name(report)} version {report.golden_version}"
     if cmp is not None:
         o = cmp.origin
         at = f" at {md_code(o.commit[:12], in_table=False)}" if o.commit else " (working tree)"

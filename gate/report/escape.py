@@ -4,11 +4,18 @@ Untrusted text is anything that came from the web or a model: answers, claims, p
 quotes, case ids and messages that repeat them. It must render as the same visible characters and
 nothing more: no markup, no links, no pings, no broken table.
 
-Three functions, for three places in a report:
+Four functions, for four places in a report:
 
 * :func:`md` for running text and table cells. The result is one line.
 * :func:`md_code` for inline code (identifiers, quotes shown verbatim). The result is one line.
 * :func:`md_url` for a URL, shown as inline code: readable and copyable, never a link.
+* :func:`plain` for a single line of plain text (JUnit XML, terminal output): no markdown escapes.
+
+Every one of them also keeps untrusted text from acting as a GitHub Actions workflow command when
+the output reaches a log (``--junit -``, ``--markdown -`` in a ``run:`` step): there are no line
+breaks to start a new line with, a leading ``::`` (the runner trims spaces before looking) gets a
+zero-width space between its colons, and so does ``##[`` anywhere (the legacy form, which the runner
+still reads in the middle of a line) between ``##`` and ``[``.
 
 Apply each exactly once, to raw text: escaping twice shows the backslashes. Do not put the output
 of :func:`md` between backticks; backslash escapes are not read inside code, use :func:`md_code`.
@@ -47,8 +54,9 @@ Outside a table pass ``in_table=False``, or the backslash shows.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-__all__ = ["md", "md_code", "md_url"]
+__all__ = ["md", "md_code", "md_url", "plain"]
 
 ELLIPSIS = "…"
 _ZWSP = "\u200b"
@@ -66,6 +74,7 @@ _LINE_BREAK_RE = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85\u2028\u2029]")
 
 _BACKSLASHED = frozenset("\\`*_{}[]()#+-.!|~=")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"}
+_ESCAPES = {ord(ch): "\\" + ch for ch in _BACKSLASHED} | {ord(ch): e for ch, e in _ENTITIES.items()}
 
 # Where GitHub would turn plain text into a link, ping or reference. Each match gets a zero-width
 # space at the position that breaks the pattern (see the module docstring).
@@ -76,8 +85,55 @@ _ZWSP_AFTER_HASH = re.compile(r"(?<=#)(?=\d)")
 _ZWSP_IN_GH_REF = re.compile(r"(?i)(?<=\bGH)(?=-\d)")
 
 
+_LEADING_COMMAND = re.compile(r"^(\s*:)(?=:)")
+_LEGACY_COMMAND = re.compile(r"##(?=\[)")
+
+
 def _clean(text: str) -> str:
     return _INVISIBLE_RE.sub("", text)
+
+
+def _one_line(text: str) -> str:
+    return _LINE_BREAK_RE.sub(" ", _clean(text))
+
+
+def _collapsed(text: str) -> str:
+    return _SPACE_RE.sub(" ", _clean(text)).strip()
+
+
+def _stripped(text: str) -> str:
+    return _clean(text).strip()
+
+
+def _cleaned(text: str, max_len: int | None, clean: Callable[[str], str]) -> str:
+    """``clean(text)``, or, when only ``max_len`` characters will be shown, ``clean`` of a prefix long
+    enough to give the same cut: a 100 MB string costs what its first few hundred characters cost.
+
+    Each ``clean`` only removes characters or turns runs of them into one space, so the cleaned
+    prefix is the start of the cleaned whole; once it is longer than ``max_len``, the cut is the same.
+    """
+    if max_len is None:
+        return clean(text)
+    window = 2 * max_len + 64
+    while window < len(text):
+        out = clean(text[:window])
+        if len(out) > max_len:
+            return out
+        window *= 4
+    return clean(text)
+
+
+def _no_command(line: str) -> str:
+    """``line`` with a zero-width space where the runner would read a workflow command."""
+    line = _LEADING_COMMAND.sub(lambda m: m.group(1) + _ZWSP, line)
+    return _LEGACY_COMMAND.sub("##" + _ZWSP, line)
+
+
+def plain(text: str, *, max_len: int | None = None) -> str:
+    """Untrusted ``text`` as a single line of plain text: control and bidirectional characters
+    removed, each line break a space, workflow commands broken (see the module docstring). Other
+    spaces are kept as they are; nothing else is escaped (an XML or JSON writer does its own)."""
+    return _no_command(_truncate(_cleaned(text, max_len, _one_line), max_len))
 
 
 def _truncate(text: str, max_len: int | None) -> str:
@@ -93,8 +149,7 @@ def md(text: str, *, max_len: int | None = None) -> str:
 
     ``max_len`` caps the visible length, counting the trailing ``…`` when the text is cut.
     """
-    plain = _SPACE_RE.sub(" ", _clean(text)).strip()
-    plain = _truncate(plain, max_len)
+    plain = _no_command(_truncate(_cleaned(text, max_len, _collapsed), max_len))
     for pattern in (
         _ZWSP_AFTER_AT,
         _ZWSP_BEFORE_SCHEME_SEP,
@@ -103,15 +158,7 @@ def md(text: str, *, max_len: int | None = None) -> str:
         _ZWSP_IN_GH_REF,
     ):
         plain = pattern.sub(lambda m: m.group(0) + _ZWSP, plain)
-    out: list[str] = []
-    for ch in plain:
-        if ch in _ENTITIES:
-            out.append(_ENTITIES[ch])
-        elif ch in _BACKSLASHED:
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
+    return plain.translate(_ESCAPES)
 
 
 def md_code(text: str, *, max_len: int | None = None, in_table: bool = True) -> str:
@@ -119,8 +166,7 @@ def md_code(text: str, *, max_len: int | None = None, in_table: bool = True) -> 
 
     ``in_table`` (default True) escapes ``|`` so the span cannot break a table cell.
     """
-    plain = _LINE_BREAK_RE.sub(" ", _clean(text))
-    plain = _truncate(plain, max_len)
+    plain = _no_command(_truncate(_cleaned(text, max_len, _one_line), max_len))
     if not plain:
         return ""
     if in_table:
@@ -137,4 +183,4 @@ def md_url(url: str, *, max_len: int | None = None, in_table: bool = True) -> st
 
     Leading and trailing whitespace is dropped; see :func:`md_code` for the rest.
     """
-    return md_code(_clean(url).strip(), max_len=max_len, in_table=in_table)
+    return md_code(_cleaned(url, max_len, _stripped), max_len=max_len, in_table=in_table)

@@ -6,6 +6,10 @@ name="<check>">`` per run and hard check: ``<failure>`` for each finding of a fa
 is missing or unknown. With a baseline, a second suite ``<set>.figures`` has one test case per soft
 set figure, failed when the gate's decision says it blocks. Text that XML 1.0 cannot carry (control
 characters) is removed; everything else is escaped by the XML writer.
+
+Untrusted text (names, URLs, messages) goes through :func:`gate.report.escape.plain`: one line
+each, so a URL or message with a line break cannot start a line of ``--junit -`` output that the
+Actions runner would read as a workflow command. Findings in an element's text are one line each.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from gate.report.escape import plain
 from gate.results import INPUT_ERROR, CaseResult, Report
 
 __all__ = ["JUnitReporter"]
@@ -21,7 +26,8 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _x(text: str) -> str:
-    return _NOT_XML.sub("", text)
+    """Untrusted text as one line that XML 1.0 can carry."""
+    return _NOT_XML.sub("", plain(text))
 
 
 def _case_tests(suite: ET.Element, golden: str, c: CaseResult) -> None:
@@ -29,8 +35,8 @@ def _case_tests(suite: ET.Element, golden: str, c: CaseResult) -> None:
     problems = [f for f in c.hard_failures if f.check == INPUT_ERROR]
     if problems:
         tc = ET.SubElement(suite, "testcase", classname=classname, name=INPUT_ERROR, time="0")
-        ET.SubElement(tc, "error", message=_x(problems[0].message), type=INPUT_ERROR).text = _x(
-            "\n".join(f.message for f in problems))
+        ET.SubElement(tc, "error", message=_x(problems[0].message), type=INPUT_ERROR).text = "\n".join(
+            _x(f.message) for f in problems)
     for s in c.checks:
         tc = ET.SubElement(suite, "testcase", classname=classname, name=_x(s.check), time="0")
         if s.status == "fail":
@@ -38,7 +44,7 @@ def _case_tests(suite: ET.Element, golden: str, c: CaseResult) -> None:
             first = found[0] if found else None
             el = ET.SubElement(tc, "failure", type=_x(s.check),
                                message=_x(first.message if first else f"{s.check} failed"))
-            el.text = _x("\n".join(f"{f.url or '-'}: {f.message}" for f in found))
+            el.text = "\n".join(f"{_x(f.url or '-')}: {_x(f.message)}" for f in found)
         elif s.status in ("not_checked", "disabled"):
             ET.SubElement(tc, "skipped", message=_x(s.reason or s.status))
 
@@ -66,7 +72,7 @@ class JUnitReporter:
             figs = ET.SubElement(root, "testsuite", name=_x(f"{report.golden_name}.figures"))
             for f in cmp.figures:
                 tc = ET.SubElement(figs, "testcase", classname=_x(f"sourcegate.{report.golden_name}.figures"),
-                                   name=f.key, time="0")
+                                   name=_x(f.key), time="0")
                 if f.status is not None and f.status.status == "blocking":
                     ET.SubElement(tc, "failure", type="soft_regression", message=_x(f.status.why))
                 elif f.status is None or f.status.status == "n/a":

@@ -133,5 +133,11 @@ def _rows_that_fit(s: Section, budget: int, measure: Measure) -> int | None:
 
 def quote_list(items: Sequence[str], max_len: int = 2000) -> str:
     """Untrusted names (case ids, files) as one line of inline code spans, capped."""
-    text = ", ".join(md_code(i, in_table=False) for i in items)
-    return text if len(text) <= max_len else md(", ".join(items), max_len=max_len)
+    parts: list[str] = []
+    size = 0
+    for i in items:  # stop as soon as the spans are too long: the list may be huge
+        parts.append(md_code(i, max_len=max_len + 1, in_table=False))
+        size += len(parts[-1]) + 2
+        if size - 2 > max_len:
+            return md(", ".join(items), max_len=max_len)
+    return ", ".join(parts)

@@ -10,12 +10,19 @@ lacks answers 404 with ``{"error", "layer", "key", "miss": true}`` and a line on
 said out loud, never turned into a live request. The server never proxies to the network, reads
 entries from disk on each request (a rebuild is picked up without a restart), and binds to
 127.0.0.1 unless told otherwise.
+
+Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped,
+and at most :data:`MAX_CONNECTIONS` are served at once (one thread each). A connection over the
+bound waits for a free slot, up to a little over twice :data:`IDLE_TIMEOUT` (an idle one is dropped
+within one), and is answered 503 after that; idle clients cannot make the server start a thread each.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
@@ -34,6 +41,12 @@ from gate.snapshot.records import (
 from gate.snapshot.store import SnapshotStore
 
 DEFAULT_HOST = "127.0.0.1"
+IDLE_TIMEOUT = 5.0
+"""Seconds a connection may stay silent (between requests, or inside one) before it is dropped."""
+MAX_CONNECTIONS = 32
+"""Connections served at once; more wait for a slot (see the module docstring)."""
+_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 40\r\n"
+         b"Connection: close\r\nRetry-After: 1\r\n\r\n" + b'{"error": "too many connections, retry"}')
 
 
 class ReplayServer(ThreadingHTTPServer):
@@ -42,11 +55,35 @@ class ReplayServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
-                 log: TextIO | None = None) -> None:
+                 log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
+                 max_connections: int = MAX_CONNECTIONS) -> None:
         """Bind to ``host:port`` (port 0: any free port; see :attr:`url`)."""
         self.store = store
         self.log = log if log is not None else sys.stderr
+        self.idle_timeout = idle_timeout
+        self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection on a thread of its own once a slot is free; 503 when none frees up."""
+        if not self._slots.acquire(timeout=2 * self.idle_timeout + 1):
+            with contextlib.suppress(OSError):
+                request.settimeout(1.0)
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """One connection, then its slot is free again."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     @property
     def url(self) -> str:
@@ -75,6 +112,11 @@ class _Handler(BaseHTTPRequestHandler):
     server: ReplayServer
     server_version = "sourcegate-snapshot"
     protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        """Every read and write on the connection times out after the server's idle timeout."""
+        super().setup()
+        self.connection.settimeout(self.server.idle_timeout)
 
     def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
         """Answer one request: a hit, a miss (404), a bad request (400) or a damaged entry (500)."""

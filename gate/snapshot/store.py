@@ -9,8 +9,8 @@ Replay is a feature: a lookup that finds nothing raises :class:`gate.errors.Snap
 the layer, the key and the folder. Nothing here ever goes to the network. Every entry is
 validated against its schema on load, and its key is checked against its file name and content,
 so a hand-edited or damaged file is an input error that names the file and the JSON path.
-Writes are atomic, validated before they land, and skipped when the file already holds the same
-text.
+Writes are atomic, validated before they land, skipped when the file already holds the same
+text, and refused through a symlink that leads out of the golden set.
 
 What may be recorded: answers are, failures are not. A snapshot freezes what the web *answered*.
 A failed search (a bad key, a quota, a provider outage) or a transient HTTP failure (408, 429,
@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from gate.errors import InputError, SnapshotMiss
-from gate.jsonio import dump_json, load_json, validate, write_atomic
+from gate.jsonio import dump_json, load_json, validate
+from gate.outputs import write_file
 from gate.snapshot.records import (
     EXTRACTIONS,
     LAYERS,
@@ -138,9 +139,14 @@ class SnapshotIndex:
 class SnapshotStore:
     """Read and record the three layers under one snapshot folder."""
 
-    def __init__(self, root: str) -> None:
-        """Use the snapshot folder ``root`` (``<golden set>/snapshot``; created on the first write)."""
+    def __init__(self, root: str, golden_root: str | None = None) -> None:
+        """Use the snapshot folder ``root`` (``<golden set>/snapshot``; created on the first write).
+
+        Entries are read and written only where their real path stays inside ``golden_root``, by
+        default the folder that holds ``root``.
+        """
         self.root = root
+        self.golden_root = os.path.dirname(os.path.abspath(root)) if golden_root is None else golden_root
 
     def path(self, layer: Layer, key: str) -> str:
         """Where the entry with this key lives."""
@@ -172,7 +178,7 @@ class SnapshotStore:
         return convert(self._load(layer, file), file)
 
     def _load(self, layer: Layer, file: str) -> Mapping[str, Any]:
-        data = load_json(file)
+        data = load_json(file, root=self.golden_root)
         validate(data, layer.schema, file)
         stem = os.path.splitext(os.path.basename(file))[0]
         if data["key"] != stem:
@@ -216,7 +222,7 @@ class SnapshotStore:
             with open(file, encoding="utf-8") as f:
                 if f.read() == text:
                     return False
-        write_atomic(file, text)
+        write_file(file, text, within=self.golden_root)
         return True
 
     # ---------------------------------------------------------------- listing

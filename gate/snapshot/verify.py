@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gate.model import Run
+from gate.report.escape import plain
 from gate.snapshot.records import normalise_query
 from gate.snapshot.store import SnapshotIndex, page_failure
 from gate.urls import canonical
@@ -77,8 +78,9 @@ def render(coverage: Coverage, folder: str) -> str:
     misses = coverage.misses
     lines = [f"snapshot {folder} does not cover {len(misses)} of {len(coverage.cases)} run(s){by}:"]
     for c in misses:
-        lines.append(f"  {c.case} ({c.source}):")
-        lines += [f"    search not recorded: {q!r}" for q in c.missing_queries]
-        lines += [f"    page not recorded: {u}" for u in c.missing_pages]
+        # Case ids, queries and URLs come from the traces: one line each, no workflow command.
+        lines.append(f"  {plain(c.case)} ({plain(c.source)}):")
+        lines += [f"    search not recorded: {plain(repr(q))}" for q in c.missing_queries]
+        lines += [f"    page not recorded: {plain(u)}" for u in c.missing_pages]
     lines.append("record what is missing, or rebuild from the runs with `sourcegate snapshot build`")
     return "\n".join(lines)

@@ -1,15 +1,21 @@
-"""The matching key of a URL (:func:`canonical`) and its host (:func:`host`).
+"""The matching key of a URL: :func:`canonical`.
 
 Two URLs that name the same page get the same key, so a citation matches the search result or the
-fetched page it stands for. Pure and offline.
+fetched page it stands for. The key follows how browsers read a URL (the WHATWG URL Standard, held to
+its test suite in ``tests/test_urls_whatwg.py``), then drops what does not change the page: scheme,
+``www.``, default port, fragment, tracking parameters, parameter order, trailing slash. Pure and
+offline.
 """
 
 from __future__ import annotations
 
 import functools
-from urllib.parse import quote, unquote, urlsplit
+import re
+from urllib.parse import quote, unquote
 
-__all__ = ["canonical", "host", "unicode_host"]
+from gate.urls.hosts import split_authority, usv
+
+__all__ = ["canonical"]
 
 _TRACKING_EXACT = frozenset(
     {
@@ -36,6 +42,15 @@ _PATH_SAFE = "/:@!$&'()*+,;="
 # exactly this way (Wikipedia's "Python_%28programming_language%29" is "Python_(programming_language)").
 _PATH_DECODABLE = _UNRESERVED | frozenset("()!*'")
 _QUERY_SAFE = ":@!$'()*,;/?"
+# In a query, the sub-delimiters outside the form syntax mean the same encoded or not: browsers write
+# "q=O'Reilly" as "q=O%27Reilly". "&", "=", "+" and ";" (an old parameter separator) are not decoded,
+# because there "%26" and "&" are different queries.
+_QUERY_DECODABLE = _UNRESERVED | frozenset("!$'()*,:@/?")
+# How a web URL starts: the scheme, then any run of slashes, forward or back, as browsers read it.
+_WEB_SCHEME = re.compile(r"https?:[/\\]*", re.IGNORECASE)
+# Browsers drop C0 controls and spaces around a URL, and tabs and newlines anywhere in it.
+_C0_SPACE = "".join(chr(i) for i in range(0x21))
+_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
 
 
 def _norm_pct(text: str, safe: str, decodable: frozenset[str] = _UNRESERVED) -> str:
@@ -76,23 +91,6 @@ def _remove_dot_segments(path: str) -> str:
     return result if result.startswith("/") else "/" + result
 
 
-def _split_netloc(netloc: str) -> tuple[str, str]:
-    """Split a netloc into (host, port), dropping any userinfo; the host is lower-cased, www.-free."""
-    hostport = netloc.rpartition("@")[2]
-    if hostport.startswith("["):
-        # IPv6 literal: the port, if any, follows the closing bracket.
-        end = hostport.find("]")
-        if end == -1:
-            return hostport.lower(), ""
-        hostname, port = hostport[: end + 1], hostport[end + 1 :].lstrip(":")
-    else:
-        hostname, _, port = hostport.partition(":")
-    hostname = hostname.lower().rstrip(".")
-    if hostname.startswith("www."):
-        hostname = hostname[4:]
-    return hostname, port
-
-
 def _norm_query(query: str) -> str:
     """Drop tracking parameters, normalise encoding and sort what remains by key then value."""
     pairs: list[tuple[str, str]] = []
@@ -104,8 +102,8 @@ def _norm_query(query: str) -> str:
         if decoded_key.startswith("utm_") or decoded_key in _TRACKING_EXACT:
             continue
         # In a query "+" conventionally means a space, so both spellings are folded to %20.
-        key = _norm_pct(key.replace("+", "%20"), _QUERY_SAFE)
-        pairs.append((key, _norm_pct(value.replace("+", "%20"), _QUERY_SAFE)))
+        key = _norm_pct(key.replace("+", "%20"), _QUERY_SAFE, _QUERY_DECODABLE)
+        pairs.append((key, _norm_pct(value.replace("+", "%20"), _QUERY_SAFE, _QUERY_DECODABLE)))
     pairs.sort()
     return "&".join(k + "=" + v for k, v in pairs)
 
@@ -114,71 +112,63 @@ def _norm_query(query: str) -> str:
 def canonical(url: str) -> str:
     """Return the matching key for ``url``: two URLs that name the same page get the same key.
 
-    http and https are merged (the key always says ``https://``); the host is lower-cased and loses a
-    leading ``www.``, userinfo and default ports; the fragment and tracking parameters are dropped;
-    the remaining query parameters are sorted; percent-encoding is normalised; a trailing slash on
-    the path is ignored. Path case is kept. Never raises: junk input gives a best-effort string.
+    http and https are merged (the key always says ``https://``); the host is mapped as browsers map
+    it and loses a leading ``www.``, userinfo and default ports; the fragment and tracking parameters
+    are dropped; the remaining query parameters are sorted; percent-encoding is normalised; a trailing
+    slash on the path is ignored. Path case is kept. An http(s) URL that cannot be parsed (no host, a
+    malformed IPv6 literal) keys on its text after the scheme, so it matches only itself. Never raises.
     """
-    text = url.strip()
+    text = _trim(usv(url))
+    lowered = text[:8].lower()
+    scheme = _WEB_SCHEME.match(text) if lowered.startswith("http") else None
+    if scheme is not None:
+        rest = text[scheme.end() :]
+    elif lowered.startswith("//"):
+        rest = text[2:]
+    else:
+        head = text.split("/", 1)[0]
+        if "." not in head or " " in text or ":" in head.split(".")[0]:
+            return text  # Not recognisably a web URL (mailto:, a word, ...): leave it be.
+        rest = text  # A scheme-less "example.com/page" citation.
+    authority, path, query = _split(rest)
     try:
-        lowered = text[:8].lower()
-        if lowered.startswith("//"):
-            text = "https:" + text
-        elif "://" not in text and not lowered.startswith(("http:", "https:")):
-            head = text.split("/", 1)[0]
-            if "." not in head or " " in text or ":" in head.split(".")[0]:
-                return text  # Not recognisably a web URL (mailto:, a word, ...): leave it be.
-            text = "https://" + text  # A scheme-less "example.com/page" citation.
-        parts = urlsplit(text)
-        if parts.scheme not in ("http", "https"):
-            return text
-        hostname, port = _split_netloc(parts.netloc)
-        hostname = unicode_host(hostname)
-        netloc = hostname if port in ("", "80", "443") else hostname + ":" + port
-        path = _norm_pct(parts.path, _PATH_SAFE, _PATH_DECODABLE)
-        if "/." in path:
-            path = _remove_dot_segments(path)
-        path = path.rstrip("/") or "/"
-        query = _norm_query(parts.query) if parts.query else ""
-        return "https://" + netloc + path + ("?" + query if query else "")
-    except (ValueError, UnicodeError):
-        # urlsplit rejects some malformed input (e.g. an unclosed IPv6 bracket); a key is still needed.
-        return text
+        hostname, port = split_authority(authority)
+    except ValueError:
+        hostname = ""
+    if not hostname:
+        return "https://" + rest
+    if port.isascii() and port.isdigit():
+        port = port.lstrip("0") or "0"  # "0080" is port 80
+    netloc = hostname if port in ("", "80", "443") else hostname + ":" + port
+    path = _norm_pct(path, _PATH_SAFE, _PATH_DECODABLE)
+    if "/." in path:
+        path = _remove_dot_segments(path)
+    path = path.rstrip("/") or "/"
+    query = _norm_query(query) if query else ""
+    return "https://" + netloc + path + ("?" + query if query else "")
 
 
-@functools.lru_cache(maxsize=65536)
-def host(url: str) -> str:
-    """Return the lower-cased host of ``url`` without ``www.``, userinfo or port.
+def _trim(text: str) -> str:
+    """Drop what browsers drop: surrounding whitespace and C0 controls, tabs and newlines inside."""
+    text = text.strip()
+    if text and (text[0] <= " " or text[-1] <= " "):
+        text = text.strip(_C0_SPACE).strip()
+    if "\t" in text or "\n" in text or "\r" in text:
+        text = text.translate(_TAB_NEWLINE)
+    return text
 
-    A bare host (``"News.Example.com:8080"``) is accepted as well as a full URL.
+
+def _split(rest: str) -> tuple[str, str, str]:
+    """Split what follows ``scheme://`` into authority, path and query; the fragment is dropped.
+
+    As in browsers, a backslash before the query is a slash, and the authority ends at the first
+    ``/``, ``?`` or ``#`` (so userinfo may hold brackets, as in ``http://a]b@host/``).
     """
-    text = url.strip()
-    scheme_end = text.find("://")
-    if scheme_end != -1:
-        text = text[scheme_end + 3 :]
-    elif text.startswith("//"):
-        text = text[2:]
-    for sep in "/?#":
-        text = text.split(sep, 1)[0]
-    return _split_netloc(text)[0]
-
-
-def unicode_host(hostname: str) -> str:
-    """A host with its IDNA ``xn--`` labels decoded, so ``xn--mnchen-3ya.de`` and ``münchen.de`` are one site.
-
-    A label that is not a valid IDNA A-label is kept as written.
-    """
-    if "xn--" not in hostname:
-        return hostname
-    return ".".join(_u_label(label) for label in hostname.split("."))
-
-
-def _u_label(label: str) -> str:
-    if not label.startswith("xn--"):
-        return label
-    try:
-        decoded = label[4:].encode("ascii").decode("punycode").lower()
-    except (UnicodeError, ValueError):
-        return label
-    # An A-label stands for a label with non-ASCII letters; anything else was never an IDNA name.
-    return label if decoded.isascii() else decoded
+    rest = rest.partition("#")[0]
+    before, _, query = rest.partition("?")
+    if "\\" in before:
+        before = before.replace("\\", "/")
+    slash = before.find("/")
+    if slash == -1:
+        return before, "", query
+    return before[:slash], before[slash:], query

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from gate.urls.canonicalise import host, unicode_host
+from gate.urls.hosts import host, map_host
 
 if TYPE_CHECKING:
     import tldextract
@@ -39,7 +39,7 @@ def registered_domain(host_or_url: str) -> str:
     ``github.io`` is a (private) public suffix. IPs, ``localhost`` and hosts with no known suffix
     give the host itself.
     """
-    hostname = unicode_host(host(host_or_url))
+    hostname = host(host_or_url)
     if not hostname:
         return hostname
     result = _get_extractor()(hostname)
@@ -60,8 +60,7 @@ def is_under(host: str, domain: str) -> bool:
 
 
 def _bare_host(name: str) -> str:
-    """Lower-case a host name and strip ``www.`` and a trailing dot; URLs are reduced to their host."""
+    """A host name as :func:`map_host` gives it (lower-cased, no ``www.``); URLs are reduced to their host."""
     if "/" in name:
-        return unicode_host(host(name))
-    name = name.strip().lower().rstrip(".")
-    return unicode_host(name[4:] if name.startswith("www.") else name)
+        return host(name)
+    return map_host(name.strip())

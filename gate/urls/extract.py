@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 
 from gate.urls.canonicalise import canonical
+from gate.urls.hosts import usv
 
 __all__ = ["extract_urls"]
 
@@ -254,9 +255,10 @@ def extract_urls(answer: str) -> list[str]:
     Recognised: inline links (with or without a title), ``<url>`` autolinks, bare http(s) URLs,
     reference definitions (``[1]: url``) and reference links, and numbered markers (``[1]``,
     ``[2, 3]``, ``[^1]``, ``【1】``) pointing into a sources list. A URL listed only as a source still
-    counts. Images and fenced code blocks are ignored. The first raw spelling of each URL is kept.
+    counts. Images and fenced code blocks are ignored. The first raw spelling of each URL is kept,
+    except that a lone surrogate (which no UTF-8 report can hold) reads as U+FFFD, as in a browser.
     """
-    text = _split_table_cells(_strip_fenced_code(answer))
+    text = _split_table_cells(_strip_fenced_code(usv(answer)))
     labels = _build_labels(text)
     seen: set[str] = set()
     found: list[str] = []

@@ -34,7 +34,7 @@ import re
 import socket
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,9 +43,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import jsonschema
-import pytest
 from referencing import Registry
 from referencing.jsonschema import DRAFT4
+
+from tests.support.loopback import ServerThread
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "github"
 OPENAPI_PATH = FIXTURES / "rest-api-issue-comments.openapi.json"
@@ -286,8 +287,7 @@ class FakeGitHub:
         self._update_validator = _request_body_validator(
             "patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"
         )
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._running: ServerThread | None = None
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -296,23 +296,14 @@ class FakeGitHub:
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         httpd.daemon_threads = True
         httpd.fake = self  # type: ignore[attr-defined]
-        self._httpd = httpd
-        # A short poll interval keeps shutdown() (and so every test's teardown) fast.
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-github", daemon=True
-        )
-        self._thread.start()
+        self._running = ServerThread(httpd, "fake-github").start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the listening socket."""
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
+        if self._running is not None:
+            self._running.stop()
+            self._running = None
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
@@ -323,10 +314,9 @@ class FakeGitHub:
     @property
     def origin(self) -> str:
         """``http://127.0.0.1:PORT``."""
-        if self._httpd is None:
+        if self._running is None:
             raise RuntimeError("the fake GitHub server is not running")
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._running.url
 
     @property
     def base_url(self) -> str:
@@ -668,10 +658,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("x-ratelimit-remaining", "4999")
         self.end_headers()
         self.wfile.write(data)
-
-
-@pytest.fixture
-def fake_github() -> Iterator[FakeGitHub]:
-    """A running :class:`FakeGitHub` with an Actions-like token (import into a conftest to use)."""
-    with FakeGitHub() as server:
-        yield server

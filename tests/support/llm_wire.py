@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 
+from tests.support.loopback import ServerThread
+
 
 @dataclass(frozen=True)
 class Request:
@@ -105,14 +107,13 @@ class FakeAPI:
         self.requests: list[Request] = []
         self.replies: list[Reply] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._running: ServerThread | None = None
 
     @property
     def url(self) -> str:
         """The base URL to give the SDK."""
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        assert self._running is not None
+        return self._running.url
 
     @property
     def calls(self) -> int:
@@ -149,17 +150,13 @@ class FakeAPI:
     def __enter__(self) -> Self:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name=self.name, daemon=True)
-        self._thread.start()
+        self._running = ServerThread(server, self.name).start()
         return self
 
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
-        assert self._server is not None and self._thread is not None
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        assert self._running is not None
+        self._running.stop()
 
 
 def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
