@@ -120,6 +120,10 @@ class FakeAPI:
         """How many requests reached the server."""
         return len(self.requests)
 
+    def serves(self, path: str) -> bool:
+        """True for the route(s) this API answers on."""
+        return path == self.path
+
     def key_of(self, headers: Mapping[str, str]) -> str:
         """The API key a request carries."""
         return headers.get("authorization", "").removeprefix("Bearer ")
@@ -179,7 +183,7 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802 - the http.server convention
             raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-            if self.path.split("?")[0] != api.path:
+            if not api.serves(self.path.split("?")[0]):
                 self._send(api.not_found(self.path))
                 return
             try:

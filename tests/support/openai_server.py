@@ -9,7 +9,8 @@ is the real ``insufficient_quota`` body from the fixtures). 429 and 503 carry ``
 ``retry-after-ms`` (which the SDK reads first, so tests wait milliseconds).
 
 As the real API does, a call forced with ``tool_choice`` finishes with ``finish_reason: "stop"``; a
-refusal is ``message.refusal``. Responders are scripted with :mod:`tests.support.llm_wire`.
+refusal is ``message.refusal``. Azure OpenAI's route (``/openai/deployments/NAME/chat/completions``,
+key in ``api-key``) is answered the same way. Responders are scripted with :mod:`tests.support.llm_wire`.
 
 ``usage``: ``prompt_tokens`` are the characters / 4 of the messages and tools; OpenAI caches a prompt
 prefix by itself once it is 1024 tokens or more, so the second request with the same system message
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ __all__ = ["OpenAIServer", "Reply", "Request", "Responder", "error_reply", "text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "openai"
 MIN_CACHED = 1024
+AZURE_PATH = re.compile(r"/openai/deployments/[^/]+/chat/completions")
 _ids = itertools.count(1)
 
 
@@ -106,6 +109,14 @@ class OpenAIServer(FakeAPI):
     def base_url(self) -> str:
         """What ``OPENAI_BASE_URL`` takes: the root with ``/v1``."""
         return self.url + "/v1"
+
+    def serves(self, path: str) -> bool:
+        """``/v1/chat/completions``, and Azure OpenAI's ``/openai/deployments/NAME/chat/completions``."""
+        return path == self.path or AZURE_PATH.fullmatch(path) is not None
+
+    def key_of(self, headers: Mapping[str, str]) -> str:
+        """A bearer token, or Azure's ``api-key`` header."""
+        return headers.get("api-key") or super().key_of(headers)
 
     def unauthorised(self) -> Reply:
         """The API's 401."""
