@@ -24,6 +24,7 @@ from gate.errors import (
     GateError,
     InputError,
 )
+from gate.judge.providers import PROVIDERS
 
 VERDICT_EXIT = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "inconclusive": EXIT_INCONCLUSIVE}
 
@@ -49,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--judge", choices=("live", "replay", "off"), default=None,
                    help="LLM judges: live (call the API, record), replay (judge cache only) or off "
                         "(default: judge.mode in the config, itself 'replay' by default)")
+    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None,
+                   help="the live judge's model provider (default: judge.provider in the config, itself "
+                        "'anthropic' by default); see docs/judge-providers.md")
     _add_baseline_options(c)
     _add_baseline_command(sub)
     _add_snapshot_command(sub)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -172,6 +172,16 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
         record=_record(data.get("record", {})),
         source=source,
     )
+
+
+def with_judge_provider(config: Config, provider: str | None) -> Config:
+    """``config`` judging with ``provider`` (None: unchanged); a model left at the old provider's default
+    becomes the new provider's default."""
+    judge = config.judge
+    if provider is None or provider == judge.provider:
+        return config
+    model = DEFAULT_MODELS[provider] if judge.model == DEFAULT_MODELS.get(judge.provider) else judge.model
+    return replace(config, judge=replace(judge, provider=provider, model=model))
 
 
 def _record(data: Mapping[str, Any]) -> RecordConfig:

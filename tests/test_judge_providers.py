@@ -14,7 +14,7 @@ import pytest
 
 from gate.action.inputs import JUDGE_KEYS, read_inputs, resolve_judge
 from gate.cli import main
-from gate.config import DEFAULT_MODELS, Config, JudgeConfig, config_from_dict, parse_config
+from gate.config import DEFAULT_MODELS, Config, JudgeConfig, config_from_dict, parse_config, with_judge_provider
 from gate.errors import InputError, JudgeUnavailable
 from gate.jsonio import load_json, schema
 from gate.judge.base import KEY_VERSION, ToolCall
@@ -180,3 +180,23 @@ def test_the_action_reads_the_provider_and_its_key_and_masks_the_key() -> None:
     assert read_inputs({input_env_name("judge-provider"): "scripted"}).has_judge_key
     with pytest.raises(InputError, match="judge-provider"):
         read_inputs({input_env_name("judge-provider"): "gemini"})
+
+
+def test_judge_provider_on_the_command_line_overrides_the_config_and_its_default_model(tmp_path: Path) -> None:
+    assert with_judge_provider(Config(), "openai").judge.model == "gpt-4.1-mini"
+    pinned = Config(judge=JudgeConfig(model="claude-opus-4-5"))
+    assert with_judge_provider(pinned, "openai").judge == JudgeConfig(provider="openai", model="claude-opus-4-5")
+    assert with_judge_provider(pinned, None) is pinned
+    root = write_golden(tmp_path / "set", ["a"])
+    out = tmp_path / "r.json"
+    assert main(["check", str(root), "--judge", "live", "--judge-provider", "scripted", "--json", str(out)]) == 0
+    assert load_json(str(out))["judge"]["usage"]["calls"] == 3
+
+
+def test_the_action_passes_the_provider_to_the_gate() -> None:
+    from gate.action.inputs import Inputs
+    from gate.action.plan import plan_check
+
+    argv = plan_check(Inputs(judge_provider="openai", openai_api_key="k"), ["set"], None).argv
+    assert argv[argv.index("--judge-provider") + 1] == "openai" and argv[argv.index("--judge") + 1] == "live"
+    assert "--judge-provider" not in plan_check(Inputs(), ["set"], None).argv

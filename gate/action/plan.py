@@ -62,6 +62,8 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
     }
     argv = ["check", *paths, "--json", files["json"], "--markdown", files["markdown"],
             "--summary", files["summary"], "--junit", files["junit"], "--judge", judge]
+    if inputs.judge_provider is not None:
+        argv += ["--judge-provider", inputs.judge_provider]
     if inputs.config:
         argv += ["--config", inputs.config]
         if inputs.trust_config:
