@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FILE_FLAGS", "Outputs", "baseline_update", "check"]
 
-FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline")
+FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline", "otlp_json")
 """The ``check`` options that name a file: with several sets, each needs ``{name}`` (or is '-')."""
 
 
@@ -44,6 +44,7 @@ class Outputs:
     junit: str | None = None
     summary: str | None = None
     baseline: str | None = None
+    otlp_json: str | None = None
 
     @classmethod
     def of(cls, args: argparse.Namespace, name: str | None) -> Outputs:
@@ -70,7 +71,7 @@ def check(args: argparse.Namespace) -> int:
     from gate.publish import comment_authors
 
     sets = split_sets(args.paths)
-    require_name_field({f"--{f}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
+    require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     return _each(sets, lambda s: _check_one(s, args, authors), "check")
@@ -94,6 +95,11 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
                        trusted_judgements=rules.trusted_judgements)
     report = attach_baseline(report, rules, now=datetime.now(UTC))
     # Render everything before writing anything: a rendering error leaves no file behind.
+    spans = None
+    if out.otlp_json is not None or args.otlp_endpoint is not None:
+        from gate.spans import prepare
+
+        spans = prepare(report, golden.paths, json_file=out.otlp_json, endpoint=args.otlp_endpoint)
     rendered: list[tuple[str, str]] = []
     if out.json is not None:
         rendered.append((out.json, JsonReporter().render(report)))
@@ -105,6 +111,8 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
         rendered.append((out.junit, JUnitReporter().render(report)))
     for target, text in rendered:
         emit(target, text)
+    if spans is not None:
+        spans()
     _publish(report, out.summary, args.comment, authors)
     return VERDICT_EXIT[report.verdict]
 

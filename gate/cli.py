@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None,
                    help="the live judge's model provider (default: judge.provider in the config, itself "
                         "'anthropic' by default); see docs/judge-providers.md")
+    c.add_argument("--otlp-json", metavar="FILE",
+                   help="write the runs as OpenTelemetry spans, OTLP/JSON lines (docs/spans.md; needs the "
+                        "'otel' extra)")
+    c.add_argument("--otlp-endpoint", metavar="URL",
+                   help="send the spans over OTLP/HTTP to a collector, Phoenix, Langfuse or Jaeger")
     _add_baseline_options(c)
     _add_baseline_command(sub)
     _add_snapshot_command(sub)

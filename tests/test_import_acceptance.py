@@ -87,6 +87,11 @@ EXPECTED: list[tuple[str, str, list[tuple[str, str | None]]]] = [
      [("fabricated_url", APPLE_BUY + "/iphone-17-pro"), ("fabricated_url", APPLE_BUY + "/iphone-air"),
       ("fabricated_url", APPLE_BUY + "/iphone-17e"), ("fabricated_url", APPLE_BUY),
       ("domain_cap", APPLE_BUY + "/iphone-17")]),
+    # OpenInference's example trace and LangSmith's captured runs: a chat turn with no search and an
+    # answer that cites nothing.
+    ("otlp", "openinference/openinference-spec.first-trace.json", [("no_citations", None)]),
+    ("langsmith", "langsmith/langsmith-sdk.langsmith_js_wrap_openai_default.json", [("no_citations", None)]),
+    ("langsmith", "langsmith/langsmith-sdk.langsmith_js_wrap_openai_stream.json", [("no_citations", None)]),
     ("tavily-agent-log", "tavily/run-linkedin-jobs.cell19.stdout.txt",
      [("unread_citation", "https://www.linkedin.com/jobs/view/software-engineer-32949-at-stealth-startup-4378192559"),
       ("unread_citation", "https://www.linkedin.com/jobs/software-engineer-jobs-san-francisco-bay-area")]),

@@ -29,7 +29,9 @@ EVERY = [("anthropic", SEARCH), ("anthropic", STREAM), ("anthropic", FETCH),
          ("openai-responses", FIXTURES / "openai" / "vercel-ai.openai-web-search-tool.1.json"),
          ("openai-responses", FIXTURES / "openai" / "vercel-ai.openai-web-search-tool.1.chunks.txt"),
          ("perplexity", PERPLEXITY), ("langfuse", FIXTURES / "langfuse" / "agno-2025-06-11.json"),
-         ("tavily-agent-log", FIXTURES / "tavily" / "run-iphone-models.cell15.stdout.txt")]
+         ("tavily-agent-log", FIXTURES / "tavily" / "run-iphone-models.cell15.stdout.txt"),
+         ("otlp", FIXTURES / "openinference" / "openinference-spec.first-trace.json"),
+         ("langsmith", FIXTURES / "langsmith" / "langsmith-sdk.langsmith_js_wrap_openai_default.json")]
 
 
 def test_each_input_becomes_one_trace_named_by_its_file(tmp_path: Path,

@@ -21,6 +21,8 @@ _FORMATS: dict[str, tuple[str, str]] = {
     "perplexity": ("gate.importers.perplexity", "PerplexityImporter"),
     "langfuse": ("gate.importers.langfuse", "LangfuseImporter"),
     "tavily-agent-log": ("gate.importers.tavily_log", "TavilyAgentLogImporter"),
+    "otlp": ("gate.importers.otlp", "OtlpImporter"),
+    "langsmith": ("gate.importers.langsmith", "LangSmithImporter"),
 }
 
 FORMATS: tuple[str, ...] = tuple(_FORMATS)

@@ -22,7 +22,7 @@ from typing import Any
 from gate.errors import EXIT_PASS, InputError
 
 # the format ids, kept here so building the CLI's parser imports no importer (a test keeps it in step)
-FORMAT_IDS = ("anthropic", "openai-responses", "perplexity", "langfuse", "tavily-agent-log")
+FORMAT_IDS = ("anthropic", "openai-responses", "perplexity", "langfuse", "tavily-agent-log", "otlp", "langsmith")
 _CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SUFFIXES = (".chunks.txt", ".stdout.txt", ".jsonl", ".json", ".txt", ".log")
 

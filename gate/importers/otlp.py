@@ -1,0 +1,172 @@
+"""``otlp``: OpenTelemetry spans with OpenInference conventions (OTLP/JSON, or a JSON span list).
+
+    root span (no parent)          -> the question (``input.value``) and the answer (``output.value``);
+                                      its start -> started_at
+    RETRIEVER spans                -> a query each (``input.value``, or its ``query`` member when JSON)
+                                      and its results: ``retrieval.documents.N.document.*``; the URL is
+                                      ``metadata.url``, else the document id when it is an http(s) URL;
+                                      title and published date from the metadata, snippet = content
+    TOOL spans named fetch_page    -> pages read: ``url.full``, ``output.value`` (the text),
+                                      ``http.response.status_code``, fetched at the span's start
+    LLM spans                      -> agent.model (``llm.model_name``); the answer when the root has
+                                      none (``output.value`` or the first output message)
+    sourcegate.citations           -> the citations (as ``sourcegate check --otlp-json`` writes them);
+                                      otherwise the gate extracts them from the answer
+
+A file may hold several traces (one per line, as sourcegate writes one per case): ``--case`` then
+picks the one whose root says ``sourcegate.case.id``. Documents without a web URL (a vector store's
+chunks) are not web sources and are left out. Spans are read in start-time order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gate.importers.base import Context, TraceBuilder, publication_date
+from gate.importers.spanfile import Span, read_spans
+
+_KIND = "openinference.span.kind"
+_QUERY_KEYS = ("query", "q", "input", "question")
+
+
+class OtlpImporter:
+    """OTLP/JSON span files (or JSON span lists) following the OpenInference conventions."""
+
+    id = "otlp"
+    description = "OpenTelemetry spans, OTLP/JSON or a span list, with OpenInference conventions"
+
+    def convert(self, data: Any, ctx: Context) -> dict[str, Any]:
+        """The run of the one trace in the file (or the one ``--case`` names)."""
+        raw = data if isinstance(data, str) else json.dumps(data)
+        spans = _one_trace(read_spans(raw, ctx.source), ctx)
+        ids = {s.id for s in spans}
+        roots = [s for s in spans if s.parent is None or s.parent not in ids]
+        if len(roots) != 1:
+            raise spans[0].at.error(f"expected one root span in trace {spans[0].trace}, found {len(roots)}")
+        [root] = roots
+        ordered = [s for _, s in sorted(enumerate(spans), key=lambda pair: (pair[1].start or "", pair[0]))]
+        trace = TraceBuilder()
+        model: str | None = None
+        answer = _text(root.attributes.get("output.value"))
+        citations: list[str] | None = None
+        for span in ordered:
+            kind = span.attributes.get(_KIND)
+            if kind == "RETRIEVER":
+                _retriever(span, trace)
+            elif kind == "TOOL" and span.attributes.get("tool.name") == "fetch_page":
+                _page(span, trace)
+            elif kind == "LLM":
+                model = model or _text(span.attributes.get("llm.model_name"))
+                if answer is None:
+                    answer = _text(span.attributes.get("output.value")) or _text(
+                        span.attributes.get("llm.output_messages.0.message.content"))
+                cited = span.attributes.get("sourcegate.citations")
+                if isinstance(cited, list) and citations is None:
+                    citations = [str(u) for u in cited]
+        question = _query_text(root.attributes.get("input.value"))
+        if question is None and ctx.question is None:
+            raise root.at.key("attributes").error("the root span has no input.value (the question): "
+                                                  "pass --question")
+        if answer is None:
+            raise root.at.key("attributes").error("no answer found (output.value of the root span or of "
+                                                  "an LLM span)")
+        for link in citations or ():
+            trace.cite(link)
+        return trace.build(ctx, question=question, answer=answer, started_at=root.start, model=model,
+                           cited=citations is not None)
+
+
+def _one_trace(spans: list[Span], ctx: Context) -> list[Span]:
+    """The spans of the file's only trace, or of the trace whose root names case ``ctx.case``."""
+    traces: dict[str, list[Span]] = {}
+    for s in spans:
+        traces.setdefault(s.trace, []).append(s)
+    if not traces:
+        from gate.importers.base import Where
+
+        raise Where(ctx.source).error("no spans in the file")
+    if len(traces) == 1:
+        return next(iter(traces.values()))
+    named = [t for t in traces.values()
+             if any(s.attributes.get("sourcegate.case.id") == ctx.case for s in t)]
+    if ctx.case is not None and len(named) == 1:
+        return named[0]
+    first = spans[0]
+    raise first.at.error(f"the file holds {len(traces)} traces and none is case {ctx.case!r} "
+                         "(sourcegate.case.id): pass --case, or one trace per file")
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _query_text(value: Any) -> str | None:
+    """``input.value`` as text: a plain string, or the query member of a JSON object."""
+    found = _text(value)
+    if found is None or not found.lstrip().startswith("{"):
+        return found
+    try:
+        decoded = json.loads(found)
+    except ValueError:
+        return found
+    if isinstance(decoded, dict):
+        for key in _QUERY_KEYS:
+            if isinstance(decoded.get(key), str):
+                return str(decoded[key])
+    return found
+
+
+def _retriever(span: Span, trace: TraceBuilder) -> None:
+    query = _query_text(span.attributes.get("input.value"))
+    index = None if query is None else trace.query(query)
+    n = 0
+    while f"retrieval.documents.{n}.document.id" in span.attributes or \
+            f"retrieval.documents.{n}.document.content" in span.attributes:
+        doc = f"retrieval.documents.{n}.document"
+        n += 1
+        metadata = _metadata(span.attributes.get(f"{doc}.metadata"))
+        link = metadata.get("url") or span.attributes.get(f"{doc}.id")
+        if not isinstance(link, str) or not link.startswith(("http://", "https://")):
+            continue  # not a web source
+        content = _text(span.attributes.get(f"{doc}.content"))
+        title = _text(metadata.get("title"))
+        published = metadata.get("published")
+        trace.result(index, link, title=title, snippet=None if content == title else content,
+                     published=publication_date(published) if isinstance(published, str) else None)
+        position = metadata.get("position")
+        if isinstance(position, int) and not isinstance(position, bool) and position >= 0:
+            trace.results[-1]["position"] = position  # as recorded (sourcegate's own spans keep it)
+
+
+def _metadata(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return {}
+        return decoded if isinstance(decoded, dict) else {}
+    return {}
+
+
+def _page(span: Span, trace: TraceBuilder) -> None:
+    link = _text(span.attributes.get("url.full")) or _text(span.attributes.get("input.value"))
+    if link is None:
+        return
+    # sourcegate's own spans say when the page was fetched (a span without it took the run's start)
+    ours = "sourcegate.page.truncated" in span.attributes
+    fetched = _text(span.attributes.get("sourcegate.page.fetched_at")) if ours else span.start
+    trace.page(link, _text(span.attributes.get("output.value")) or "",
+               truncated=span.attributes.get("sourcegate.page.truncated") is True, fetched_at=fetched)
+    entry = next(p for p in trace.pages if p["url"] == link)
+    status = span.attributes.get("http.response.status_code")
+    if isinstance(status, int) and entry["status"] is None:
+        entry["status"] = status
+    final = _text(span.attributes.get("sourcegate.page.final_url"))
+    if final is not None and entry["final_url"] is None:
+        entry["final_url"] = final
+    published = publication_date(_text(span.attributes.get("sourcegate.page.published")))
+    if published is not None and "published" not in entry:
+        entry["published"] = published

@@ -1,0 +1,91 @@
+"""Decoding OTLP with the OpenTelemetry protobuf definitions, and a loopback OTLP/HTTP receiver."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from google.protobuf.json_format import ParseDict
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+IDS = ("traceId", "spanId", "parentSpanId")
+
+
+def _base64_ids(node: Any) -> Any:
+    """OTLP/JSON writes ids as hex; protobuf's JSON mapping reads bytes as base64."""
+    if isinstance(node, dict):
+        return {k: (base64.b64encode(bytes.fromhex(v)).decode() if k in IDS else _base64_ids(v))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_base64_ids(v) for v in node]
+    return node
+
+
+def decode_json_lines(text: str) -> list[ExportTraceServiceRequest]:
+    """Each line of an OTLP/JSON file as the protobuf message it encodes (strict: unknown fields fail)."""
+    return [ParseDict(_base64_ids(json.loads(line)), ExportTraceServiceRequest())
+            for line in text.splitlines() if line.strip()]
+
+
+def spans_of(requests: list[ExportTraceServiceRequest]) -> list[Span]:
+    return [s for r in requests for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans]
+
+
+def value(v: AnyValue) -> Any:
+    kind = v.WhichOneof("value")
+    if kind == "array_value":
+        return tuple(value(x) for x in v.array_value.values)
+    return getattr(v, kind) if kind else None
+
+
+def attributes(span: Span) -> dict[str, Any]:
+    return {kv.key: value(kv.value) for kv in span.attributes}
+
+
+@dataclass
+class Receiver:
+    """What the loopback collector got: (path, content type, body) per request."""
+
+    url: str
+    posts: list[tuple[str, str, bytes]] = field(default_factory=list)
+
+
+@contextmanager
+def otlp_receiver(status: int = 200) -> Iterator[Receiver]:
+    """An OTLP/HTTP receiver on 127.0.0.1 answering ``status`` to every ``POST``."""
+    got: list[tuple[str, str, bytes]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            got.append((self.path, self.headers.get("Content-Type", ""), body))
+            reply = ExportTraceServiceResponse().SerializeToString() if status == 200 else b"refused"
+            self.send_response(status)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Receiver(f"http://127.0.0.1:{server.server_address[1]}", got)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
