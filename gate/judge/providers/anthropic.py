@@ -96,7 +96,3 @@ class AnthropicProvider:
             elif block.type == "text":
                 text.append(block.text)
         return ToolReply(tool_input, message.stop_reason, _usage(message.usage), "\n".join(text))
-
-
-AnthropicCaller = AnthropicProvider
-"""The provider's earlier name."""
