@@ -104,8 +104,8 @@ class OpenAIProvider:
             else:
                 self._client = openai.OpenAI(api_key=api_key, base_url=url, max_retries=config.max_retries)
         except openai.OpenAIError as e:
-            raise InputError("live judging with the openai provider needs an API key: set OPENAI_API_KEY "
-                             f"(or use --judge replay): {e}") from e
+            raise InputError(f"cannot set up the openai provider: {e} (live judging needs OPENAI_API_KEY, or for "
+                             "Azure AZURE_OPENAI_API_KEY and OPENAI_API_VERSION; or use --judge replay)") from e
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
         """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``."""
