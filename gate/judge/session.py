@@ -30,6 +30,7 @@ from typing import TypeVar
 from gate.config import Config
 from gate.judge.base import Judge, JudgeRequest, Provider
 from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
+from gate.judge.providers import build_provider
 from gate.judgement import RunJudgement
 from gate.model import Case, Run
 
@@ -106,8 +107,6 @@ class JudgeSession:
             return LLMJudge(self.config, cache=self._cache, caller=None, expected_runs=self._expected)
         caller = self._caller
         if caller is None:
-            from gate.judge.providers import build_provider
-
             caller = build_provider(self.config.judge)
         if self._cache_dir is None:
             self._notes.append("judge: trace files have no golden set, so judge replies are not cached")
