@@ -11,6 +11,9 @@ characters and 5 quoted citations) to a temporary folder, then measures:
 - start-up: the time to import the CLI, and that the anthropic SDK is not imported by it;
 - hostile inputs: the time and peak memory (RSS) of `sourcegate check` refusing a 34 MB trace of
   3,000,000 bad results and a 500-byte YAML alias bomb (each must exit 2).
+- a whole check of the example set with one adversarial trace added (a 100,000-character quote and
+  a 2,000-character paraphrase against a 2 MB page, and an answer built to make URL extraction
+  backtrack): it must finish in seconds.
 
 Nothing here is a pass/fail test; it prints what it measured.
 """
@@ -23,6 +26,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -233,6 +237,29 @@ def time_guard(page_chars: int, repeats: int = 200) -> tuple[float, float, float
     return clean_ms, sorted(fresh)[repeats // 2], again_ms, first
 
 
+def time_adversarial(root: str) -> float:
+    """Seconds for a whole check of the example set with one adversarial trace added."""
+    from gate.gaterun import run_paths
+
+    shutil.copytree(os.path.join(os.path.dirname(__file__), "..", "cached-snapshots", "example"), root)
+    with open(os.path.join(root, "golden.yaml"), "a", encoding="utf-8") as f:
+        f.write("- {id: adversarial, question: 'Adversarial?', class: lookup, freshness: slow}\n")
+    rng = random.Random(99)
+    trace = make_run(0, rng, 2_000_000)
+    page = trace["pages"][0]  # type: ignore[index]
+    citations = trace["citations"]
+    assert isinstance(citations, list)
+    citations[0]["quote"] = page_text(rng, 100_000)
+    citations[1]["quote"] = page["text"][1_000_000:1_002_000].replace(" the ", " a ")
+    trace["case"] = "adversarial"
+    trace["answer"] = f"{trace['answer']}\nsee {page['url']}" + "[1]" * 50_000 + ")" * 50_000
+    with open(os.path.join(root, "runs", "adversarial.json"), "w", encoding="utf-8") as f:
+        json.dump(trace, f)
+    t0 = time.perf_counter()
+    run_paths([root], None, judge_mode="off")
+    return time.perf_counter() - t0
+
+
 def startup() -> tuple[float, bool]:
     code = ("import sys, time; t = time.perf_counter(); import gate.cli; "
             "print(time.perf_counter() - t, 'anthropic' in sys.modules)")
@@ -291,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         t_import, sdk_loaded = startup()
         guard_clean, guard_fresh, guard_again, guard_first = time_guard(args.page_chars)
         refusals = hostile(tmp)
+        t_adversarial = time_adversarial(os.path.join(tmp, "adversarial"))
 
         rows = [
             ("pipeline, runs per second", f"{n_full / t_full:,.0f}", f"{n_full} runs in {t_full:.2f} s"),
@@ -308,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
             ("Recorder.guard(), usual answer new / again", f"{guard_fresh:.3f} / {guard_again:.3f} ms",
              f"1 paraphrase, 1 absent passage: fuzzy search, then remembered; first call {guard_first:.2f} ms"),
             *refusals,
+            ("example set + one adversarial trace", f"{t_adversarial:.2f} s",
+             "whole check, judge off; target: seconds"),
         ]
         width = max(len(r[0]) for r in rows)
         for name, value, note in rows:

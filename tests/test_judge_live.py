@@ -8,6 +8,7 @@ gate makes of it.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -305,3 +306,15 @@ def test_a_400_is_not_retried_and_leaves_claims_unscored(api: Any, config: Confi
     reason = j.verdicts[0].unscored_reason or ""
     assert reason.startswith(provider.bad_request_reason)
     assert provider.request_id in reason
+
+
+def test_a_reply_trickled_past_the_judges_deadline_leaves_claims_unscored(api: Any, config: Config) -> None:
+    # Every byte comes within the SDK's read timeout; the whole reply would take minutes.
+    api(lambda r: replace(scripted_judge(r), trickle=0.2))
+    config = Config(judge=replace(config.judge, deadline_seconds=1.5, max_retries=0))
+    j, _ = judge(make_run(), config)
+    assert re.fullmatch(r"claims could not be extracted: the API did not finish its reply within 1\.\d s",
+                        j.claims_error or "")
+    assert j.verdicts == () and j.estimated_claims > 0  # counted as unscored claims, never as grounded
+    assert j.problems == ("query quality, regime and source types: "
+                          "the judge's deadline of 1.5 s has passed",)

@@ -63,7 +63,7 @@ class Subject:
         for c in raw:
             seen.setdefault(canonical(c.url), c.url)
         read: dict[str, Page] = {}
-        reads: dict[str, tuple[Page, ...]] = {}
+        reads: dict[str, list[Page]] = {}
         targets: set[str] = set()
         for p in run.pages:
             keys = [canonical(p.url)]
@@ -73,7 +73,7 @@ class Subject:
                 keys.append(canonical(p.final_url))
                 targets.add(keys[-1])
             for key in keys:
-                reads[key] = (*reads.get(key, ()), p)
+                reads.setdefault(key, []).append(p)
                 # A retry that succeeded stands for the URL, not the failed attempt before it.
                 if key not in read or (not _ok(read[key]) and _ok(p)):
                     read[key] = p
@@ -86,13 +86,21 @@ class Subject:
             in_results=frozenset(canonical(r.url) for r in run.results),
             redirect_targets=frozenset(targets),
             read=read,
-            reads=reads,
+            reads={key: tuple(pages) for key, pages in reads.items()},
             regime=case.freshness or judged_regime,
         )
 
     def texts(self, key: str) -> tuple[Page, ...]:
-        """The reads of a URL whose text is the page's: the successful ones, else the one that stands for it."""
-        ok = tuple(p for p in self.reads.get(key, ()) if _ok(p))
+        """The reads of a URL whose text is the page's: the successful ones, else the one that stands for it.
+
+        A read whose text is the same as an earlier one's is left out: searching it again would find
+        the same, and a trace that reads one page a thousand times must not multiply the work.
+        """
+        by_text: dict[str, Page] = {}
+        for p in self.reads.get(key, ()):
+            if _ok(p):
+                by_text.setdefault(p.text, p)
+        ok = tuple(by_text.values())
         page = self.read.get(key)
         return ok or ((page,) if page is not None else ())
 

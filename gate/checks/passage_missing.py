@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from gate.checks.base import Subject
 from gate.model import Finding, Outcome
-from gate.passage import normalise
+from gate.passage import WorkBudget, normalise
 from gate.urls import canonical
 
 
 class PassageMissing:
-    """A citation's quote must be on the cited page (normalised exact, then fuzzy match)."""
+    """A citation's quote must be on the cited page (normalised exact, then fuzzy match).
+
+    A quote or page past the fuzzy match's bounds (:data:`gate.passage.MAX_FUZZY_QUOTE_CHARS` and
+    the others) must be on the page exactly; otherwise it is a finding that says it was too large
+    to check fuzzily. So is a quote left once the run's quotes have spent
+    :data:`gate.passage.MAX_RUN_FUZZY_WORK`.
+    """
 
     id = "passage_missing"
     description = "A passage attributed to a source is not on that page."
@@ -20,6 +26,7 @@ class PassageMissing:
         findings = []
         quoted = 0
         seen: set[tuple[str, str]] = set()
+        budget = WorkBudget()  # all the run's quotes share one bound on the fuzzy work
         for c in subject.citations:
             if not c.quote or not c.quote.strip():
                 continue
@@ -34,13 +41,16 @@ class PassageMissing:
             seen.add((key, normalise(c.quote)))
             quoted += 1
             # A page read more than once (in parts, or again) holds the quote if any read of it does.
-            match = max((subject.index(p).find(c.quote, threshold) for p in pages),
+            match = max((subject.index(p).find(c.quote, threshold, budget) for p in pages),
                         key=lambda m: (m.found, m.score))
             if not match.found:
                 short = c.quote if len(c.quote) <= 120 else c.quote[:117] + "..."
                 cut = all(p.truncated for p in pages)
                 note = " (the page was truncated when read)" if cut else ""
-                if match.method == "number_mismatch":
+                if match.too_large is not None:
+                    # Not a silent pass: a quote too large to align is held to the exact search.
+                    why = f"not on the page exactly; too large to check fuzzily: {match.too_large}"
+                elif match.method == "number_mismatch":
                     why = f"a close match ({match.score:.0f}/100) has other numbers than the quote"
                 else:
                     why = f"best match {match.score:.0f}/100, needs {threshold:.0f}"

@@ -5,17 +5,26 @@ Every ``requests`` exception and every non-2xx reply becomes :class:`GitHubError
 after a 5xx or a lost connection, because GitHub may have created the comment already: it raises
 :class:`UncertainWrite` instead, and :func:`gate.github.comments.upsert_comment` lists the comments
 again before anything else is tried.
+
+Every wait has an end. Each exchange (connecting, the reply's headers, its body read in chunks)
+must be over within ``request_deadline`` seconds, and one logical operation (a request with its
+retries, or everything :meth:`GitHubClient.operation` covers, such as a whole comment upsert)
+within ``deadline`` seconds: a server that trickles its reply a byte at a time, which never trips a
+read timeout, is a :class:`GitHubError` at the deadline like any other failure.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import partial
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import requests
 
+from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import GitHubError
 from gate.github.context import REPO_NAME
 from gate.github.replies import MAX_ERROR_TEXT, raise_http_error, reply_json, reply_object
@@ -29,6 +38,16 @@ USER_AGENT = "sourcegate"
 # A runaway Link chain (or a server that links a page to itself) must not loop forever:
 # 1000 pages of 100 is far more comments than any pull request has.
 _MAX_PAGES = 1000
+
+# The body is read in pieces of this size, with the deadline checked between them.
+_CHUNK = 16 * 1024
+
+REQUEST_DEADLINE = 60.0
+"""Default seconds one HTTP exchange may take in all, from connecting to the reply's last byte."""
+
+OPERATION_DEADLINE = 300.0
+"""Default seconds one logical operation may take in all: a request with its retries and their
+waits, or a whole comment upsert (listing, creating or updating, and any retries)."""
 
 
 class UncertainWrite(GitHubError):
@@ -47,6 +66,9 @@ class GitHubClient:
     One call retries at most ``max_retries`` times and sleeps at most ``max_total_sleep`` seconds in
     all; a wait that would go past that (a long ``retry-after``, an exhausted hourly quota) fails at
     once instead. ``sleep`` and ``clock`` are there so tests need not wait.
+
+    ``timeout`` bounds each connect and each read; ``request_deadline`` one whole exchange and
+    ``deadline`` one whole operation (see the module's docstring), however slowly a server answers.
     """
 
     def __init__(
@@ -61,6 +83,8 @@ class GitHubClient:
         timeout: float = 30,
         max_total_sleep: float = 120.0,
         clock: Callable[[], float] = time.time,
+        request_deadline: float = REQUEST_DEADLINE,
+        deadline: float = OPERATION_DEADLINE,
     ) -> None:
         parts = urlsplit(api_url)
         if parts.scheme not in ("https", "http") or not parts.netloc:
@@ -76,6 +100,9 @@ class GitHubClient:
         """The retry limits of one logical operation (also used by upsert_comment)."""
         self._timeout = timeout
         self._clock = clock
+        self._request_deadline = request_deadline
+        self._deadline = deadline
+        self._until: float | None = None
         self._login_cache: tuple[str | None] | None = None
 
     def __repr__(self) -> str:
@@ -92,6 +119,22 @@ class GitHubClient:
         """Close the HTTP session if this client created it."""
         if self._owns_session:
             self._session.close()
+
+    @contextmanager
+    def operation(self) -> Iterator[None]:
+        """Every request inside shares one total deadline, ``deadline`` seconds from the outermost entry."""
+        if self._until is not None:
+            yield
+            return
+        self._until = time.monotonic() + self._deadline
+        try:
+            yield
+        finally:
+            self._until = None
+
+    def has_time_for(self, seconds: float) -> bool:
+        """True unless waiting ``seconds`` would go past the current operation's deadline."""
+        return self._until is None or time.monotonic() + seconds < self._until
 
     # ---- endpoints ------------------------------------------------------------------------
 
@@ -192,23 +235,37 @@ class GitHubClient:
         write: bool = False,
     ) -> requests.Response:
         """Send one request with retries; return a 2xx response or raise :class:`GitHubError`."""
+        with self.operation():
+            return self._send_within(method, url, params=params, json_body=json_body, repeatable=repeatable,
+                                     write=write)
+
+    def _send_within(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None,
+        json_body: Mapping[str, Any] | None,
+        repeatable: bool,
+        write: bool,
+    ) -> requests.Response:
         what = f"{method} {urlsplit(url).path}"
         budget = RetryBudget(self.retry_policy)
+        assert self._until is not None
+        until = self._until
         while True:
+            now = time.monotonic()
+            if now >= until:
+                raise GitHubError(f"GitHub API {what} failed: the deadline of {self._deadline:g}s has passed")
+            by = min(until, now + self._request_deadline)
             try:
-                response = self._session.request(
-                    method,
-                    url,
-                    params=params,
-                    json=json_body,
-                    headers=self._headers(),
-                    timeout=self._timeout,
-                )
-            except (requests.ConnectionError, requests.Timeout) as exc:
+                response = call_by(by, partial(self._exchange, method, url, params, json_body, by))
+            except (requests.ConnectionError, requests.Timeout, DeadlineExceeded) as exc:
                 reason = self._describe_transport_error(exc)
                 if not repeatable:
                     raise UncertainWrite(f"GitHub API {what} failed: {reason}") from exc
-                if budget.wait(budget.backoff_delay(), what, reason):
+                delay = budget.backoff_delay()
+                if self.has_time_for(delay) and budget.wait(delay, what, reason):
                     continue
                 raise GitHubError(f"GitHub API {what} failed: {reason}") from exc
             except requests.RequestException as exc:
@@ -224,16 +281,45 @@ class GitHubClient:
                 if not repeatable and not rate_limited:
                     # A 5xx after a POST: the comment may exist. Let upsert_comment look first.
                     raise_http_error(what, response, write=write, scrub=self._scrub, error_type=UncertainWrite)
-                if budget.wait(delay, what, reason):
+                if self.has_time_for(delay) and budget.wait(delay, what, reason):
                     response.close()
                     continue
                 raise_http_error(what, response, write=write and not rate_limited, scrub=self._scrub)
             raise_http_error(what, response, write=write, scrub=self._scrub)
 
-    def _describe_transport_error(self, exc: requests.RequestException) -> str:
+    def _exchange(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        json_body: Mapping[str, Any] | None,
+        by: float,
+    ) -> requests.Response:
+        """One request and its whole reply, read in chunks, given up at ``by`` (monotonic)."""
+        wait = max(0.001, min(self._timeout, by - time.monotonic()))
+        response = self._session.request(
+            method, url, params=params, json=json_body, headers=self._headers(), timeout=wait, stream=True
+        )
+        chunks: list[bytes] = []
+        try:
+            for chunk in response.iter_content(_CHUNK):
+                if time.monotonic() > by:
+                    raise DeadlineExceeded
+                chunks.append(chunk)
+        except BaseException:
+            response.close()
+            raise
+        # The body is in hand: make it the response's content, as a non-streamed request would.
+        response._content = b"".join(chunks)
+        return response
+
+    def _describe_transport_error(self, exc: BaseException) -> str:
         # str(exc) of a urllib3 failure is a long repr with the full URL; a short reason reads
         # better and the full exception stays reachable through __cause__.
         host = self._origin[1]
+        if isinstance(exc, DeadlineExceeded):
+            return (f"no complete reply from {host} within the deadline "
+                    f"({self._request_deadline:g}s a request, {self._deadline:g}s an operation)")
         if isinstance(exc, requests.Timeout):
             return f"no answer from {host} within {self._timeout:g}s ({type(exc).__name__})"
         return f"could not reach {host} ({type(exc).__name__})"

@@ -124,8 +124,15 @@ def upsert_comment(
     (``<slug>[bot]``), which neither the default nor ``GET /user`` (403 for such a token) can tell.
     The marker line is appended to ``body`` if missing. A second comment is never created while
     one is found; when a create fails in a way that may have created it anyway (5xx, lost
-    connection), the comments are listed again before anything else is tried.
+    connection), the comments are listed again before anything else is tried. The whole upsert
+    shares the client's one total deadline (:meth:`GitHubClient.operation`).
     """
+    with client.operation():
+        return _upsert(client, repo, number, key, body, author_logins, extra_authors)
+
+
+def _upsert(client: GitHubClient, repo: str, number: int, key: str, body: str,
+            author_logins: frozenset[str] | None, extra_authors: Iterable[str]) -> UpsertResult:
     if author_logins is None:
         login = client.authenticated_login()
         author_logins = DEFAULT_AUTHOR_LOGINS | ({login} if login else frozenset())
@@ -147,7 +154,8 @@ def upsert_comment(
         try:
             created = client.create_comment(repo, number, full_body)
         except UncertainWrite as exc:
-            if budget.wait(budget.backoff_delay(), f"POST comment on {repo}#{number}", str(exc)):
+            delay = budget.backoff_delay()
+            if client.has_time_for(delay) and budget.wait(delay, f"POST comment on {repo}#{number}", str(exc)):
                 continue
             raise
         created_id = created.get("id")

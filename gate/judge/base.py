@@ -127,7 +127,7 @@ class Provider(Protocol):
     """Sends one tool call to a model; raises ``JudgeUnavailable`` when no reply came after retries."""
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
-        """The reply to ``call``, waiting at most ``timeout`` seconds per attempt."""
+        """The reply to ``call``, within ``timeout`` seconds in all (retries and a slow reply included)."""
         ...
 
 

@@ -112,14 +112,20 @@ class LLMJudge:
             if self._failures >= BREAKER_AFTER:
                 raise JudgeUnavailable(f"not sent: the judge API failed {self._failures} times in a row "
                                        f"(last: {self._last_failure})")
-        remaining = self._deadline - self._clock()
-        if remaining <= 0:
-            raise JudgeUnavailable(f"the judge's deadline of {self._cfg.deadline_seconds:g} s has passed")
+
+        def send() -> ToolReply:
+            # Measured when the call goes out (it may have waited for the prefix's first call): the
+            # caller holds the whole call, retries and a trickling reply included, to what is left.
+            remaining = self._deadline - self._clock()
+            if remaining <= 0:
+                raise JudgeUnavailable(f"the judge's deadline of {self._cfg.deadline_seconds:g} s has passed")
+            return caller.call(call, remaining)
+
         try:
             if call.cache_prefix:
-                reply = self._gate.run(call.tool.prompt, lambda: caller.call(call, remaining), remaining)
+                reply = self._gate.run(call.tool.prompt, send, max(0.0, self._deadline - self._clock()))
             else:
-                reply = caller.call(call, remaining)
+                reply = send()
         except JudgeUnavailable as e:
             with self._lock:
                 self._failures += 1

@@ -1,7 +1,8 @@
 """The judge's quotes, checked by code against the pages the agent read.
 
 A ``supported``, ``partial`` or ``contradicted`` verdict stands only if its quote is on a retrieved
-page (same normalisation and fuzzy matcher as ``passage_missing``, :mod:`gate.passage`) and holds
+page (same normalisation, fuzzy matcher and bounds on its work as ``passage_missing``,
+:mod:`gate.passage`: a quote too large to align must be on a page exactly) and holds
 at least a quarter of the claim's content words and numbers (:func:`related`); otherwise it is
 overruled to ``unsupported``. A quote found on a page the claim cites is ``cited``; found only on
 another page it is ``other_source`` (grounded but misattributed).
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from gate.judgement import QUOTE_NOT_FOUND, QUOTE_UNRELATED, Claim, ClaimVerdict, Located, Verdict
 from gate.model import Page
-from gate.passage import PageIndex, terms
+from gate.passage import PageIndex, WorkBudget, terms
 from gate.urls import canonical
 
 MIN_COVERAGE = 0.25
@@ -41,6 +42,7 @@ class Material:
                 seen.add(canonical(p.url))
                 self._pages.append((keys, p))
         self._indexes: dict[int, PageIndex] = {}
+        self._budget = WorkBudget()  # the run's quotes share one bound, as in passage_missing
 
     def _index(self, i: int) -> PageIndex:
         found = self._indexes.get(i)
@@ -52,7 +54,7 @@ class Material:
         """Where ``quote`` is: on a cited page, on another page, or nowhere (with the page's URL)."""
         order = sorted(range(len(self._pages)), key=lambda i: not (self._pages[i][0] & cited))
         for i in order:
-            if self._index(i).find(quote, threshold).found:
+            if self._index(i).find(quote, threshold, self._budget).found:
                 return ("cited" if self._pages[i][0] & cited else "other_source"), self._pages[i][1].url
         return "not_found", None
 

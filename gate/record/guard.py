@@ -13,7 +13,7 @@ from dataclasses import replace
 from gate.checks import CHECKS, Subject
 from gate.config import Config
 from gate.model import Case, Finding, Run
-from gate.passage import Match, PageIndex
+from gate.passage import Match, PageIndex, WorkBudget
 
 GUARD_CHECKS = ("fabricated_url", "unread_citation", "url_unresolved", "passage_missing", "domain_cap")
 """The checks whose findings each name one citation that can be dropped or replaced."""
@@ -28,12 +28,18 @@ class _Remembered(PageIndex):
         super().__init__(text)
         self._found: dict[tuple[str, float], Match] = {}
 
-    def find(self, passage: str, threshold: float = 80.0) -> Match:
-        """The same answer as :meth:`PageIndex.find`, computed once per passage and threshold."""
+    def find(self, passage: str, threshold: float = 80.0, budget: WorkBudget | None = None) -> Match:
+        """The same answer as :meth:`PageIndex.find`, computed once per passage and threshold.
+
+        A miss under a run's ``budget`` may be the budget's doing, so only a match, or a miss with no
+        budget in play, is remembered.
+        """
         key = (passage, threshold)
         found = self._found.get(key)
         if found is None:
-            found = self._found[key] = super().find(passage, threshold)
+            found = super().find(passage, threshold, budget)
+            if found.found or budget is None:
+                self._found[key] = found
         return found
 
 

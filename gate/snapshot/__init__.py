@@ -3,8 +3,10 @@
 ``records`` holds the three formats and their keys, ``store`` reads and records them (one small
 JSON file per entry, content-addressed), ``build`` derives them from a golden set's recorded
 runs, ``verify`` checks that every run is covered, and ``serve`` answers the agent under test
-from them over loopback HTTP. A missing recording is a :class:`gate.errors.SnapshotMiss`, never
-a live call. See docs/snapshots.md. Names load on first use, so the CLI's parser stays cheap.
+from them over loopback HTTP. In replay a missing recording is a :class:`gate.errors.SnapshotMiss`,
+never a live call; ``recording`` (record mode) fetches it from the live web (``live``), stores it
+with its extraction (``extract``), lists what it added and bumps the set's version (``version``).
+See docs/snapshots.md. Names load on first use, so the CLI's parser stays cheap.
 """
 
 from __future__ import annotations
@@ -32,10 +34,19 @@ _EXPORTS: dict[str, str] = {
     "Coverage": "gate.snapshot.verify",
     "verify": "gate.snapshot.verify",
     "ReplayServer": "gate.snapshot.serve",
+    "Source": "gate.snapshot.serve",
     "serve": "gate.snapshot.serve",
+    "MODES": "gate.snapshot.recording",
+    "RecordingSource": "gate.snapshot.recording",
+    "Session": "gate.snapshot.recording",
+    "serve_recording": "gate.snapshot.recording",
+    "extract_page": "gate.snapshot.extract",
+    "VersionBump": "gate.snapshot.version",
+    "bump_version": "gate.snapshot.version",
 }
 
 __all__ = [
+    "MODES",
     "Anchor",
     "BuildResult",
     "CaseCoverage",
@@ -43,15 +54,22 @@ __all__ = [
     "ExtractionRecord",
     "PageRecord",
     "Plan",
+    "RecordingSource",
     "ReplayServer",
     "SearchRecord",
+    "Session",
     "SnapshotIndex",
     "SnapshotStore",
+    "Source",
+    "VersionBump",
     "build",
+    "bump_version",
+    "extract_page",
     "normalise_query",
     "plan",
     "search_key",
     "serve",
+    "serve_recording",
     "snapshot_dir",
     "url_key",
     "verify",
@@ -63,6 +81,8 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 if TYPE_CHECKING:
     from gate.snapshot.build import BuildResult, Plan, build, plan
+    from gate.snapshot.extract import extract_page
+    from gate.snapshot.recording import MODES, RecordingSource, Session, serve_recording
     from gate.snapshot.records import (
         Anchor,
         ExtractionRecord,
@@ -72,6 +92,7 @@ if TYPE_CHECKING:
         search_key,
         url_key,
     )
-    from gate.snapshot.serve import ReplayServer, serve
+    from gate.snapshot.serve import ReplayServer, Source, serve
     from gate.snapshot.store import SnapshotIndex, SnapshotStore, snapshot_dir
     from gate.snapshot.verify import CaseCoverage, Coverage, verify
+    from gate.snapshot.version import VersionBump, bump_version

@@ -3,6 +3,8 @@
     sourcegate snapshot build PATH               write PATH/snapshot/ from PATH's runs (idempotent)
     sourcegate snapshot verify PATH [--provider] exit 0 when every run is covered, 2 with the misses
     sourcegate snapshot serve PATH [--port N]    replay PATH/snapshot/ on 127.0.0.1 until Ctrl-C
+        [--mode replay|new-episodes|record]      ... or record what it lacks from the live web
+    sourcegate snapshot record PATH [--mode M]   serve --mode new-episodes (default) or record
 
 ``gate.cli`` registers these through :func:`add_parser` and calls :func:`run`; exceptions are left
 to it, the one place where they become exit codes.
@@ -32,11 +34,25 @@ def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     v.add_argument("--provider", metavar="NAME",
                    help="count only searches recorded by this provider (default: any provider)")
     r = ssub.add_parser("serve", help="answer the agent's search and fetch calls from the snapshot")
+    _server_arguments(r, ("replay", "new-episodes", "record"), "replay")
+    rec = ssub.add_parser("record", help="serve the snapshot, recording what it lacks from the live web")
+    _server_arguments(rec, ("new-episodes", "record"), "new-episodes")
+
+
+_MODES = {"replay": "answer from the snapshot, never the network",
+          "new-episodes": "record from the live web only what the snapshot lacks",
+          "record": "record every request anew from the live web"}
+
+
+def _server_arguments(r: argparse.ArgumentParser, modes: tuple[str, ...], default: str) -> None:
     r.add_argument("path", metavar="PATH", help="a golden-set folder")
     r.add_argument("--port", type=int, default=8787, metavar="N",
                    help="port to listen on (default 8787; 0 picks a free one)")
     r.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; bind wider only inside a container)")
+    said = "; ".join(f"{m}: {_MODES[m]}" for m in modes)
+    r.add_argument("--mode", choices=modes, default=default, help=f"{said} (default {default})")
+    r.add_argument("--config", help="sourcegate.yaml with the record: section (default: the one beside the set)")
 
 
 def _golden_root(path: str) -> str:
@@ -76,21 +92,30 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the snapshot until Ctrl-C or SIGTERM (the normal ways to stop it, so exit 0)."""
+    from gate.config import load_config
+    from gate.snapshot.live import LiveWeb
+    from gate.snapshot.recording import serve_recording
     from gate.snapshot.serve import serve
     from gate.snapshot.store import SnapshotStore, snapshot_dir
 
-    folder = snapshot_dir(_golden_root(args.path))
-    if not os.path.isdir(folder):
+    root = _golden_root(args.path)
+    folder = snapshot_dir(root)
+    recording = args.mode != "replay"
+    if not recording and not os.path.isdir(folder):
         raise InputError("no snapshot/ folder: run `sourcegate snapshot build` first", file=args.path)
     if not 0 <= args.port <= 65535:
         raise InputError(f"usage: --port {args.port} is not a port number (0-65535)")
     store = SnapshotStore(folder)
     store.index()  # a damaged entry is reported now, not at the agent's first request
+    web = LiveWeb.from_config(load_config(args.config, beside=root)) if recording else None
     # `kill` in a CI script sends SIGTERM (a background job ignores SIGINT): stop as cleanly as Ctrl-C.
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
-        serve(store, args.host, args.port)
+        if web is None:
+            serve(store, args.host, args.port)
+        else:
+            serve_recording(root, web, args.mode, args.host, args.port)
     except OSError as e:
         raise InputError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from e
     except KeyboardInterrupt:
@@ -101,7 +126,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_PASS
 
 
-COMMANDS = {"build": cmd_build, "verify": cmd_verify, "serve": cmd_serve}
+COMMANDS = {"build": cmd_build, "verify": cmd_verify, "serve": cmd_serve, "record": cmd_serve}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,24 +15,37 @@ Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` se
 and at most :data:`MAX_CONNECTIONS` are served at once (one thread each). A connection over the
 bound waits for a free slot, up to a little over twice :data:`IDLE_TIMEOUT` (an idle one is dropped
 within one), and is answered 503 after that; idle clients cannot make the server start a thread each.
+
+Record mode: the server answers from a :class:`Source`, by default the store itself (replay). A
+source that records what the store lacks (:mod:`gate.snapshot.recording`) may raise
+:class:`gate.errors.LiveWebError` (a refused address, a body over the cap, a timeout, a provider's
+error): the client gets ``{"error", "layer", "key", "live": true}`` (403 refused, 504 timed out,
+502 otherwise) and nothing is stored. Every line the server logs, and every miss or failure it
+answers, goes through :func:`gate.snapshot.live.redact` with the source's secrets first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import sys
 import threading
+import typing
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
-from gate.errors import InputError, SnapshotMiss
+from gate.errors import FetchRefused, FetchTimeout, InputError, LiveWebError, SnapshotMiss
+from gate.snapshot.live.redact import redact
 from gate.snapshot.records import (
     EXTRACTIONS,
     PAGES,
     SEARCH,
+    ExtractionRecord,
+    PageRecord,
+    SearchRecord,
     extraction_entry,
     page_entry,
     search_key,
@@ -56,10 +69,18 @@ class ReplayServer(ThreadingHTTPServer):
 
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
                  log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
-                 max_connections: int = MAX_CONNECTIONS) -> None:
-        """Bind to ``host:port`` (port 0: any free port; see :attr:`url`)."""
+                 max_connections: int = MAX_CONNECTIONS, source: Source | None = None,
+                 secrets: tuple[str, ...] = ()) -> None:
+        """Bind to ``host:port`` (port 0: any free port; see :attr:`url`).
+
+        ``source`` answers the requests (default: ``store``, replay only); ``secrets`` are values
+        never to be logged or answered (the keys a recording source holds).
+        """
         self.store = store
-        self.log = log if log is not None else sys.stderr
+        self.source: Source = store if source is None else source
+        self.secrets = secrets
+        # A text stream like any other to its users (an io.TextIOBase), redacting what it passes on.
+        self.log = typing.cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
         self.idle_timeout = idle_timeout
         self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), _Handler)
@@ -90,6 +111,36 @@ class ReplayServer(ThreadingHTTPServer):
         """The base URL the agent under test should use."""
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
+
+
+class Source(Protocol):
+    """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
+
+    def search(self, provider: str, query: str) -> SearchRecord:
+        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none."""
+
+    def page(self, url: str) -> PageRecord:
+        """The fetch of ``url``; SnapshotMiss or LiveWebError when there is none."""
+
+    def extraction(self, url: str) -> ExtractionRecord:
+        """The extraction of ``url``; SnapshotMiss or LiveWebError when there is none."""
+
+
+class _RedactedLog(io.TextIOBase):
+    """The server's log: each write redacted (every line is written whole), then passed on."""
+
+    def __init__(self, log: TextIO, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self._log, self._secrets = log, secrets
+
+    def write(self, text: str) -> int:
+        return self._log.write(redact(text, self._secrets))
+
+    def flush(self) -> None:
+        self._log.flush()
+
+    def writable(self) -> bool:
+        return True
 
 
 class _BadRequest(Exception):
@@ -132,28 +183,40 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, body)
 
     def _answer(self, path: str, params: Mapping[str, list[str]]) -> tuple[int, Any]:
-        store = self.server.store
+        source = self.server.source
         if path == "/search":
             provider, query = _one(params, "provider"), _one(params, "q")
             try:
-                return 200, store.search(provider, query).response
+                return 200, source.search(provider, query).response
             except SnapshotMiss as e:
                 return self._miss(SEARCH.name, search_key(provider, query), e)
+            except LiveWebError as e:
+                return self._failed(SEARCH.name, search_key(provider, query), e)
         if path in ("/fetch", "/extract"):
             url = _one(params, "url")
             try:
                 if path == "/fetch":
-                    return 200, _public(page_entry(store.page(url)))
-                return 200, _public(extraction_entry(store.extraction(url)))
+                    return 200, _public(page_entry(source.page(url)))
+                return 200, _public(extraction_entry(source.extraction(url)))
             except SnapshotMiss as e:
                 layer = PAGES if path == "/fetch" else EXTRACTIONS
                 return self._miss(layer.name, url_key(url), e)
+            except LiveWebError as e:
+                layer = PAGES if path == "/fetch" else EXTRACTIONS
+                return self._failed(layer.name, url_key(url), e)
         return 404, {"error": f"no such endpoint {path!r}: use /search, /fetch or /extract"}
 
     def _miss(self, layer: str, key: str, error: SnapshotMiss) -> tuple[int, Any]:
         self.server.log.write(f"sourcegate snapshot: MISS {error}\n")
         self.server.log.flush()
-        return 404, {"error": str(error), "layer": layer, "key": key, "miss": True}
+        return 404, {"error": redact(str(error), self.server.secrets), "layer": layer, "key": key, "miss": True}
+
+    def _failed(self, layer: str, key: str, error: LiveWebError) -> tuple[int, Any]:
+        """The live web gave nothing to record: the client is told why, nothing is stored."""
+        self.server.log.write(f"sourcegate snapshot: NOT RECORDED {error}\n")
+        self.server.log.flush()
+        status = 403 if isinstance(error, FetchRefused) else 504 if isinstance(error, FetchTimeout) else 502
+        return status, {"error": redact(str(error), self.server.secrets), "layer": layer, "key": key, "live": True}
 
     def _send(self, status: int, body: Any) -> None:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -164,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the signature of the base class)
-        """Quiet: hits are not logged, misses and damaged entries are (see ``_miss``)."""
+        """Quiet: hits are not logged; misses, live failures and damaged entries are (see ``_miss``)."""
 
 
 def serve(store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0, log: TextIO | None = None) -> None:

@@ -23,6 +23,9 @@ _TRAILING_PUNCT = ".,;:!?'\"*_~…。，、；：！？"
 # An entity reference at the end of a bare URL ("https://a.example/x&gt;" in HTML-escaped text) is
 # text after the URL, as in GFM.
 _TRAILING_ENTITY = re.compile(r"&#?[A-Za-z0-9]+;$")
+# Only the last characters are searched for it (the longest entity name has 31), so a URL of many
+# ";" costs one short search per character trimmed, not a scan of the whole URL.
+_ENTITY_TAIL = 40
 # CommonMark: a link destination's backslash escapes (of ASCII punctuation) and entity references
 # (with their semicolon) stand for the character; "[x](https://a.example/a\_b)" links to ".../a_b".
 _DEST_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -62,7 +65,7 @@ _SOURCE_LINE = re.compile(
     r"(?:\[\^?(?P<a>\d+)\]:?[ \t]*|【(?P<b>\d+)[^】\n]*】[ \t]*|\(?(?P<c>\d+)[.)][ \t]+)(?P<rest>.*)$",
     re.MULTILINE,
 )
-_GLUED_MARKERS = re.compile(r"(?:\[\^?\d+(?:,\d+)*\])+$")
+_MARKER = re.compile(r"\[\^?\d+(?:,\d+)*\]")
 _MARKER_LIST = re.compile(r"^\s*\^?\d+(?:\s*[-–,;，]\s*\^?\d+)*\s*$")
 _LEADING_NUMBERS = re.compile(r"\d+(?:\s*[-–,，]\s*\d+)*")
 _MAX_RANGE = 50  # "[2-4]" is expanded, but a nonsense range like "[1-99999]" must not blow up.
@@ -118,21 +121,43 @@ def _destination(raw: str) -> str:
 
 
 def _trim_bare(url: str) -> str:
-    """Drop trailing sentence punctuation and unbalanced closing brackets from a bare URL."""
-    while url:
-        if url[-1] == ";":
-            entity = _TRAILING_ENTITY.search(url)
+    """Drop trailing sentence punctuation and unbalanced closing brackets from a bare URL.
+
+    Linear in the URL's length: the bracket counts are taken once and kept as characters go, and
+    an entity is looked for in the last :data:`_ENTITY_TAIL` characters only.
+    """
+    counts = {c: url.count(c) for c in "()[]"}
+    end = len(url)
+    while end:
+        last = url[end - 1]
+        if last == ";":
+            entity = _TRAILING_ENTITY.search(url, max(0, end - _ENTITY_TAIL), end)
             if entity:
-                url = url[: entity.start()]
+                for c in counts:
+                    counts[c] -= url.count(c, entity.start(), end)
+                end = entity.start()
                 continue
-        last = url[-1]
-        unbalanced = (last == ")" and url.count(")") > url.count("(")) or (
-            last == "]" and url.count("]") > url.count("[")
-        )
+        unbalanced = (last == ")" and counts[")"] > counts["("]) or (last == "]" and counts["]"] > counts["["])
         if last not in _TRAILING_PUNCT and not unbalanced:
             break
-        url = url[:-1]
-    return url
+        if last in counts:
+            counts[last] -= 1
+        end -= 1
+    return url[:end]
+
+
+def _glued_markers(url: str) -> int:
+    """Where the citation markers glued to the end of a bare URL begin ("...a[1][2]"), or -1.
+
+    Read from the end, one marker at a time: a regex anchored at "$" would try every "[" in the URL.
+    """
+    start = end = len(url)
+    while url.endswith("]", 0, end):
+        i = url.rfind("[", 0, end)
+        if i == -1 or not _MARKER.fullmatch(url, i, end):
+            break
+        start = end = i
+    return start if start < len(url) else -1
 
 
 def _is_web(url: str) -> bool:
@@ -239,14 +264,14 @@ def _urls_of(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
     elif m.group("bare") is not None:
         url = _trim_bare(m.group("bare"))
         # A marker glued to the URL ("https://example.com/a[1]") is a citation, not part of the path.
-        glued = _GLUED_MARKERS.search(url)
+        cut = _glued_markers(url)
+        glued = url[cut:] if cut != -1 else ""
         if glued:
-            url = _trim_bare(url[: glued.start()])
+            url = _trim_bare(url[:cut])
         if len(url) > len("https://"):
             yield url
-        if glued:
-            for marker in re.findall(r"\[([^\]]*)\]", glued.group(0)):
-                yield from _resolve(marker, labels)
+        for marker in re.findall(r"\[([^\]]*)\]", glued):
+            yield from _resolve(marker, labels)
 
 
 def extract_urls(answer: str) -> list[str]:

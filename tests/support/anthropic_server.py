@@ -138,4 +138,4 @@ class AnthropicServer(FakeAPI):
                 body = message(request, [{"type": "text", "text": reply.text or ""}], reply.stop_reason)
         if isinstance(body, dict) and "usage" not in body:
             body = {**body, "usage": self._accounting.usage(request.body, body)}
-        return Reply(200, body, reply.headers)
+        return Reply(200, body, reply.headers, trickle=reply.trickle)

@@ -131,6 +131,8 @@ class Reply:
     ``body`` is sent as JSON, or as-is when it is a ``str`` (GitHub's proxies answer some 5xx with
     HTML). ``apply=True`` carries out the request first and then sends this reply anyway: a write
     that succeeded behind a failing reply. ``drop=True`` closes the connection with no reply.
+    ``trickle`` > 0 sends the body one byte every ``trickle`` seconds (a server that never trips a
+    read timeout), until the body is out or the server stops.
     """
 
     status: int
@@ -138,6 +140,7 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     apply: bool = False
     drop: bool = False
+    trickle: float = 0.0
 
 
 def forbidden_integration() -> Reply:
@@ -288,6 +291,8 @@ class FakeGitHub:
             "patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"
         )
         self._running: ServerThread | None = None
+        self.stopping = threading.Event()
+        """Set when the server stops: a trickling reply stops with it."""
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -302,6 +307,7 @@ class FakeGitHub:
     def stop(self) -> None:
         """Stop serving and close the listening socket."""
         if self._running is not None:
+            self.stopping.set()
             self._running.stop()
             self._running = None
 
@@ -638,9 +644,9 @@ class _Handler(BaseHTTPRequestHandler):
             status, payload, extra = fake._handle(route_name, params, parse_qs(split.query), body)
         if scripted is not None:
             status, payload, extra = scripted.status, scripted.body, dict(scripted.headers)
-        self._send(status, payload, extra)
+        self._send(status, payload, extra, scripted.trickle if scripted is not None else 0.0)
 
-    def _send(self, status: int, payload: Any, extra: Mapping[str, str]) -> None:
+    def _send(self, status: int, payload: Any, extra: Mapping[str, str], trickle: float = 0.0) -> None:
         if isinstance(payload, str):
             data, content_type = payload.encode(), "text/html; charset=utf-8"
         else:
@@ -657,4 +663,14 @@ class _Handler(BaseHTTPRequestHandler):
         if "x-ratelimit-remaining" not in {name.lower() for name in extra}:
             self.send_header("x-ratelimit-remaining", "4999")
         self.end_headers()
-        self.wfile.write(data)
+        if not trickle:
+            self.wfile.write(data)
+            return
+        self.close_connection = True
+        for i in range(len(data)):
+            if self.fake.stopping.wait(trickle):
+                return
+            try:
+                self.wfile.write(data[i:i + 1])
+            except OSError:
+                return  # the client gave up

@@ -49,7 +49,8 @@ class Reply:
     A success calls the forced tool with ``tool_input`` (a dict a test may still change) or answers
     ``text`` with a neutral ``stop_reason`` (``end_turn``, ``refusal``, ``max_tokens``). A failure
     has its ``status`` and, unless ``body`` is given, gets the server's real error body for it.
-    ``body`` set on a 200 is sent as it is.
+    ``body`` set on a 200 is sent as it is. ``trickle`` > 0 sends the body one byte every ``trickle``
+    seconds (a server that never trips a read timeout), until the body is out or the server stops.
     """
 
     status: int = 200
@@ -59,6 +60,7 @@ class Reply:
     tool_name: str | None = None
     text: str | None = None
     stop_reason: str = "tool_use"
+    trickle: float = 0.0
 
 
 Responder = Callable[[Request], Reply]
@@ -108,6 +110,8 @@ class FakeAPI:
         self.replies: list[Reply] = []
         self._lock = threading.Lock()
         self._running: ServerThread | None = None
+        self.stopping = threading.Event()
+        """Set when the server stops: a trickling reply stops with it."""
 
     @property
     def url(self) -> str:
@@ -160,6 +164,7 @@ class FakeAPI:
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
         assert self._running is not None
+        self.stopping.set()
         self._running.stop()
 
 
@@ -179,7 +184,19 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
             for k, v in reply.headers.items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(data)
+            if not reply.trickle:
+                self.wfile.write(data)
+                return
+            self.close_connection = True
+            try:
+                self.wfile.flush()
+                for i in range(len(data)):
+                    if api.stopping.wait(reply.trickle):
+                        return
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+            except OSError:
+                return  # the client gave up
 
         def do_POST(self) -> None:  # noqa: N802 - the http.server convention
             raw = self.rfile.read(int(self.headers.get("content-length") or 0))

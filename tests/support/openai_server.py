@@ -145,4 +145,4 @@ class OpenAIServer(FakeAPI):
                 body = completion(request, {"content": reply.text or ""}, finish)
         if isinstance(body, dict) and "usage" not in body:
             body = {**body, "usage": self._accounting.usage(request.body, body)}
-        return Reply(200, body, headers)
+        return Reply(200, body, headers, trickle=reply.trickle)

@@ -5,15 +5,21 @@ replay and off runs never do; it takes seconds). The SDK retries 429, 5xx and 52
 ``retry-after``; ``max_retries`` comes from ``judge.max_retries``. Whatever still fails is translated
 here, once, into :class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored.
 
+The SDK's timeout bounds each connect and each read, so a server that trickles its reply would
+never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
+(:func:`gate.deadline.call_by`) of the ``timeout`` it is given, the time left to the judge.
+
 The request: the system prompt as one text block (marked ``cache_control`` when the call's cache hint
 says the prefix is reused), the forced tool as ``tool_choice: {"type": "tool", "name": ...}``.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from gate.config import JudgeConfig
+from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
 from gate.judgement import Usage
@@ -75,11 +81,23 @@ class AnthropicProvider:
                              "(or use --judge replay)")
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
-        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``."""
+        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.
+
+        The whole call, retries included, ends within ``timeout`` seconds however the server answers.
+        """
         import anthropic
 
+        client, request = self._client.with_options(timeout=timeout), body(call)
+
+        def create() -> Any:
+            # Called from this module (not through functools.partial): the SDK's warnings name the
+            # frame that called it, and the session keeps those from the provider modules for the report.
+            return client.messages.create(**request)
+
         try:
-            message = self._client.with_options(timeout=timeout).messages.create(**body(call))
+            message = call_by(time.monotonic() + timeout, create)
+        except DeadlineExceeded as e:
+            raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
         except anthropic.APIStatusError as e:
             raise _status_error(e) from e
         except anthropic.APITimeoutError as e:

@@ -15,15 +15,21 @@ The request: the system prompt as a ``system`` message, the tool as ``tools=[{"t
 what still fails becomes :class:`gate.errors.JudgeUnavailable` here, once, chained. OpenAI caches long
 prompt prefixes by itself, so the call's cache hint needs no marking; usage maps ``prompt_tokens``
 (less the cached ones), ``completion_tokens`` and ``prompt_tokens_details.cached_tokens``.
+
+The SDK's timeout bounds each connect and each read, so a server that trickles its reply would
+never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
+(:func:`gate.deadline.call_by`) of the ``timeout`` it is given, the time left to the judge.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from typing import TYPE_CHECKING, Any
 
 from gate.config import JudgeConfig
+from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
 from gate.judgement import Usage
@@ -108,11 +114,22 @@ class OpenAIProvider:
                              "Azure AZURE_OPENAI_API_KEY and OPENAI_API_VERSION; or use --judge replay)") from e
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
-        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``."""
+        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.
+
+        The whole call, retries included, ends within ``timeout`` seconds however the server answers.
+        """
         import openai
 
+        client, request = self._client.with_options(timeout=timeout), body(call)
+
+        def create() -> Any:
+            # Called from this module: the SDK's warnings name the frame that called it (see anthropic.py).
+            return client.chat.completions.create(**request)
+
         try:
-            completion = self._client.with_options(timeout=timeout).chat.completions.create(**body(call))
+            completion = call_by(time.monotonic() + timeout, create)
+        except DeadlineExceeded as e:
+            raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
         except openai.APIStatusError as e:
             raise _status_error(e) from e
         except openai.APITimeoutError as e:

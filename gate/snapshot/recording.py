@@ -1,0 +1,269 @@
+"""Record mode: the replay server's answers, with what the snapshot lacks fetched live and stored.
+
+    mode           a request the snapshot holds           a request it lacks
+    replay         answered from the snapshot             404 miss, never a live call (``serve``'s default)
+    new-episodes   answered from the snapshot             fetched live, stored, answered (``record``'s default)
+    record         fetched live once per session and      fetched live, stored, answered
+                   stored again; later requests in the
+                   same session get what it recorded
+
+``new-episodes`` and ``record`` are the VCR modes of the same names (``record`` is VCR's ``all``).
+A search goes to the provider ``record.search`` configures; a fetch is a guarded live GET
+(:class:`gate.snapshot.live.LiveWeb`). A fetched page is stored with its extraction
+(:func:`gate.snapshot.extract.extract_page`); ``/extract`` of a page the snapshot holds without its
+extraction derives it from the stored page, without the network. Failures (a refused address, a
+body over the cap, a timeout, a provider's error, a transient HTTP status) are answered to the
+client and never stored: the next session tries again.
+
+:class:`RecordingSource` notes each entry a session added or changed; :func:`finish` says which on
+the log, writes them to ``snapshot/RECORDED.json`` (``sourcegate-recorded/1``) and bumps the golden
+set's ``version`` (see :mod:`gate.snapshot.version`), since its baseline was measured on a web that
+no longer is the snapshot's.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from gate.errors import InputError, LiveWebError
+from gate.jsonio import dump_json, validate
+from gate.outputs import write_file
+from gate.snapshot.extract import extract_page
+from gate.snapshot.live.redact import redact
+from gate.snapshot.live.web import LiveWeb
+from gate.snapshot.records import (
+    EXTRACTIONS,
+    PAGES,
+    SEARCH,
+    ExtractionRecord,
+    Layer,
+    PageRecord,
+    SearchRecord,
+    normalise_query,
+    search_key,
+    url_key,
+)
+from gate.snapshot.serve import DEFAULT_HOST, ReplayServer
+from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
+from gate.snapshot.version import VersionBump, bump_version
+
+REPLAY, NEW_EPISODES, RECORD = "replay", "new-episodes", "record"
+MODES = (REPLAY, NEW_EPISODES, RECORD)
+RECORDED_FILE = "RECORDED.json"
+RECORDED_FORMAT = "sourcegate-recorded/1"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One entry a session wrote: ``added`` (new) or ``updated`` (its content changed)."""
+
+    layer: str
+    key: str
+    change: str
+    file: str
+    provider: str | None = None
+    query: str | None = None
+    url: str | None = None
+
+    def describe(self) -> str:
+        """One line: what the snapshot now holds that it did not."""
+        what = f"{self.provider}: {self.query!r}" if self.layer == SEARCH.name else str(self.url)
+        return f"{self.change} {self.layer} {what} ({self.file})"
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A live request that gave nothing to record (its message already redacted)."""
+
+    layer: str
+    what: str
+    reason: str
+
+
+class RecordingSource:
+    """A :class:`gate.snapshot.serve.Source`: the store in front, the live web behind it."""
+
+    def __init__(self, store: SnapshotStore, web: LiveWeb, mode: str) -> None:
+        """Answer from ``store``, recording through ``web`` as ``mode`` says (new-episodes or record)."""
+        if mode not in (NEW_EPISODES, RECORD):
+            raise ValueError(f"a recording source records: {mode!r} is not {NEW_EPISODES!r} or {RECORD!r}")
+        self.store, self.web, self.mode = store, web, mode
+        self._lock = threading.Lock()
+        self._keys: dict[tuple[str, str], threading.Lock] = {}  # one live request per key at a time
+        self._done: set[tuple[str, str]] = set()  # (layer, key) recorded in this session
+        self._recorded: dict[tuple[str, str], Recorded] = {}
+        self._failed: list[Failed] = []
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The provider keys in the environment: never logged, answered or stored."""
+        names = [p.key_env for p in self.web.providers.values() if p.key_env]
+        names += [p.endpoint_env for p in self.web.providers.values() if p.endpoint_env]
+        return tuple(v for n in names if n is not None and (v := self.web.environ.get(n)))
+
+    def recorded(self) -> tuple[Recorded, ...]:
+        """The entries this session added or changed, by layer then by what they hold."""
+        with self._lock:
+            entries = list(self._recorded.values())
+        return tuple(sorted(entries, key=lambda r: (r.layer, r.provider or "", r.query or r.url or "")))
+
+    def failed(self) -> tuple[Failed, ...]:
+        """The live requests that gave nothing to record, in order."""
+        with self._lock:
+            return tuple(self._failed)
+
+    # ------------------------------------------------------------------------------ the Source seam
+
+    def search(self, provider: str, query: str) -> SearchRecord:
+        """The stored answer, or the provider's live one (stored, the key scrubbed out)."""
+        key = search_key(provider, query)
+        with self._one(SEARCH, key):
+            if self._replays(SEARCH, key):
+                return self.store.search(provider, query)
+            record: SearchRecord = self._live(SEARCH, f"{provider}: {normalise_query(query)!r}",
+                                              lambda: self.web.search(provider, query))
+            self._keep(SEARCH, key, lambda: self.store.put_search(record), provider=provider, query=record.query)
+            return record
+
+    def page(self, url: str) -> PageRecord:
+        """The stored fetch, or a live one (stored with its extraction)."""
+        key = url_key(url)
+        with self._one(PAGES, key):
+            if self._replays(PAGES, key):
+                return self.store.page(url)
+            record: PageRecord = self._live(PAGES, url, lambda: self._fetch(url))
+            self._keep(PAGES, key, lambda: self.store.put_page(record), url=url)
+            extraction = extract_page(record)
+            self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
+            return record
+
+    def extraction(self, url: str) -> ExtractionRecord:
+        """The stored extraction, or one derived from the page (stored or fetched live)."""
+        key = url_key(url)
+        with self._one(EXTRACTIONS, key):  # before the page's lock, always: no two orders, no deadlock
+            if self._replays(EXTRACTIONS, key):
+                return self.store.extraction(url)
+            extraction = extract_page(self.page(url))
+            self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
+            return extraction
+
+    # ------------------------------------------------------------------------------------- helpers
+
+    def _one(self, layer: Layer, key: str) -> threading.Lock:
+        """The lock of one entry: concurrent requests for it wait for one live answer (a paid search once)."""
+        with self._lock:
+            return self._keys.setdefault((layer.name, key), threading.Lock())
+
+    def _replays(self, layer: Layer, key: str) -> bool:
+        with self._lock:
+            if (layer.name, key) in self._done:
+                return True
+        return self.mode == NEW_EPISODES and os.path.isfile(self.store.path(layer, key))
+
+    def _fetch(self, url: str) -> PageRecord:
+        record = self.web.fetch(url)
+        why = page_failure(record.status)
+        if why is not None:
+            raise LiveWebError(f"{redact(url)}: {why}; not recorded, the next request tries again")
+        return record
+
+    def _live(self, layer: Layer, what: str, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except LiveWebError as e:
+            with self._lock:
+                self._failed.append(Failed(layer.name, redact(what, self.secrets), redact(str(e), self.secrets)))
+            raise
+
+    def _keep(self, layer: Layer, key: str, put: Callable[[], bool], **what: str) -> None:
+        file = self.store.path(layer, key)
+        existed = os.path.isfile(file)
+        changed = put()
+        relative = os.path.relpath(file, self.store.golden_root).replace(os.sep, "/")
+        with self._lock:
+            self._done.add((layer.name, key))
+            if changed and (layer.name, key) not in self._recorded:
+                self._recorded[(layer.name, key)] = Recorded(layer.name, key, "updated" if existed else "added",
+                                                             relative, **what)
+
+
+# ------------------------------------------------------------------------------------ the session
+
+@dataclass(frozen=True)
+class Session:
+    """What a recording session changed: its entries, its failures and the version bump."""
+
+    mode: str
+    recorded: tuple[Recorded, ...]
+    failed: tuple[Failed, ...]
+    bump: VersionBump | None
+    report: str | None
+    notes: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """The lines said at the end of the session."""
+        if not self.recorded:
+            lines = [f"sourcegate snapshot: {self.mode}: nothing new recorded"]
+        else:
+            lines = [f"sourcegate snapshot: {self.mode}: {len(self.recorded)} entr"
+                     f"{'y' if len(self.recorded) == 1 else 'ies'} recorded (listed in {self.report}):"]
+            lines += [f"  {r.describe()}" for r in self.recorded]
+        lines += [f"  not recorded: {f.what}: {f.reason}" for f in self.failed]
+        if self.bump is not None:
+            lines.append(f"sourcegate snapshot: {self.bump.describe()}")
+        lines += [f"sourcegate snapshot: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def recorded_document(mode: str, recorded: tuple[Recorded, ...], bump: VersionBump | None) -> dict[str, Any]:
+    """The ``sourcegate-recorded/1`` document of a session (pure)."""
+    entries: list[Mapping[str, Any]] = [
+        {k: v for k, v in vars(r).items() if v is not None} for r in recorded]
+    return {"format": RECORDED_FORMAT, "mode": mode,
+            "version": None if bump is None else {"from": bump.old, "to": bump.new},
+            "entries": entries}
+
+
+def finish(source: RecordingSource, golden_root: str) -> Session:
+    """End a session: when it changed entries, list them in RECORDED.json and bump the version."""
+    recorded = source.recorded()
+    if not recorded:
+        return Session(source.mode, (), source.failed(), None, None)
+    notes: tuple[str, ...] = ()
+    try:
+        bump = bump_version(golden_root)
+    except InputError as e:  # the entries are stored: still list them, and say what to do by hand
+        bump, notes = None, (str(e),)
+    report = os.path.join(source.store.root, RECORDED_FILE)
+    document = recorded_document(source.mode, recorded, bump)
+    validate(document, "snapshot-recorded", report)
+    write_file(report, dump_json(document), within=golden_root)
+    return Session(source.mode, recorded, source.failed(), bump, report, notes)
+
+
+def serve_recording(golden_root: str, web: LiveWeb, mode: str, host: str = DEFAULT_HOST, port: int = 0,
+                    log: TextIO | None = None) -> Session:
+    """Serve ``golden_root``'s snapshot in ``mode`` until interrupted; then :func:`finish` it.
+
+    Ctrl-C (KeyboardInterrupt) ends the session normally; anything else still lists what was
+    recorded before it is raised again.
+    """
+    store = SnapshotStore(snapshot_dir(golden_root))
+    source = RecordingSource(store, web, mode)
+    with ReplayServer(store, host, port, log, source=source, secrets=source.secrets) as server:
+        server.log.write(f"sourcegate snapshot: {mode}: serving {store.root} on {server.url} (/search, /fetch, "
+                   "/extract); what it lacks is fetched live and stored, failures are never stored\n")
+        server.log.flush()
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            session = finish(source, golden_root)
+            server.log.write(session.summary() + "\n")
+            server.log.flush()
+    return session
