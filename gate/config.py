@@ -128,6 +128,10 @@ class Config:
     domain_cap: int = 2
     domain_floor: Mapping[str, int] = field(default_factory=lambda: DEFAULT_DOMAIN_FLOOR)
     passage_threshold: float = 80.0
+    drift_max: float = 50.0
+    """``checks.paraphrase_drift.max_drift``: the most a cited sentence may drift (0-100) from its closest passage"""
+    drift_block: bool = False
+    """``checks.paraphrase_drift.block``: drifted sentences fail the case instead of warning"""
     stale_days: Mapping[str, float | None] = field(default_factory=lambda: DEFAULT_STALE_DAYS)
     min_results: int = 3
     min_pages: int = 1
@@ -136,6 +140,10 @@ class Config:
     compare: CompareConfig = field(default_factory=CompareConfig)
     record: RecordConfig = field(default_factory=RecordConfig)
     source: str | None = None
+
+    def blocks(self, check: str) -> bool:
+        """Whether a check's findings fail the case (hard) or are case warnings (soft)."""
+        return check != "paraphrase_drift" or self.drift_block
 
     def floor_for(self, cls: str | None) -> int:
         """Unique-domain floor for a case class."""
@@ -156,6 +164,8 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
         domain_cap=checks.get("domain_cap", base.domain_cap),
         domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, **checks.get("domain_floor", {})}),
         passage_threshold=float(checks.get("passage_threshold", base.passage_threshold)),
+        drift_max=float(checks.get("paraphrase_drift", {}).get("max_drift", base.drift_max)),
+        drift_block=checks.get("paraphrase_drift", {}).get("block", base.drift_block),
         stale_days=MappingProxyType({**DEFAULT_STALE_DAYS, **checks.get("stale_days", {})}),
         min_results=retrieval.get("min_results", base.min_results),
         min_pages=retrieval.get("min_pages", base.min_pages),

@@ -18,7 +18,7 @@ from gate.config import Config
 from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
 from gate.load import Pairing
 from gate.model import Case, Finding, Freshness, Run
-from gate.results import INPUT_ERROR, CaseResult, CheckStatus, Figures, Report
+from gate.results import INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Figures, Report
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
@@ -58,13 +58,19 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     failures: list[Finding] = []
     statuses: list[CheckStatus] = []
     notes: list[str] = []
+    warned: list[CaseWarning] = []
     for check_id, check in CHECKS.items():
         if check_id in config.disabled:
             statuses.append(_status(check_id, "disabled", None))
             continue
         outcome = check.run(subject)
-        failures.extend(outcome.findings)
-        statuses.append(_status(check_id, outcome.status, outcome.not_checked))
+        if outcome.findings and not config.blocks(check_id):
+            # A soft check's findings are shown as case warnings; they never fail the case.
+            warned.extend(CaseWarning(f.check, f.message) for f in outcome.findings)
+            statuses.append(_status(check_id, "warn", None))
+        else:
+            failures.extend(outcome.findings)
+            statuses.append(_status(check_id, outcome.status, outcome.not_checked))
         notes.extend(f"{check_id}: {n}" for n in outcome.notes)
     counts = figures(subject)
     bad = {f.url for f in failures if f.url and f.check in URL_CHECKS}
@@ -81,7 +87,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         figures=counts, notes=tuple(notes), regime=subject.regime, shape=run.shape,
         soft=MappingProxyType(soft), judgement=judgement,
         dropped_constraints=constraints, dropped_entities=entities,
-        warnings=case_warnings(case, run, judgement),
+        warnings=(*case_warnings(case, run, judgement), *warned),
     )
 
 

@@ -33,7 +33,8 @@ class Figures:
 
 @dataclass(frozen=True)
 class CheckStatus:
-    """One check's status for one run: ``pass``, ``fail``, ``not_checked`` or ``disabled``."""
+    """One check's status for one run: ``pass``, ``fail``, ``warn`` (a soft check's findings, shown as
+    case warnings), ``not_checked`` or ``disabled``."""
 
     check: str
     status: str
@@ -44,7 +45,8 @@ class CheckStatus:
 class CaseWarning:
     """Something about one case a reader should see that never fails the gate (see ``gate.case_warnings``).
 
-    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities`` or ``no_primary_source``.
+    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities``, ``no_primary_source``, or
+    the id of a soft check whose finding it is (``paraphrase_drift``).
     """
 
     kind: str

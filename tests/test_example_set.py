@@ -59,6 +59,15 @@ EXPECTED: list[tuple[str, frozenset[str], str]] = [
 
 MINIMAL_CASE = "gha-pin-actions-sha"
 
+# paraphrase_drift is soft by default (docs/paraphrase-drift.md: precision 0.40 on labelled claims):
+# these cases show its findings as case warnings, never as failures.
+DRIFT_WARNED = frozenset({
+    "ecb-deposit-rate-now", "eu-ai-act-gpai-obligations", "fomc-september-2026-decision", "gha-pin-actions-sha",
+    "numpy-2-5-highlights", "python-dataclass-slots", "solar-wind-vs-coal-2025", "storm-dervla-disruption",
+    "uk-digital-switchover", "uk-fixed-mortgage-rates", "ultra-processed-food-health",
+    "who-physical-activity-adults",
+})
+
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, CaseResult]:
@@ -92,6 +101,9 @@ def test_case_fails_exactly_the_checks_it_was_built_for(
     for check in CHECKS:
         if check in fails:
             assert status(result, check) == "fail"
+        elif check == "paraphrase_drift" and case in DRIFT_WARNED:
+            assert status(result, check) == "warn"
+            assert any(w.kind == check for w in result.warnings)
         else:
             assert status(result, check) in ("pass", "not_checked")
 
@@ -99,7 +111,8 @@ def test_case_fails_exactly_the_checks_it_was_built_for(
 def test_every_hard_check_fails_somewhere_and_passes_somewhere(results: dict[str, CaseResult]) -> None:
     for check in CHECKS:
         statuses = {status(r, check) for r in results.values()}
-        assert "fail" in statuses, f"{check} never fails in the example set"
+        # A soft check's findings are warnings: "warn" is how it fails here.
+        assert statuses & {"fail", "warn"}, f"{check} never fails in the example set"
         assert "pass" in statuses, f"{check} never passes in the example set"
 
 

@@ -6,6 +6,8 @@ Untrusted strings (questions, URLs, messages quoting pages) only pass through
 
 from __future__ import annotations
 
+from collections import Counter
+
 from tabulate import tabulate
 
 from gate.checks import CHECKS
@@ -20,19 +22,10 @@ ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
 def _check_table(report: Report) -> str:
     rows = []
     for check_id in CHECKS:
-        failed = passed = unchecked = 0
-        for c in report.cases:
-            for s in c.checks:
-                if s.check != check_id:
-                    continue
-                if s.status == "fail":
-                    failed += 1
-                elif s.status == "pass":
-                    passed += 1
-                elif s.status == "not_checked":
-                    unchecked += 1
-        rows.append([f"`{check_id}`", failed, passed, unchecked])
-    return tabulate(rows, headers=["check", "failed", "passed", "not checked"], tablefmt="github")
+        counts = Counter(s.status for c in report.cases for s in c.checks if s.check == check_id)
+        rows.append([f"`{check_id}`", counts["fail"], counts["warn"], counts["pass"], counts["not_checked"]])
+    # "warned": a soft check's findings (case warnings, never failures), e.g. paraphrase_drift.
+    return tabulate(rows, headers=["check", "failed", "warned", "passed", "not checked"], tablefmt="github")
 
 
 def _case_table(report: Report) -> str:
