@@ -103,7 +103,7 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
                           trust_config=args.trust_config)
     config = with_judge_provider(rules.config, args.judge_provider)
     report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=config,
-                       trusted_judgements=rules.trusted_judgements)
+                       trusted_judgements=rules.trusted_judgements, now=datetime.now(UTC))
     report = attach_baseline(report, rules, now=datetime.now(UTC))
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
