@@ -24,7 +24,7 @@ from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, Chec
 from gate.runner.findings import run_findings
 
 if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 
 def retrieval_succeeded(subject: Subject, relevance: int | None = None) -> bool:

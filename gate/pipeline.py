@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from gate.checks import CHECKS, Check
 from gate.compare import compare_cases
 from gate.comparison import Comparison
-from gate.config import Config, load_config
+from gate.config import Config, load_config, with_judge_provider
 from gate.decide import decide
 from gate.errors import InputError
 from gate.evaluate import evaluate_pairing, evaluate_run
@@ -62,6 +62,8 @@ class SetRequest:
     """with ``baseline_ref``, use a ``config_file`` the revision does not have"""
     compare: bool = True
     """False: no baseline is read or compared with (``baseline update`` records a new one)"""
+    judge_provider: str | None = None
+    """the judge provider by name (None: ``judge.provider`` in the configuration)"""
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,7 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
         rules = resolve_rules(request.paths, request.config_file,
                               baseline=per_set_file(request.baseline, source.name),
                               ref=request.baseline_ref, trust_config=request.trust_config)
+        rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
         return _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks)
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,

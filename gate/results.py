@@ -12,7 +12,7 @@ from gate.model import Finding, Verdict
 
 if TYPE_CHECKING:
     from gate.configdiff import ConfigChange
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 __all__ = [
     "CHECK_ERROR", "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Counts", "Report",

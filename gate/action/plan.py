@@ -36,11 +36,11 @@ class Plan:
 def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None) -> Plan:
     """The CLI arguments and the notes for the log and the summary. Pure: no I/O."""
     notes: list[str] = []
-    judge, why = resolve_judge(inputs.judge, bool(inputs.api_key))
+    judge, why = resolve_judge(inputs.judge, inputs.has_judge_key, inputs.key_inputs)
     if why:
         notes.append(why)
-    elif inputs.api_key and judge != "live":
-        notes.append(f"judge '{judge}' was asked for: the anthropic-api-key is not used")
+    elif any(inputs.judge_keys.values()) and judge != "live":
+        notes.append(f"judge '{judge}' was asked for: the judge's API key is not used")
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None)
     if baseline is None:
         notes.append("not a pull request and no baseline-ref: the baseline is read from the working tree")
@@ -57,6 +57,8 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
     d = inputs.report_dir
     files = {name: os.path.join(d, entry.file_name) for name, entry in REPORTERS.items() if entry.file_name}
     argv = ["check", *paths, *(x for name, file in files.items() for x in (f"--{name}", file)), "--judge", judge]
+    if inputs.judge_provider is not None:
+        argv += ["--judge-provider", inputs.judge_provider]
     if inputs.config:
         argv += ["--config", inputs.config]
         if inputs.trust_config:

@@ -26,6 +26,7 @@ from gate.console import add_options as add_console_options
 from gate.console import show, terminal_mode
 from gate.exitcodes import report_exit
 from gate.goldensets import GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
+from gate.judge.providers import PROVIDERS
 from gate.outputs import is_stdout
 from gate.pipeline import SetRequest, run_set
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
@@ -62,7 +63,9 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
     for name in file_reporters():
         c.add_argument(f"--{name}", metavar="FILE", help=REPORTERS[name].help)
     c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
-                   help="live, replay (judge cache only) or off (default: judge.mode)")
+                   help="live, replay (cache only) or off (default: judge.mode)")
+    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
+                   help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
     c.add_argument("--otlp-json", metavar="FILE",
                    help="write the runs as OTLP/JSON spans (docs/spans.md)")
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
@@ -111,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str]) -> int:
     report = run_set(SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
-                                baseline_ref=args.baseline_ref, trust_config=args.trust_config),
+                                baseline_ref=args.baseline_ref, trust_config=args.trust_config,
+                                judge_provider=args.judge_provider),
                      now=datetime.now(UTC))
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
