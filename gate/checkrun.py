@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gate.console import show, terminal_mode
+from gate.console import progress, show, terminal_mode
 from gate.errors import EXIT_PASS, InputError
 from gate.goldensets import GoldenSetPaths, combined_exit, default_paths, per_set_file, require_name_field, split_sets
 from gate.outputs import is_stdout
@@ -101,7 +101,8 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
     rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
     report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
-                       trusted_judgements=rules.trusted_judgements)
+                       trusted_judgements=rules.trusted_judgements,
+                       progress=progress(args))
     report = attach_baseline(report, rules, now=datetime.now(UTC))
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None

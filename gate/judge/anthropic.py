@@ -3,7 +3,8 @@
 It is imported only when a live judge runs (``import gate.cli`` and replay or off runs never load
 the SDK, which takes seconds). The SDK retries 429, 5xx and 529 itself, honouring ``retry-after``;
 ``max_retries`` comes from ``judge.max_retries``. Whatever still fails is translated here, once, into
-:class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored.
+:class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored; a refused key
+(401, 403) becomes :class:`gate.errors.JudgeAuthError`, which stops the judge at once.
 
 The SDK's timeout bounds each connect and each read, so a server that trickles its reply would
 never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
@@ -19,7 +20,7 @@ import anthropic
 
 from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
-from gate.errors import InputError, JudgeUnavailable
+from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
 from gate.judge.model import Usage
 
@@ -60,6 +61,10 @@ class AnthropicCaller:
             message = call_by(time.monotonic() + timeout, create)
         except DeadlineExceeded as e:
             raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
+        except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as e:
+            raise JudgeAuthError(f"the Anthropic API refused the key ({e.status_code} "
+                                 f"{e.type or 'error'}: {e.api_message or e.message}): check ANTHROPIC_API_KEY "
+                                 "(or ANTHROPIC_AUTH_TOKEN); no further judge call is made") from e
         except anthropic.APIStatusError as e:
             kind = e.type or "error"
             detail = e.api_message or e.message

@@ -93,6 +93,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the snapshot until Ctrl-C or SIGTERM (the normal ways to stop it, so exit 0)."""
     from gate.config import load_config
+    from gate.progress import for_cli
     from gate.snapshot.live import LiveWeb
     from gate.snapshot.recording import serve_recording
     from gate.snapshot.serve import serve
@@ -115,7 +116,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if web is None:
             serve(store, args.host, args.port)
         else:
-            serve_recording(root, web, args.mode, args.host, args.port)
+            serve_recording(root, web, args.mode, args.host, args.port, progress=for_cli())
     except OSError as e:
         raise InputError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from e
     except KeyboardInterrupt:
