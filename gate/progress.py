@@ -199,7 +199,8 @@ def for_cli(*, quiet: bool = False, color: str = "auto", stream: TextIO | None =
         return NullProgress()
     stream = sys.stderr if stream is None else stream
     env = os.environ if env is None else env
-    tty = stream.isatty() and env.get("TERM") != "dumb"
+    isatty = getattr(stream, "isatty", None)  # a stand-in stream (a tee of the log) may have none
+    tty = callable(isatty) and bool(isatty()) and env.get("TERM") != "dumb"
     if tty:
         return RichProgress(stream, color=use_color(color, env, True))
     return PlainProgress(stream)

@@ -36,7 +36,7 @@ def test_plain_progress_prints_every_tenth_and_a_last_line_with_spending_and_tim
     out, clock = io.StringIO(), Clock()
     p = PlainProgress(out, every=30, clock=clock)
     p.start(20, "judging")
-    for i in range(20):
+    for _ in range(20):
         clock.now += 1.5
         p.advance(0, calls=3, tokens=1000, cost=0.01)
         p.advance(1)
@@ -80,6 +80,15 @@ def test_the_cli_picks_nothing_when_quiet_a_bar_on_a_terminal_and_plain_lines_el
     assert isinstance(for_cli(stream=_Tty(), env={"TERM": "xterm"}), RichProgress)
     assert isinstance(for_cli(stream=_Tty(), env={"TERM": "dumb"}), PlainProgress)
     assert isinstance(for_cli(stream=io.StringIO(), env={"CI": "true"}), PlainProgress)
+
+    class NoTty:  # a stand-in stream, e.g. the action's tee of its log
+        def write(self, text: str) -> int:
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    assert isinstance(for_cli(stream=NoTty(), env={}), PlainProgress)  # type: ignore[arg-type]
 
 
 @pytest.fixture
