@@ -10,7 +10,11 @@ where the output goes:
         progress.advance(calls=u.calls, tokens=u.tokens, cost=u.cost_usd)
     progress.close()
 
-``advance(0, calls=..., ...)`` adds spending without a finished case. Implementations are
+``advance(0, calls=..., ...)`` adds spending without a finished case. A command gets its progress
+from :func:`gate.console.progress` (``-q`` and ``--color`` taken into account) and passes it on as a
+value: ``run_paths(..., progress=console.progress(args))`` or ``JudgeSession(..., progress=...)``,
+which reports each run judged; any other long loop (``sourcegate run``'s agent runs) calls
+``start``/``advance``/``close`` itself. Implementations are
 thread-safe (the judge's pool threads report from their own threads).
 
 - :class:`RichProgress` on a terminal: a bar (``rich``) with cases done, calls, tokens, cost and an ETA.
