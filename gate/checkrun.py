@@ -101,7 +101,7 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
     rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
     report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
-                       trusted_judgements=rules.trusted_judgements,
+                       trusted_judgements=rules.trusted_judgements, now=datetime.now(UTC),
                        progress=progress(args))
     report = attach_baseline(report, rules, now=datetime.now(UTC))
     # Render everything before writing anything: a rendering error leaves no file behind.
