@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import pty
 import select
@@ -17,6 +18,7 @@ from gate.cli import main
 from gate.progress import NullProgress, PlainProgress, RichProgress, for_cli
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.golden_factory import write_golden
+from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
 from tests.support.scripted_judge import scripted_judge
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,3 +158,14 @@ def test_a_replay_run_shows_no_progress(tmp_path: Path, capsys: pytest.CaptureFi
     root = write_golden(tmp_path / "set", ["a", "b"])
     assert main(["check", str(root), "--judge", "replay", "--json", str(tmp_path / "r.json")]) == 0
     assert "judging" not in capsys.readouterr().err
+
+
+def test_sourcegate_run_counts_the_cases_the_agent_finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    case = "euro-adoption-after-2010"
+    golden = make_golden(tmp_path / "set", [case])
+    monkeypatch.setenv(PLAN_ENV, json.dumps({case: faithful_plan(case)}))
+    assert main(["run", str(golden), "--", *scripted_agent(tmp_path)]) == 0
+    assert "sourcegate: running the agent done: 1/1, " in capsys.readouterr().err
+    assert main(["run", str(golden), "-q", "--", *scripted_agent(tmp_path)]) == 0
+    assert "running the agent" not in capsys.readouterr().err
