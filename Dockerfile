@@ -25,9 +25,10 @@ COPY gate ./gate
 # A venv without pip: the build stage's pip installs into it (pip --python). Every dependency
 # ships wheels for x86_64 and aarch64, so no compiler is needed; the build backend lives in
 # pip's temporary build environment and is gone when the command ends. Byte code is compiled
-# now so the action starts fast and never writes into the read-only install at run time.
+# now so the action starts fast and never writes into the read-only install at run time. The
+# openai extra is there for the judge-provider input's openai provider.
 RUN python -m venv --without-pip /opt/sourcegate \
- && python -m pip --python /opt/sourcegate/bin/python install --no-cache-dir . \
+ && python -m pip --python /opt/sourcegate/bin/python install --no-cache-dir '.[openai]' \
  && /opt/sourcegate/bin/python -c "import gate.action, gate.cli"
 
 # ---- runtime: the slim base, the venv, and the git binary; no pip cache, apt lists or compiler

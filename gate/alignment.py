@@ -26,7 +26,7 @@ from gate.model import Finding
 from gate.urls import canonical
 
 if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 RESOLVED_CHECKS = frozenset({"fabricated_url", "unread_citation", "url_unresolved"})
 PASSAGE_CHECKS = frozenset({"passage_missing"})

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
+from gate.config import with_judge_provider
 from gate.console import progress, show, terminal_mode
 from gate.errors import EXIT_PASS, InputError
 from gate.goldensets import GoldenSetPaths, combined_exit, default_paths, per_set_file, require_name_field, split_sets
@@ -100,7 +101,8 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
     # The rules first (at the base revision with --baseline-ref), then one run under them.
     rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
-    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
+    config = with_judge_provider(rules.config, args.judge_provider)
+    report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=config,
                        trusted_judgements=rules.trusted_judgements, now=datetime.now(UTC),
                        progress=progress(args))
     report = attach_baseline(report, rules, now=datetime.now(UTC))

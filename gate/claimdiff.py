@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 __all__ = ["ClaimFlip", "ClaimState", "claim_flips", "claim_states", "unscored_count"]
 

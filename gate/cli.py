@@ -28,6 +28,7 @@ from gate.errors import (
     InputError,
 )
 from gate.helptext import add_examples
+from gate.judge.providers import PROVIDERS
 from gate.suggest import did_you_mean
 
 VERDICT_EXIT = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "inconclusive": EXIT_INCONCLUSIVE}
@@ -73,7 +74,9 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
     c.add_argument("--markdown", metavar="FILE", help="write the markdown report ('-': stdout)")
     c.add_argument("--judge", choices=("live", "replay", "off"), default=None, metavar="MODE",
-                   help="live, replay (judge cache only) or off (default: judge.mode)")
+                   help="live, replay (cache only) or off (default: judge.mode)")
+    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
+                   help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
     c.add_argument("--otlp-json", metavar="FILE",
                    help="write the runs as OTLP/JSON spans (docs/spans.md)")
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")

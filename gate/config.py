@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -29,12 +29,26 @@ DEFAULT_REQUIRE_PRIMARY = ("regulatory", "medical", "legal")
 DEFAULT_MODEL = "claude-sonnet-4-6"
 """A current model from the anthropic SDK's own list of model names."""
 
+DEFAULT_PROVIDER = "anthropic"
+DEFAULT_MODELS: Mapping[str, str] = MappingProxyType({
+    "anthropic": DEFAULT_MODEL,
+    "openai": "gpt-4.1-mini",
+    "scripted": "scripted",
+})
+"""The model each judge provider uses when ``judge.model`` is not set."""
+
 DEFAULT_PRICES: Mapping[str, Mapping[str, float]] = MappingProxyType({
     # USD per million tokens; cache writes (5 minute) cost 1.25x input, cache reads 0.1x.
     "claude-sonnet-4-5": MappingProxyType({"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}),
     "claude-sonnet-4-6": MappingProxyType({"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}),
     "claude-haiku-4-5": MappingProxyType({"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.10}),
     "claude-opus-4-5": MappingProxyType({"input": 5.0, "output": 25.0, "cache_write": 6.25, "cache_read": 0.50}),
+    # OpenAI list prices as published in August 2025 (standard tier). OpenAI caches prompt prefixes
+    # itself, with no write premium: cache_write is the input price, cache_read the cached-input price.
+    "gpt-4.1": MappingProxyType({"input": 2.0, "output": 8.0, "cache_write": 2.0, "cache_read": 0.50}),
+    "gpt-4.1-mini": MappingProxyType({"input": 0.40, "output": 1.60, "cache_write": 0.40, "cache_read": 0.10}),
+    "gpt-5": MappingProxyType({"input": 1.25, "output": 10.0, "cache_write": 1.25, "cache_read": 0.125}),
+    "gpt-5-mini": MappingProxyType({"input": 0.25, "output": 2.0, "cache_write": 0.25, "cache_read": 0.025}),
 })
 
 
@@ -43,6 +57,10 @@ class JudgeConfig:
     """How the LLM judges run."""
 
     mode: str = "replay"
+    provider: str = DEFAULT_PROVIDER
+    """a name from ``gate.judge.providers.PROVIDERS``"""
+    base_url: str | None = None
+    """where the provider's API is; None: the provider's environment variable, else its default"""
     model: str = DEFAULT_MODEL
     max_tokens: int = 4096
     concurrency: int = 4
@@ -177,6 +195,7 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
         min_pages=retrieval.get("min_pages", base.min_pages),
         min_relevance=retrieval.get("min_relevance", base.min_relevance),
         judge=JudgeConfig(**{
+            "model": DEFAULT_MODELS[data.get("judge", {}).get("provider", DEFAULT_PROVIDER)],
             **data.get("judge", {}),
             "prices": MappingProxyType({**DEFAULT_PRICES, **data.get("judge", {}).get("prices", {})}),
         }),
@@ -189,6 +208,16 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
         replay=ReplayConfig(**data.get("replay", {})),
         source=source,
     )
+
+
+def with_judge_provider(config: Config, provider: str | None) -> Config:
+    """``config`` judging with ``provider`` (None: unchanged); a model left at the old provider's default
+    becomes the new provider's default."""
+    judge = config.judge
+    if provider is None or provider == judge.provider:
+        return config
+    model = DEFAULT_MODELS[provider] if judge.model == DEFAULT_MODELS.get(judge.provider) else judge.model
+    return replace(config, judge=replace(judge, provider=provider, model=model))
 
 
 def _record(data: Mapping[str, Any]) -> RecordConfig:

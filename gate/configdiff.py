@@ -53,8 +53,8 @@ _RANKED: dict[str, tuple[str, ...]] = {
     "compare.block_on": ("new", "all"),
     "judge.mode": ("off", "replay", "live"),
 }
-_NEUTRAL = ("judge.model", "judge.max_tokens", "judge.concurrency", "judge.deadline_seconds",
-            "judge.max_retries", "judge.max_evidence_chars", "judge.prices.*", "retrieval.*")
+_NEUTRAL = ("judge.provider", "judge.base_url", "judge.model", "judge.max_tokens", "judge.concurrency",
+            "judge.deadline_seconds", "judge.max_retries", "judge.max_evidence_chars", "judge.prices.*", "retrieval.*")
 
 
 def _settings(c: Config, checks: frozenset[str], classes: frozenset[str] = frozenset()) -> Iterator[tuple[str, Value]]:

@@ -23,7 +23,7 @@ from gate.results import INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Figu
 from gate.runner.findings import run_findings
 
 if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 
 def retrieval_succeeded(subject: Subject, relevance: int | None = None) -> bool:

@@ -1,7 +1,8 @@
 """Is a quoted passage really on the page?
 
 Shared by the ``passage_missing`` check and the LLM-judge quote verifier, so both agree on what
-"the quote is on the page" means. Pure and offline.
+"the quote is on the page" means; :func:`terms` (the content words and numbers of a text) is shared
+the same way by the evidence selection and the query-survival rules. Pure and offline.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "WorkBudget",
     "find_passage",
     "normalise",
+    "terms",
 ]
 
 # --------------------------------------------------------------------------------------------------
@@ -416,3 +418,30 @@ class PageIndex:
         looked for exactly only (``"too_large"`` when not found).
         """
         return _check(normalise(passage), self.text, threshold, budget)
+
+
+# --------------------------------------------------------------------------------------------------
+# terms()
+# --------------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]{3,}")
+STOPWORDS = frozenset({
+    "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one", "our",
+    "out", "has", "his", "how", "its", "may", "new", "now", "old", "see", "two", "who", "did", "get", "let",
+    "say", "she", "too", "use", "that", "with", "have", "this", "will", "your", "from", "they", "been",
+    "more", "when", "were", "what", "which", "their", "there", "than", "then", "them", "into", "some",
+    "could", "would", "about", "other", "these", "those", "also", "only", "over", "such", "after", "most",
+    "very", "where", "while", "being", "both", "each", "just", "like", "made", "many", "much", "must",
+    "said", "should", "since", "still", "through", "under", "until", "upon", "within", "without",
+})
+
+
+def terms(text: str) -> set[str]:
+    """Content words and numbers of a text, normalised (numbers lose thousands separators)."""
+    out = set()
+    for tok in _TOKEN.findall(normalise(text)):
+        if tok[0].isdigit():
+            out.add(tok.replace(",", ""))
+        elif tok not in STOPWORDS:
+            out.add(tok)
+    return out

@@ -12,7 +12,7 @@ from gate.model import Finding
 if TYPE_CHECKING:
     from gate.compare import Comparison
     from gate.configdiff import ConfigChange
-    from gate.judge.model import RunJudgement
+    from gate.judgement import RunJudgement
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 INPUT_ERROR = "input_error"

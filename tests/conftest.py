@@ -25,6 +25,7 @@ from gate.gaterun import run_paths
 from gate.results import Report
 from tests.support.action_runner import Runner
 from tests.support.github_server import FakeGitHub
+from tests.support.live_providers import LIVE_PROVIDERS, LiveProvider
 from tests.support.network import GUARD, NetworkGuard
 
 SCRUBBED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_", "GITHUB_", "SOURCEGATE_")
@@ -113,3 +114,10 @@ def example_report() -> Report:
     Built once per run: a report is a frozen value, which tests may read and ``replace``
     but never change."""
     return run_paths([str(EXAMPLE)], None, judge_mode="replay")
+
+
+@pytest.fixture(params=LIVE_PROVIDERS, ids=lambda p: p.name)
+def provider(request: pytest.FixtureRequest) -> LiveProvider:
+    """Each judge provider in turn: the live judge's scenarios run against every one."""
+    p: LiveProvider = request.param
+    return p

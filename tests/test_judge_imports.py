@@ -1,4 +1,4 @@
-"""The SDK is imported only when a live judge runs: never by ``import gate.cli``, replay or off."""
+"""The SDKs are imported only when a live judge runs: never by ``import gate.cli``, replay or off."""
 
 from __future__ import annotations
 
@@ -14,13 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def sdk_loaded(code: str) -> bool:
-    out = subprocess.run([sys.executable, "-c", code + "; print('anthropic' in sys.modules)"],
+    check = "; print('anthropic' in sys.modules or 'openai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code + check],
                          capture_output=True, text=True, cwd=ROOT, check=True)
     return out.stdout.strip().splitlines()[-1] == "True"
 
 
 def test_importing_the_cli_and_the_judge_package_does_not_load_the_sdk() -> None:
-    assert not sdk_loaded("import sys, gate.cli, gate.judge, gate.judge.session, gate.report.json")
+    assert not sdk_loaded("import sys, gate.cli, gate.judge, gate.judge.session, gate.judge.providers, "
+                          "gate.action.inputs, gate.report.json")
 
 
 @pytest.mark.parametrize("mode", ["replay", "off"])

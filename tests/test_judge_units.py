@@ -30,12 +30,13 @@ from gate.judge.model import (
 from gate.judge.parse import parse_assessment, parse_claims, parse_verdicts
 from gate.judge.render import marker, wrap
 from gate.judge.session import ordered_map
-from gate.judge.sources import dropped, rule_source_type
 from gate.judge.summary import summarise
 from gate.judge.tools import EXTRACT_CLAIMS
 from gate.judge.verify import Graded, Material, check
 from gate.model import Page, Run
 from gate.results import CaseResult, Figures
+from gate.source_rules import rule_source_type
+from gate.survival import dropped
 
 PAGE = Page("https://example.org/a",
             "Intro.\n\nThe bridge opened in 1932 and is 503 metres long. It carries rail.")

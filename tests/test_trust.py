@@ -225,7 +225,7 @@ def fooled(request: Request) -> Reply:
     """A stand-in judge that calls every claim supported, quoting the claim's first cited page."""
     reply = scripted_judge(request)
     if request.tool_name == "grade_claims":
-        for v in reply.body["content"][0]["input"]["verdicts"]:
+        for v in (reply.tool_input or {})["verdicts"]:
             v["verdict"] = "supported"
     return reply
 

@@ -108,7 +108,9 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
         with contextlib.suppress(FileNotFoundError):
             os.remove(f)  # a report left by an earlier step must never be read as this one's
 
-    updates: dict[str, str | None] = {"ANTHROPIC_API_KEY": inputs.api_key if plan.judge == "live" else None}
+    # The judge's keys reach only a live judge.
+    updates: dict[str, str | None] = {k: v if plan.judge == "live" and v else None
+                                      for k, v in inputs.judge_keys.items()}
     if inputs.github_token:
         updates["GITHUB_TOKEN"] = inputs.github_token
     runs = [_run_set(s, p, inputs.fail_on, updates, out) for s, p in zip(sets, plans, strict=True)]

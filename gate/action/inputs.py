@@ -13,11 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.errors import InputError
+from gate.judge.providers import PROVIDERS
 from gate.publish import parse_logins
 
 __all__ = [
     "FAIL_ON",
     "INPUT_NAMES",
+    "JUDGE_KEYS",
     "JUDGE_MODES",
     "OUTPUT_NAMES",
     "SECRET_INPUTS",
@@ -30,8 +32,8 @@ __all__ = [
 ]
 
 INPUT_NAMES = (
-    "golden-set", "config", "trust-config", "judge", "anthropic-api-key", "github-token", "comment", "comment-author",
-    "baseline-ref", "fail-on", "report-dir", "comment-from", "pr-number",
+    "golden-set", "config", "trust-config", "judge", "judge-provider", "anthropic-api-key", "openai-api-key",
+    "github-token", "comment", "comment-author", "baseline-ref", "fail-on", "report-dir", "comment-from", "pr-number",
 )
 """Every input ``action.yml`` declares; a test keeps the two lists equal."""
 OUTPUT_NAMES = (
@@ -39,9 +41,11 @@ OUTPUT_NAMES = (
     "grounding-rate", "hallucination-rate", "judge", "comment-url", "sets",
 )
 """Every output ``action.yml`` declares (``comment-url`` in comment mode only)."""
-SECRET_INPUTS = ("anthropic-api-key", "github-token")
+SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
 """Inputs that are masked in the log (``::add-mask::``) before anything else is printed."""
 JUDGE_MODES = ("auto", "live", "replay", "off")
+JUDGE_KEYS = {"anthropic": ("anthropic-api-key", "ANTHROPIC_API_KEY"), "openai": ("openai-api-key", "OPENAI_API_KEY")}
+"""Each judge provider that needs a key: the input that holds it and the variable its SDK reads."""
 FAIL_ON = ("hard", "soft", "none")
 SNAPSHOT_ROOT = "cached-snapshots"
 
@@ -62,7 +66,11 @@ class Inputs:
     config: str | None = None
     trust_config: bool = False
     judge: str = "auto"
+    judge_provider: str | None = None
+    """a name from ``gate.judge.providers.PROVIDERS``; None: the configuration's ``judge.provider``"""
     api_key: str = ""
+    """the Anthropic API key"""
+    openai_api_key: str = ""
     github_token: str = ""
     comment: bool = True
     comment_authors: tuple[str, ...] = ()
@@ -71,6 +79,29 @@ class Inputs:
     report_dir: str = "sourcegate-report"
     comment_from: str | None = None
     pr_number: int | None = None
+
+    @property
+    def judge_keys(self) -> dict[str, str]:
+        """The judge's API keys by the variable their SDK reads (only the judge may be given them)."""
+        given = {"anthropic": self.api_key, "openai": self.openai_api_key}
+        return {variable: given[name] for name, (_, variable) in JUDGE_KEYS.items()}
+
+    @property
+    def key_inputs(self) -> str:
+        """The input(s) that hold the key the live judge needs, as a notice names them."""
+        if self.judge_provider is None:
+            return " or ".join(i for i, _ in JUDGE_KEYS.values())
+        return JUDGE_KEYS[self.judge_provider][0] if self.judge_provider in JUDGE_KEYS else "no key"
+
+    @property
+    def has_judge_key(self) -> bool:
+        """True when the live judge has what it needs: the provider's key (any key when the provider is
+        the configuration's; a provider that needs no key always has it)."""
+        if self.judge_provider is None:
+            return bool(self.api_key or self.openai_api_key)
+        if self.judge_provider not in JUDGE_KEYS:
+            return True
+        return bool(self.judge_keys[JUDGE_KEYS[self.judge_provider][1]])
 
 
 def _get(env: Mapping[str, str], name: str) -> str:
@@ -119,7 +150,9 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         config=_get(env, "config") or None,
         trust_config=_flag(env, "trust-config", False),
         judge=_choice(env, "judge", JUDGE_MODES, "auto"),
+        judge_provider=_choice(env, "judge-provider", ("", *PROVIDERS), "") or None,
         api_key=_get(env, "anthropic-api-key"),
+        openai_api_key=_get(env, "openai-api-key"),
         github_token=_get(env, "github-token"),
         comment=_flag(env, "comment", True),
         comment_authors=parse_logins(_get(env, "comment-author"), "input 'comment-author'"),
@@ -131,19 +164,21 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     )
 
 
-def resolve_judge(requested: str, has_key: bool) -> tuple[str, str | None]:
-    """The judge mode to run and, when it differs from what a reader might expect, why."""
+def resolve_judge(requested: str, has_key: bool, key_input: str = "anthropic-api-key") -> tuple[str, str | None]:
+    """The judge mode to run and, when it differs from what a reader might expect, why.
+
+    ``key_input`` names the input(s) that would hold the judge's key, for the notice."""
     if requested == "auto":
         if has_key:
             return "live", None
         return "replay", (
-            "no anthropic-api-key was given (pull requests from forks get no secrets): "
+            f"no {key_input} was given (pull requests from forks get no secrets): "
             "the judge replays its cache; claims missing from it stay unscored, and too many unscored "
             "claims make the run inconclusive, never a pass"
         )
     if requested == "live" and not has_key:
         return "replay", (
-            "judge 'live' was asked for but no anthropic-api-key was given: the judge replays its cache "
+            f"judge 'live' was asked for but no {key_input} was given: the judge replays its cache "
             "instead; claims missing from it stay unscored"
         )
     return requested, None

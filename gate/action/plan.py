@@ -35,11 +35,11 @@ class Plan:
 def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None) -> Plan:
     """The CLI arguments and the notes for the log and the summary. Pure: no I/O."""
     notes: list[str] = []
-    judge, why = resolve_judge(inputs.judge, bool(inputs.api_key))
+    judge, why = resolve_judge(inputs.judge, inputs.has_judge_key, inputs.key_inputs)
     if why:
         notes.append(why)
-    elif inputs.api_key and judge != "live":
-        notes.append(f"judge '{judge}' was asked for: the anthropic-api-key is not used")
+    elif any(inputs.judge_keys.values()) and judge != "live":
+        notes.append(f"judge '{judge}' was asked for: the judge's API key is not used")
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None)
     if baseline is None:
         notes.append("not a pull request and no baseline-ref: the baseline is read from the working tree")
@@ -62,6 +62,8 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
     }
     argv = ["check", *paths, "--json", files["json"], "--markdown", files["markdown"],
             "--summary", files["summary"], "--junit", files["junit"], "--judge", judge]
+    if inputs.judge_provider is not None:
+        argv += ["--judge-provider", inputs.judge_provider]
     if inputs.config:
         argv += ["--config", inputs.config]
         if inputs.trust_config:

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from gate.config import Config
-from gate.judge.sources import rule_source_type
 from gate.model import Case, Citation, Freshness, Outcome, Page, Run
 from gate.passage import PageIndex
+from gate.source_rules import rule_source_type
 from gate.urls import canonical, extract_urls
 
 

@@ -2,8 +2,10 @@
 
 The seam is ``Judge.judge(request) -> RunJudgement`` (:mod:`gate.judge.base`); :class:`LLMJudge` is
 the implementation, :class:`JudgeSession` runs it over a set in a mode (``live``, ``replay``,
-``off``). Only :mod:`gate.judge.anthropic` imports the Anthropic SDK, and only a live session loads
-it; names here load on first use, so importing this package stays cheap.
+``off``). The model behind it is a provider picked by name (:mod:`gate.judge.providers`: ``anthropic``,
+``openai``, ``scripted``); only a provider module imports its SDK, and only a live session builds one.
+The judgement values live in :mod:`gate.judgement` and are re-exported here. Names here load on
+first use, so importing this package stays cheap.
 """
 
 from __future__ import annotations
@@ -16,14 +18,15 @@ _EXPORTS: dict[str, str] = {
     "Judge": "gate.judge.base",
     "JudgeRequest": "gate.judge.base",
     "Caller": "gate.judge.base",
+    "Provider": "gate.judge.base",
     "ToolCall": "gate.judge.base",
     "ToolReply": "gate.judge.base",
-    "Claim": "gate.judge.model",
-    "ClaimVerdict": "gate.judge.model",
-    "QueryScore": "gate.judge.model",
-    "SourceType": "gate.judge.model",
-    "Usage": "gate.judge.model",
-    "RunJudgement": "gate.judge.model",
+    "Claim": "gate.judgement",
+    "ClaimVerdict": "gate.judgement",
+    "QueryScore": "gate.judgement",
+    "SourceType": "gate.judgement",
+    "Usage": "gate.judgement",
+    "RunJudgement": "gate.judgement",
     "LLMJudge": "gate.judge.llm",
     "JudgeCache": "gate.judge.cache",
     "JudgeSession": "gate.judge.session",
@@ -42,6 +45,7 @@ __all__ = [
     "JudgeSession",
     "JudgeSummary",
     "LLMJudge",
+    "Provider",
     "QueryScore",
     "RunJudgement",
     "SourceType",
@@ -57,10 +61,10 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:
-    from gate.judge.base import Caller, Judge, JudgeRequest, ToolCall, ToolReply
+    from gate.judge.base import Caller, Judge, JudgeRequest, Provider, ToolCall, ToolReply
     from gate.judge.bench import compare_designs
     from gate.judge.cache import JudgeCache
     from gate.judge.llm import LLMJudge
-    from gate.judge.model import Claim, ClaimVerdict, QueryScore, RunJudgement, SourceType, Usage
     from gate.judge.session import JudgeSession
     from gate.judge.summary import JudgeSummary, summarise
+    from gate.judgement import Claim, ClaimVerdict, QueryScore, RunJudgement, SourceType, Usage

@@ -1,13 +1,17 @@
 """The judge's seams and the values that cross them.
 
 - ``Judge.judge(request) -> RunJudgement``: one run in, everything the judge says of it out.
-- ``Caller.call(call, timeout) -> ToolReply``: one rendered tool call in, the raw reply out. The Anthropic
-  SDK implements it in ``gate.judge.anthropic`` (the only module that imports the SDK); any failure
-  after the SDK's retries is raised as :class:`gate.errors.JudgeUnavailable`.
+- ``Provider.call(call, timeout) -> ToolReply``: one rendered tool call in, the raw reply out. Providers
+  are picked by name from :data:`gate.judge.providers.PROVIDERS` (``anthropic``, ``openai``,
+  ``scripted``); each turns the neutral :class:`ToolCall` into its API's request, and raises any
+  failure left after its SDK's retries as :class:`gate.errors.JudgeUnavailable`.
 
-A :class:`ToolCall` is the fully rendered request; its ``key`` hashes exactly what changes the
-answer (model, prompt version, tool schema, system prompt, rendered user message) and
-nothing else: not ``max_tokens`` (a truncated reply is never cached) and not ``cache_control``.
+A :class:`ToolCall` is the fully rendered, provider-neutral request: a system prompt, the user
+message, one forced tool with its JSON Schema, a token limit and a cache hint. Its ``key`` hashes
+exactly what changes the answer (provider, model, prompt version, tool schema, system prompt,
+rendered user message) and nothing else: not ``max_tokens`` (a truncated reply is never cached) and
+not the cache hint. The default provider, ``anthropic``, adds nothing to the key, so the judge
+caches recorded before there were other providers keep their keys.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gate.judge.model import RunJudgement, Usage
 from gate.judge.tools import Tool
+from gate.judgement import RunJudgement, Usage
 from gate.model import Case, Run
 
 KEY_VERSION = 1
+DEFAULT_PROVIDER = "anthropic"
 
 # Minimum cacheable prompt length in tokens (Anthropic prompt caching); shorter prefixes are never
 # cached, so marking them would only cost the 25% write premium for nothing.
@@ -49,33 +54,30 @@ class Judge(Protocol):
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One forced tool call, fully rendered."""
+    """One forced tool call, fully rendered and provider-neutral."""
 
     tool: Tool
     model: str
     user: str
     max_tokens: int = 4096
     cache_prefix: bool = False
-    """mark the static prefix (tool definition + system prompt) with ``cache_control``"""
+    """the static prefix (tool definition + system prompt) is reused: mark it for prompt caching"""
+    provider: str = DEFAULT_PROVIDER
 
-    def body(self) -> dict[str, Any]:
-        """The Messages API request body."""
-        system: dict[str, Any] = {"type": "text", "text": self.tool.system}
-        if self.cache_prefix:
-            system["cache_control"] = {"type": "ephemeral"}
-        return {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "system": [system],
-            "tools": [self.tool.definition()],
-            "tool_choice": {"type": "tool", "name": self.tool.name},
-            "messages": [{"role": "user", "content": self.user}],
-        }
+    @property
+    def system(self) -> str:
+        """The system prompt."""
+        return self.tool.system
+
+    @property
+    def messages(self) -> tuple[Mapping[str, str], ...]:
+        """The conversation: one user message."""
+        return ({"role": "user", "content": self.user},)
 
     @property
     def key(self) -> str:
         """SHA-256 of exactly what changes the answer."""
-        material = {
+        material: dict[str, Any] = {
             "key_version": KEY_VERSION,
             "model": self.model,
             "prompt": self.tool.prompt,
@@ -83,6 +85,8 @@ class ToolCall:
             "system": self.tool.system,
             "user": self.user,
         }
+        if self.provider != DEFAULT_PROVIDER:
+            material["provider"] = self.provider
         text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -107,7 +111,11 @@ def worth_caching(prefix_chars: int, model: str, expected_uses: int) -> bool:
 
 @dataclass(frozen=True)
 class ToolReply:
-    """The raw reply to one tool call: the tool input (None if there was no tool call) and usage."""
+    """The raw reply to one tool call: the tool input (None if there was no tool call) and usage.
+
+    ``stop_reason`` uses one vocabulary whatever the provider: ``tool_use``, ``end_turn``,
+    ``max_tokens`` (cut off) and ``refusal``; a provider maps its own reasons onto these.
+    """
 
     tool_input: Mapping[str, Any] | None
     stop_reason: str | None
@@ -115,9 +123,13 @@ class ToolReply:
     text: str = ""
 
 
-class Caller(Protocol):
-    """Sends one tool call; raises ``JudgeUnavailable`` when no reply came after retries."""
+class Provider(Protocol):
+    """Sends one tool call to a model; raises ``JudgeUnavailable`` when no reply came after retries."""
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
         """The reply to ``call``, within ``timeout`` seconds in all (retries and a slow reply included)."""
         ...
+
+
+Caller = Provider
+"""The seam's earlier name."""

@@ -18,10 +18,10 @@ from typing import Any
 from gate.config import Config
 from gate.judge.base import JudgeRequest, ToolCall, ToolReply
 from gate.judge.cost import billed_input_tokens
-from gate.judge.model import Usage
 from gate.judge.parse import parse_claims
 from gate.judge.render import claims_user, marker
 from gate.judge.tools import EXTRACT_CLAIMS, Tool
+from gate.judgement import Usage
 from gate.model import Case, Run
 
 STRAIGHTFORWARD_EVIDENCE_CHARS = 30_000
@@ -85,21 +85,21 @@ def compare_designs(runs: Sequence[Run], server_url: str, *, api_key: str | None
     Returns ``{"runs", "ours": {...}, "straightforward": {...}, "billed_input_ratio", "calls_ratio",
     "input_chars_ratio", "warnings"}``; a ratio is straightforward over ours (higher is better).
     """
-    from gate.judge.anthropic import AnthropicCaller
     from gate.judge.llm import LLMJudge
+    from gate.judge.providers.anthropic import AnthropicProvider
 
     config = config or Config()
     model = config.judge.model
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ours = _Counting(AnthropicCaller(config.judge, base_url=server_url, api_key=api_key))
+        ours = _Counting(AnthropicProvider(config.judge, base_url=server_url, api_key=api_key))
         judge = LLMJudge(config, cache=None, caller=ours, expected_runs=len(runs))
         max_ours = 0
         for run in runs:
             before = ours.calls
             judge.judge(JudgeRequest(run, Case(id=run.case, question=run.question)))
             max_ours = max(max_ours, ours.calls - before)
-        plain = _Counting(AnthropicCaller(config.judge, base_url=server_url, api_key=api_key))
+        plain = _Counting(AnthropicProvider(config.judge, base_url=server_url, api_key=api_key))
         max_plain = 0
         for run in runs:
             before = plain.calls

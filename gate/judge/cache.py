@@ -1,6 +1,6 @@
 """The judge cache: one small JSON file per validated reply, in the golden set's ``judgements/``.
 
-Content-addressed: the file name is the :attr:`ToolCall.key` (a hash of model, prompt version, tool
+Content-addressed: the file name is the :attr:`ToolCall.key` (a hash of provider, model, prompt version, tool
 schema and rendered inputs), so a changed run or prompt simply misses. Only complete, validated
 replies are written (never an error, a refusal or a reply that left a claim unscored), atomically,
 and never through a symlink that leads out of the golden set.
@@ -24,7 +24,7 @@ from gate.errors import InputError
 from gate.gitrev import blob_id
 from gate.jsonio import dump_json, inside, load_json, validate
 from gate.judge.base import ToolCall
-from gate.judge.model import Usage
+from gate.judgement import Usage
 from gate.outputs import write_file
 
 FORMAT = "sourcegate-judgement/1"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from gate.judge.model import Usage
+from gate.judgement import Usage
 
 CACHE_WRITE_FACTOR = 1.25
 CACHE_READ_FACTOR = 0.1

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from gate.judge.model import Claim
+from gate.judgement import Claim
 from gate.model import Page, SearchResult
-from gate.passage import normalise
+from gate.passage import terms
 from gate.urls import canonical
 
 CHUNK_CHARS = 480
@@ -29,16 +29,6 @@ SNIPPET_CHARS = 400
 GAP = " […] "
 
 _BOUNDARY = re.compile(r"\n\s*\n|(?<=[.!?])\s+")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]{3,}")
-STOPWORDS = frozenset({
-    "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one", "our",
-    "out", "has", "his", "how", "its", "may", "new", "now", "old", "see", "two", "who", "did", "get", "let",
-    "say", "she", "too", "use", "that", "with", "have", "this", "will", "your", "from", "they", "been",
-    "more", "when", "were", "what", "which", "their", "there", "than", "then", "them", "into", "some",
-    "could", "would", "about", "other", "these", "those", "also", "only", "over", "such", "after", "most",
-    "very", "where", "while", "being", "both", "each", "just", "like", "made", "many", "much", "must",
-    "said", "should", "since", "still", "through", "under", "until", "upon", "within", "without",
-})
 
 
 @dataclass(frozen=True)
@@ -51,16 +41,6 @@ class Source:
     """every canonical URL the page was read under (requested and final)"""
     excerpt: str
 
-
-def terms(text: str) -> set[str]:
-    """Content words and numbers of a text, normalised (numbers lose thousands separators)."""
-    out = set()
-    for tok in _TOKEN.findall(normalise(text)):
-        if tok[0].isdigit():
-            out.add(tok.replace(",", ""))
-        elif tok not in STOPWORDS:
-            out.add(tok)
-    return out
 
 
 def _pieces(text: str) -> Iterator[tuple[int, int]]:

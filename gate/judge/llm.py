@@ -6,7 +6,7 @@ decides, together; skipped when there is nothing to ask). Every reply is validat
 verified (:mod:`gate.judge.verify`), and anything the judge could not answer is unscored with a reason.
 
 Cost controls, all here: the judge cache (a second live run makes no call); the static prefix (tool and
-system prompt) is marked for Anthropic prompt caching only when it is long enough to be cached and
+system prompt) is marked for prompt caching only when it is long enough to be cached and
 will be reused by other runs, and the first call with that prefix goes alone so the others can read
 it; an overall deadline; and after ``BREAKER_AFTER`` failed calls in a row (the SDK having retried each)
 the judge stops calling, so an outage costs seconds, not the deadline. A refused key (401, 403:
@@ -26,17 +26,17 @@ from typing import Any, TypeVar
 from gate.checks.base import Subject
 from gate.config import Config
 from gate.errors import JudgeAuthError, JudgeUnavailable
-from gate.judge.base import Caller, JudgeRequest, ToolCall, ToolReply, worth_caching
+from gate.judge.base import JudgeRequest, Provider, ToolCall, ToolReply, worth_caching
 from gate.judge.cache import NOT_VERIFIED, JudgeCache
 from gate.judge.cost import priced
 from gate.judge.evidence import select_snippets, select_sources
-from gate.judge.model import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
 from gate.judge.parse import Assessment, parse_assessment, parse_claims, parse_verdicts
 from gate.judge.render import assess_user, claims_user, grade_user, marker
-from gate.judge.sources import rule_source_type
 from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, TOOLS, Tool
 from gate.judge.verify import Material, check
+from gate.judgement import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
 from gate.model import Run
+from gate.source_rules import rule_source_type
 
 T = TypeVar("T")
 BREAKER_AFTER = 3
@@ -77,14 +77,14 @@ class _Tally:
 
 
 class LLMJudge:
-    """Implements the ``Judge`` seam with forced tool calls through a :class:`Caller`.
+    """Implements the ``Judge`` seam with forced tool calls through a :class:`Provider`.
 
     ``caller`` None means replay: a reply missing from ``cache`` leaves its claims unscored with the
     reason "not in judge cache". ``expected_runs`` says how many runs this judge will see, which
     decides whether a static prefix is reused enough to be worth caching.
     """
 
-    def __init__(self, config: Config, *, cache: JudgeCache | None, caller: Caller | None,
+    def __init__(self, config: Config, *, cache: JudgeCache | None, caller: Provider | None,
                  expected_runs: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
         """Set up the judge; the overall deadline starts now."""
         self._config = config
@@ -113,7 +113,8 @@ class LLMJudge:
             return self._fatal
 
     def _call(self, tool: Tool, user: str) -> ToolCall:
-        return ToolCall(tool, self._cfg.model, user, self._cfg.max_tokens, self._cache_prefix[tool.name])
+        return ToolCall(tool, self._cfg.model, user, self._cfg.max_tokens, self._cache_prefix[tool.name],
+                        self._cfg.provider)
 
     def _send(self, call: ToolCall) -> ToolReply:
         with self._lock:

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from gate.errors import JudgeUnavailable
-from gate.judge.model import Claim, QueryScore, SourceKind
 from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, Tool
 from gate.judge.verify import Graded
+from gate.judgement import Claim, QueryScore, SourceKind
 from gate.model import Freshness
 from gate.urls import canonical
 

@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 
 from gate.judge.evidence import Source
-from gate.judge.model import Claim
+from gate.judgement import Claim
 from gate.model import Case, Run
 
 MARKER_HEX = 32

@@ -7,10 +7,13 @@ not judged, and the report says so); ``off`` does not judge.
 Runs are judged on a thread pool of ``judge.concurrency`` workers. At most twice that many runs are
 in flight, and results come back in case order, so memory stays flat however large the set is.
 
-Warnings: the SDK reports a deprecated model with a ``DeprecationWarning``. The session records every
+The provider is the one ``judge.provider`` names (:data:`gate.judge.providers.PROVIDERS`), built only
+in live mode, so replay and off never import an SDK.
+
+Warnings: an SDK reports a deprecated model with a ``DeprecationWarning``. The session records every
 warning raised while it is open (``warnings.catch_warnings(record=True)``, entered once in the thread
 that drives the pool: warning filters are process-wide, so a per-thread capture would race). Those
-raised by the SDK or the Anthropic caller go into the report; any other is re-raised as it was.
+raised by an SDK or a provider module go into the report; any other is re-raised as it was.
 
 Progress: a live session reports to the :class:`gate.progress.Progress` it is given (runs done, and
 the calls, tokens and cost each judgement spent); the caller chooses where that goes. A refused key
@@ -29,9 +32,10 @@ from types import TracebackType
 from typing import TypeVar
 
 from gate.config import Config
-from gate.judge.base import Caller, Judge, JudgeRequest
+from gate.judge.base import Judge, JudgeRequest, Provider
 from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
-from gate.judge.model import RunJudgement
+from gate.judge.providers import build_provider
+from gate.judgement import RunJudgement
 from gate.model import Case, Run
 from gate.progress import NullProgress, Progress
 
@@ -55,21 +59,27 @@ def ordered_map(fn: Callable[[A], B], items: Iterable[A], workers: int) -> Itera
             yield pending.popleft().result()
 
 
+SDKS = ("anthropic", "openai")
+
+
 def _is_sdk(filename: str) -> bool:
-    if filename.endswith(os.path.join("gate", "judge", "anthropic.py")):
+    if os.path.join("gate", "judge", "providers", "") in filename:
         return True
-    sdk = sys.modules.get("anthropic")
-    root = os.path.dirname(sdk.__file__) if sdk is not None and sdk.__file__ else None
-    return root is not None and filename.startswith(root + os.sep)
+    for name in SDKS:
+        sdk = sys.modules.get(name)
+        root = os.path.dirname(sdk.__file__) if sdk is not None and sdk.__file__ else None
+        if root is not None and filename.startswith(root + os.sep):
+            return True
+    return False
 
 
 class JudgeSession:
     """Context manager around judging one set: ``with JudgeSession(...) as s: s.judge(run, case)``."""
 
     def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
-                 *, caller: Caller | None = None, trusted: TrustedEntries | None = None,
+                 *, caller: Provider | None = None, trusted: TrustedEntries | None = None,
                  progress: Progress | None = None) -> None:
-        """Prepare a session; ``caller`` replaces the Anthropic caller (tests, benchmarks).
+        """Prepare a session; ``caller`` replaces the configured provider (tests, benchmarks).
 
         ``trusted``: only these judge-cache entries are used as they are (the base revision's).
         ``progress``: where a live session reports how far it got (default: nowhere).
@@ -105,9 +115,7 @@ class JudgeSession:
             return LLMJudge(self.config, cache=self._cache, caller=None, expected_runs=self._expected)
         caller = self._caller
         if caller is None:
-            from gate.judge.anthropic import AnthropicCaller
-
-            caller = AnthropicCaller(self.config.judge)
+            caller = build_provider(self.config.judge)
         if self._cache_dir is None:
             self._notes.append("judge: trace files have no golden set, so judge replies are not cached")
         if self._cache_dir is not None:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import fmean
 from typing import Any
 
-from gate.judge.model import VERDICTS, RunJudgement, Usage
+from gate.judgement import VERDICTS, RunJudgement, Usage
 from gate.results import CaseResult
 
 JUDGED_FIGURES = ("grounding_rate", "hallucination_rate", "query_quality", "primary_share")

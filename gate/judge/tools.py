@@ -36,11 +36,15 @@ class Tool:
         """The system prompt for this tool."""
         return prompt_text(self.prompt)
 
-    def definition(self) -> dict[str, Any]:
-        """The tool as the Messages API takes it (the schema without its ``$`` and title keys)."""
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the tool's input (without its ``$`` and title keys)."""
         full = schema(self.schema_name)
-        input_schema = {k: v for k, v in full.items() if not k.startswith("$") and k not in ("title",)}
-        return {"name": self.name, "description": self.description, "input_schema": input_schema}
+        return {k: v for k, v in full.items() if not k.startswith("$") and k not in ("title",)}
+
+    def definition(self) -> dict[str, Any]:
+        """Name, description and input schema (the Messages API's shape; also what cache keys hash)."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
     def errors(self, tool_input: Any) -> list[tuple[str, tuple[str | int, ...]]]:
         """Every schema violation as (message, path into the input); empty when the input is valid."""

@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.judge.evidence import terms
-from gate.judge.model import QUOTE_NOT_FOUND, QUOTE_UNRELATED, Claim, ClaimVerdict, Located, Verdict
+from gate.judgement import QUOTE_NOT_FOUND, QUOTE_UNRELATED, Claim, ClaimVerdict, Located, Verdict
 from gate.model import Page
-from gate.passage import PageIndex, WorkBudget
+from gate.passage import PageIndex, WorkBudget, terms
 from gate.urls import canonical
 
 MIN_COVERAGE = 0.25

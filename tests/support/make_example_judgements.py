@@ -2,7 +2,7 @@
 
 The recordings in ``cached-snapshots/example/judgements/`` are made by running the real judge code
 in ``live`` mode, through the real Anthropic SDK, against the fake Messages API on 127.0.0.1 answered
-by the *scripted* judge (``tests/support/scripted_judge.py``): deterministic rules, not a model.
+by the rules of the *scripted* provider (``gate/judge/providers/scripted.py``): not a model.
 They exist so that ``make demo`` shows judged figures offline, with no API key; they say nothing of
 how a real model would grade these answers. Run this again after changing a run, a prompt, a tool
 schema or the configured model (``tests/test_judge_example.py`` fails until you do); old entries are

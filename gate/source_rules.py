@@ -1,21 +1,19 @@
-"""What needs no model: obvious source types, and which case constraints and entities the queries kept.
+"""Source types a rule decides without a model: the obvious primaries and secondaries.
 
 A source is obviously ``primary`` when it is on the case's own site (``about_domains``), a
 government or intergovernmental site, a registry of papers or standards, or a documentation or
 investor-relations host; obviously ``secondary`` on encyclopedias, forums, social networks and news
-aggregators. Anything else goes to the judge.
+aggregators. Anything else is left to the judge. Pure and offline.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rapidfuzz import fuzz
-
-from gate.judge.evidence import terms
-from gate.judge.model import SourceType
-from gate.passage import normalise
+from gate.judgement import SourceType
 from gate.urls import host, is_under, registered_domain
+
+__all__ = ["PRIMARY_HOST_PREFIXES", "PRIMARY_SITES", "PRIMARY_SUFFIXES", "SECONDARY_SITES", "rule_source_type"]
 
 PRIMARY_SUFFIXES = (".gov", ".mil", ".int", ".gov.uk", ".gc.ca", ".gov.au", ".gouv.fr", ".bund.de",
                     ".europa.eu")
@@ -30,7 +28,6 @@ SECONDARY_SITES = frozenset({
     "facebook.com", "linkedin.com", "msn.com", "yahoo.com", "flipboard.com", "investopedia.com",
     "wikihow.com", "news.google.com",
 })
-FUZZY_SURVIVAL = 90
 
 
 def rule_source_type(url: str, about_domains: Sequence[str] = ()) -> SourceType | None:
@@ -46,20 +43,3 @@ def rule_source_type(url: str, about_domains: Sequence[str] = ()) -> SourceType 
     if name.startswith(PRIMARY_HOST_PREFIXES):
         return SourceType(url, "primary", "rule", "documentation or investor-relations site")
     return None
-
-
-def survives(phrase: str, queries: Sequence[str]) -> bool:
-    """True when some query keeps ``phrase``: all its words and numbers, or a close fuzzy match."""
-    want = terms(phrase)
-    norm = normalise(phrase)
-    for q in queries:
-        if want and want <= terms(q):
-            return True
-        if norm and fuzz.partial_ratio(norm, normalise(q)) >= FUZZY_SURVIVAL:
-            return True
-    return False
-
-
-def dropped(phrases: Sequence[str], queries: Sequence[str]) -> tuple[str, ...]:
-    """The phrases (case constraints or entities) that no query kept."""
-    return tuple(p for p in phrases if not survives(p, queries))

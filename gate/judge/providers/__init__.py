@@ -1,0 +1,45 @@
+"""Judge providers by name: each one module implementing ``Provider.call(call, timeout) -> ToolReply``.
+
+``judge.provider`` in ``sourcegate.yaml`` picks one of :data:`PROVIDERS`; a provider is built from the
+judge configuration (plus an optional ``base_url`` and ``api_key`` that override it and the
+environment). SDKs are imported when a provider is built, never when this registry is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Protocol
+
+from gate.config import JudgeConfig
+from gate.errors import InputError
+from gate.judge.base import Provider
+from gate.judge.providers.anthropic import AnthropicProvider
+from gate.judge.providers.openai import OpenAIProvider
+from gate.judge.providers.scripted import ScriptedProvider
+
+__all__ = ["PROVIDERS", "ProviderFactory", "build_provider"]
+
+
+class ProviderFactory(Protocol):
+    """Builds a provider from the judge configuration."""
+
+    def __call__(self, config: JudgeConfig, *, base_url: str | None = None,
+                 api_key: str | None = None) -> Provider:
+        """A ready provider; ``InputError`` when it cannot be set up (no key, no SDK)."""
+        ...
+
+
+PROVIDERS: Mapping[str, ProviderFactory] = MappingProxyType({
+    "anthropic": AnthropicProvider,
+    "openai": OpenAIProvider,
+    "scripted": ScriptedProvider,
+})
+
+
+def build_provider(config: JudgeConfig) -> Provider:
+    """The provider ``config.provider`` names."""
+    factory = PROVIDERS.get(config.provider)
+    if factory is None:
+        raise InputError(f"judge.provider: {config.provider!r} is not one of {', '.join(PROVIDERS)}")
+    return factory(config)

@@ -1,0 +1,117 @@
+"""The ``anthropic`` provider: the Messages API through the official SDK, the only module that imports it.
+
+The SDK is imported when a provider is built, so only a live judge loads it (``import gate.cli``,
+replay and off runs never do; it takes seconds). The SDK retries 429, 5xx and 529 itself, honouring
+``retry-after``; ``max_retries`` comes from ``judge.max_retries``. Whatever still fails is translated
+here, once, into :class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored;
+a refused key (401, 403) is :class:`gate.errors.JudgeAuthError`, which stops the judge at once.
+
+The SDK's timeout bounds each connect and each read, so a server that trickles its reply would
+never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
+(:func:`gate.deadline.call_by`) of the ``timeout`` it is given, the time left to the judge.
+
+The request: the system prompt as one text block (marked ``cache_control`` when the call's cache hint
+says the prefix is reused), the forced tool as ``tool_choice: {"type": "tool", "name": ...}``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from gate.config import JudgeConfig
+from gate.deadline import DeadlineExceeded, call_by
+from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
+from gate.judge.base import ToolCall, ToolReply
+from gate.judgement import Usage
+
+if TYPE_CHECKING:
+    import anthropic
+
+AUTH_STATUSES = (401, 403)
+
+
+def body(call: ToolCall) -> dict[str, Any]:
+    """The Messages API request body for ``call``."""
+    system: dict[str, Any] = {"type": "text", "text": call.system}
+    if call.cache_prefix:
+        system["cache_control"] = {"type": "ephemeral"}
+    return {
+        "model": call.model,
+        "max_tokens": call.max_tokens,
+        "system": [system],
+        "tools": [call.tool.definition()],
+        "tool_choice": {"type": "tool", "name": call.tool.name},
+        "messages": [dict(m) for m in call.messages],
+    }
+
+
+def _usage(usage: Any) -> Usage:
+    def n(name: str) -> int:
+        value = getattr(usage, name, None)
+        return int(value) if isinstance(value, int) else 0
+
+    return Usage(calls=1, input_tokens=n("input_tokens"), output_tokens=n("output_tokens"),
+                 cache_read_tokens=n("cache_read_input_tokens"),
+                 cache_write_tokens=n("cache_creation_input_tokens"))
+
+
+def _status_error(e: anthropic.APIStatusError) -> JudgeUnavailable:
+    kind = e.type or "error"
+    detail = e.api_message or e.message
+    request = f" (request {e.request_id})" if e.request_id else ""
+    if e.status_code in AUTH_STATUSES:
+        return JudgeAuthError(f"the Anthropic API refused the key ({e.status_code} {kind}: {detail}){request}; "
+                              "check ANTHROPIC_API_KEY; no further judge call is made")
+    return JudgeUnavailable(f"API error {e.status_code} {kind}: {detail}{request}")
+
+
+class AnthropicProvider:
+    """Sends tool calls through the official ``anthropic`` SDK (sync client, thread-safe)."""
+
+    def __init__(self, config: JudgeConfig, *, base_url: str | None = None,
+                 api_key: str | None = None) -> None:
+        """Build the client; ``base_url`` and ``api_key`` default to ``judge.base_url``, then the environment
+        (``ANTHROPIC_BASE_URL``, ``ANTHROPIC_API_KEY``)."""
+        import anthropic
+
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or config.base_url,
+                                           max_retries=config.max_retries)
+        if self._client.api_key is None and getattr(self._client, "auth_token", None) is None:
+            raise InputError("live judging with the anthropic provider needs an API key: set ANTHROPIC_API_KEY "
+                             "(or use --judge replay)")
+
+    def call(self, call: ToolCall, timeout: float) -> ToolReply:
+        """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.
+
+        The whole call, retries included, ends within ``timeout`` seconds however the server answers.
+        """
+        import anthropic
+
+        client, request = self._client.with_options(timeout=timeout), body(call)
+
+        def create() -> Any:
+            # Called from this module (not through functools.partial): the SDK's warnings name the
+            # frame that called it, and the session keeps those from the provider modules for the report.
+            return client.messages.create(**request)
+
+        try:
+            message = call_by(time.monotonic() + timeout, create)
+        except DeadlineExceeded as e:
+            raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
+        except anthropic.APIStatusError as e:
+            raise _status_error(e) from e
+        except anthropic.APITimeoutError as e:
+            raise JudgeUnavailable(f"the API did not answer within {timeout:.0f} s") from e
+        except anthropic.APIConnectionError as e:
+            raise JudgeUnavailable(f"cannot reach the API: {e.message}") from e
+        except anthropic.AnthropicError as e:
+            raise JudgeUnavailable(f"the SDK failed: {e}") from e
+        tool_input = None
+        text = []
+        for block in message.content:
+            if block.type == "tool_use" and block.name == call.tool.name and isinstance(block.input, dict):
+                tool_input = block.input
+            elif block.type == "text":
+                text.append(block.text)
+        return ToolReply(tool_input, message.stop_reason, _usage(message.usage), "\n".join(text))
