@@ -19,6 +19,7 @@ from gate.model import Case
 from tests.support.anthropic_server import AnthropicServer, Reply, Request
 from tests.support.golden_factory import write_golden
 from tests.support.judge_run import make_run
+from tests.support.openai_server import OpenAIServer
 from tests.support.scripted_judge import scripted_judge
 
 
@@ -64,3 +65,17 @@ def test_a_403_stops_the_session_at_once_too(monkeypatch: pytest.MonkeyPatch) ->
         assert server.calls == 1
     assert all(j is not None and j.claims_error and "403 permission_error" in j.claims_error for j in judgements)
     assert sum("refused the key" in w for w in session.warnings) == 1
+
+
+def test_the_openai_provider_stops_after_one_refused_call_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = Config(judge=JudgeConfig(provider="openai", model="gpt-4.1-mini", concurrency=4))
+    run = make_run()
+    with OpenAIServer(scripted_judge) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "wrong")
+        with JudgeSession("live", config, None, expected_runs=4) as session:
+            judgements = list(session.map(lambda i: session.judge(run, Case(f"c{i}", run.question)), range(4)))
+        assert server.calls == 1
+    assert all(j is not None and j.claims_error and "refused the key (401" in j.claims_error for j in judgements)
+    assert [w for w in session.warnings if "refused the key" in w][0].endswith(
+        "check OPENAI_API_KEY; no further judge call is made")
