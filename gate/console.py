@@ -9,6 +9,8 @@
   is written there, in which case it goes to stderr so that stdout stays parseable.
 - ``-q`` prints the verdict line only; ``-v`` adds one line of figures per case.
 - Colour follows ``--color``, ``NO_COLOR`` and ``FORCE_COLOR`` (:mod:`gate.color`).
+- Progress of a live judge goes to stderr (:func:`progress`): a bar on a terminal, plain periodic
+  lines in CI logs, nothing with ``-q``.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ import os
 import sys
 
 from gate.color import COLOR_CHOICES, use_color
+from gate.progress import Progress, for_cli
 from gate.report.terminal import TerminalReporter, verdict_line
 from gate.results import Report
 
-__all__ = ["add_options", "show", "terminal_mode"]
+__all__ = ["add_options", "progress", "show", "terminal_mode"]
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -36,6 +39,11 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def terminal_mode(args: argparse.Namespace) -> bool:
     """True when stdout gets the terminal report (or, with ``-q``, nothing) instead of markdown."""
     return bool(getattr(args, "quiet", False)) or sys.stdout.isatty()
+
+
+def progress(args: argparse.Namespace) -> Progress:
+    """Where long work reports on stderr: nothing with ``-q``, else :func:`gate.progress.for_cli`."""
+    return for_cli(quiet=bool(getattr(args, "quiet", False)), color=getattr(args, "color", "auto"))
 
 
 def show(report: Report, args: argparse.Namespace, stdout_taken: bool) -> None:

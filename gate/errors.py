@@ -10,6 +10,8 @@
     │   └── SearchFailed      the search provider is unknown, has no key, or answered an error
     ├── RecordError           exit 2: the recorder got what it cannot record (names provider and JSON path)
     ├── JudgeUnavailable      never an exit by itself: claims stay unscored, the verdict may be inconclusive
+    │   └── JudgeAuthError    the API refused the key (401, 403): no further call is made, the run is
+    │                         inconclusive (exit 3), with one message naming the provider and key variable
     └── GitHubError           never changes the verdict: reported, the job summary is kept
 
 The numbers below are the exit codes; :mod:`gate.exitcodes` holds them as the ``ExitCode`` enum
@@ -81,6 +83,14 @@ class RecordError(InputError):
 
 class JudgeUnavailable(GateError):
     """The judge could not answer (API down, refusal, unparseable output)."""
+
+
+class JudgeAuthError(JudgeUnavailable):
+    """The judge API refused the credentials (401 or 403): every further call would be refused too.
+
+    The judge stops calling at once (its breaker opens on the first one); the claims stay unscored
+    and the run is inconclusive, as for any outage, with one message that names what to fix.
+    """
 
 
 class GitHubError(GateError):

@@ -35,6 +35,7 @@ from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
 from gate.load import Pairing, iter_pairings, load_golden, load_trace
 from gate.model import Case, GoldenSet
+from gate.progress import Progress
 from gate.results import CaseResult, Report
 from gate.rules import Rules, resolve_rules
 
@@ -109,13 +110,15 @@ def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[s
 
 
 def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: TrustedEntries | None,
-              checks: Mapping[str, Check]) -> tuple[tuple[CaseResult, ...], str, tuple[str, ...]]:
+              checks: Mapping[str, Check],
+              progress: Progress | None = None) -> tuple[tuple[CaseResult, ...], str, tuple[str, ...]]:
     """Every pairing checked, and judged unless the mode is ``off``: (cases, judge mode, warnings)."""
     mode = judge_mode or config.judge.mode
     if mode == "off":
         return tuple(evaluate_pairing(p, config, checks) for p in source.pairings), "off", ()
     trusted = trusted if source.root is not None else None
-    with JudgeSession(mode, config, source.judgements, source.expected_runs, trusted=trusted) as session:
+    with JudgeSession(mode, config, source.judgements, source.expected_runs, trusted=trusted,
+                      progress=progress) as session:
         cases = tuple(session.map(lambda p: _judged(p, config, session, checks), source.pairings))
     return cases, mode, tuple(session.warnings)
 
@@ -137,10 +140,11 @@ def _comparison(rules: Rules, source: _Source, cases: Sequence[CaseResult], judg
 
 
 def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | None,
-         checks: Mapping[str, Check] = CHECKS) -> Report:
+         checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None) -> Report:
     """Evaluate, compare and decide once. ``now`` also dates the set's snapshot (None: not dated)."""
     config = rules.config
-    cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements, checks)
+    cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements, checks,
+                                            progress)
     aged = snapshot_age_warning(source.golden, config, now) if source.golden and now else None
     if aged:
         judge_warnings = (*judge_warnings, aged)
@@ -153,11 +157,12 @@ def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | 
 
 
 def run_set(request: SetRequest, *, now: datetime | None = None,
-            checks: Mapping[str, Check] = CHECKS) -> Report:
+            checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None) -> Report:
     """Run the gate on one golden set (or trace files): the whole report, decided once.
 
     ``now`` dates the baseline (default: the clock); ``checks`` is the check registry (default:
-    :data:`gate.checks.CHECKS`). Input errors (a golden set, a configuration, a baseline or a
+    :data:`gate.checks.CHECKS`); ``progress`` is where a live judge reports how far it got (None:
+    nowhere). Input errors (a golden set, a configuration, a baseline or a
     revision that cannot be read) raise :class:`gate.errors.InputError`; a check that raises on a
     run is a ``check_error`` finding of that case (:attr:`Report.check_errors`), the rest still runs.
     """
@@ -167,10 +172,10 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
                               baseline=per_set_file(request.baseline, source.name),
                               ref=request.baseline_ref, trust_config=request.trust_config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
-        return _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks)
+        return _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress)
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
-                checks)
+                checks, progress)
 
 
 def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,

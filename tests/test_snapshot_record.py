@@ -28,6 +28,7 @@ from gate.cli import main
 from gate.config import RecordConfig, SearchProviderConfig
 from gate.errors import InputError
 from gate.load import load_golden
+from gate.progress import PlainProgress
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live import LiveWeb
 from gate.snapshot.recording import NEW_EPISODES, RECORD, RecordingSource, finish
@@ -271,6 +272,21 @@ def test_new_episodes_records_only_what_the_snapshot_lacks(
     assert all(p.read_text(encoding="utf-8") == text for p, text in before.items())  # kept as recorded
     notes = store.extraction(web.url("/notes.md"))
     assert notes.anchors == (Anchor(web.url("/docs"), "the docs"),)  # markdown links, as the build finds them
+
+
+def test_each_entry_recorded_is_reported_as_progress(
+        golden: Path, live_web: Callable[..., Web], serving: Callable[..., Client]) -> None:
+    web = live_web()
+    store = store_of(golden)
+    out = io.StringIO()
+    progress = PlainProgress(out, every=0, clock=lambda: 0.0)
+    progress.start(None, "recording")
+    client = serving(store, RecordingSource(store, live(web), NEW_EPISODES, progress))
+    assert client.get("/fetch", url=web.url("/a"))[0] == 200  # the page and its extraction
+    assert client.get("/fetch", url=web.url("/a"))[0] == 200  # held now: nothing new
+    progress.close()
+    assert out.getvalue().splitlines() == ["sourcegate: recording: 1, 0 s", "sourcegate: recording: 2, 0 s",
+                                           "sourcegate: recording done: 2, 0 s"]
 
 
 def test_record_fetches_each_request_anew_once_per_session(

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
 from gate.console import add_options as add_console_options
-from gate.console import show, terminal_mode
+from gate.console import progress, show, terminal_mode
 from gate.exitcodes import report_exit
 from gate.goldensets import GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
 from gate.judge.providers import PROVIDERS
@@ -116,7 +116,7 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
     report = run_set(SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                                 baseline_ref=args.baseline_ref, trust_config=args.trust_config,
                                 judge_provider=args.judge_provider),
-                     now=datetime.now(UTC))
+                     now=datetime.now(UTC), progress=progress(args))
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
     # Render everything before writing anything: a rendering error leaves no file behind.

@@ -57,11 +57,13 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("usage: --check gates the golden set's runs/; with --out DIR, run "
                          "`sourcegate check` on the traces yourself")
     # Here, not at the top: the runner loads the replay server and its HTTP client, slow to import.
+    from gate.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent
 
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
                          out=args.out)
-    summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True))
+    summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
+                        progress=progress(args))
     print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)
     if not args.check:
         return EXIT_PASS

@@ -23,6 +23,7 @@ from gate.commands.base import Parser, Subparsers
 from gate.config import Config, load_config
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
+from gate.progress import for_cli
 from gate.snapshot.build import build, runs_of
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 from gate.snapshot.verify import render, verify
@@ -123,7 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         else:
             from gate.snapshot.recording import serve_recording  # needs the HTTP client: slow to import
 
-            serve_recording(root, web, args.mode, args.host, args.port)
+            serve_recording(root, web, args.mode, args.host, args.port, progress=for_cli())
     except OSError as e:
         raise InputError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from e
     except KeyboardInterrupt:

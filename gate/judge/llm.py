@@ -9,7 +9,9 @@ Cost controls, all here: the judge cache (a second live run makes no call); the 
 system prompt) is marked for prompt caching only when it is long enough to be cached and
 will be reused by other runs, and the first call with that prefix goes alone so the others can read
 it; an overall deadline; and after ``BREAKER_AFTER`` failed calls in a row (the SDK having retried each)
-the judge stops calling, so an outage costs seconds, not the deadline.
+the judge stops calling, so an outage costs seconds, not the deadline. A refused key (401, 403:
+:class:`gate.errors.JudgeAuthError`) opens the breaker at once, and until one call has succeeded the
+calls go out one at a time, so a wrong key costs one call however many runs and workers there are.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any, TypeVar
 
 from gate.checks.base import Subject
 from gate.config import Config
-from gate.errors import JudgeUnavailable
+from gate.errors import JudgeAuthError, JudgeUnavailable
 from gate.judge.base import JudgeRequest, Provider, ToolCall, ToolReply, worth_caching
 from gate.judge.cache import NOT_VERIFIED, JudgeCache
 from gate.judge.cost import priced
@@ -100,15 +102,34 @@ class LLMJudge:
         self._lock = threading.Lock()
         self._failures = 0
         self._last_failure = ""
+        self._fatal: str | None = None
+        self._first = threading.Lock()  # held by the one call in flight until a call has succeeded
+        self._proven = False
+
+    @property
+    def fatal(self) -> str | None:
+        """Why the judge stopped calling for good (a refused key), or None."""
+        with self._lock:
+            return self._fatal
 
     def _call(self, tool: Tool, user: str) -> ToolCall:
         return ToolCall(tool, self._cfg.model, user, self._cfg.max_tokens, self._cache_prefix[tool.name],
                         self._cfg.provider)
 
     def _send(self, call: ToolCall) -> ToolReply:
+        with self._lock:
+            proven = self._proven
+        if proven:
+            return self._send_now(call)
+        with self._first:  # the first calls go alone: a refused key is learnt from one call
+            return self._send_now(call)
+
+    def _send_now(self, call: ToolCall) -> ToolReply:
         assert self._caller is not None
         caller = self._caller
         with self._lock:
+            if self._fatal is not None:
+                raise JudgeUnavailable(f"not sent: {self._fatal}")
             if self._failures >= BREAKER_AFTER:
                 raise JudgeUnavailable(f"not sent: the judge API failed {self._failures} times in a row "
                                        f"(last: {self._last_failure})")
@@ -126,6 +147,10 @@ class LLMJudge:
                 reply = self._gate.run(call.tool.prompt, send, max(0.0, self._deadline - self._clock()))
             else:
                 reply = send()
+        except JudgeAuthError as e:
+            with self._lock:
+                self._fatal = self._fatal or str(e)
+            raise
         except JudgeUnavailable as e:
             with self._lock:
                 self._failures += 1
@@ -133,6 +158,7 @@ class LLMJudge:
             raise
         with self._lock:
             self._failures = 0
+            self._proven = True
         return reply
 
     def _ask(self, call: ToolCall, parse: Callable[[Mapping[str, Any]], tuple[T, bool]], tally: _Tally) -> T:

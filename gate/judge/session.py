@@ -14,6 +14,10 @@ Warnings: an SDK reports a deprecated model with a ``DeprecationWarning``. The s
 warning raised while it is open (``warnings.catch_warnings(record=True)``, entered once in the thread
 that drives the pool: warning filters are process-wide, so a per-thread capture would race). Those
 raised by an SDK or a provider module go into the report; any other is re-raised as it was.
+
+Progress: a live session reports to the :class:`gate.progress.Progress` it is given (runs done, and
+the calls, tokens and cost each judgement spent); the caller chooses where that goes. A refused key
+(:class:`gate.errors.JudgeAuthError`) stops the judge after one call, and the report says so once.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
 from gate.judge.providers import build_provider
 from gate.judgement import RunJudgement
 from gate.model import Case, Run
+from gate.progress import NullProgress, Progress
 
 MODES = ("live", "replay", "off")
 A = TypeVar("A")
@@ -72,10 +77,12 @@ class JudgeSession:
     """Context manager around judging one set: ``with JudgeSession(...) as s: s.judge(run, case)``."""
 
     def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
-                 *, caller: Provider | None = None, trusted: TrustedEntries | None = None) -> None:
+                 *, caller: Provider | None = None, trusted: TrustedEntries | None = None,
+                 progress: Progress | None = None) -> None:
         """Prepare a session; ``caller`` replaces the configured provider (tests, benchmarks).
 
         ``trusted``: only these judge-cache entries are used as they are (the base revision's).
+        ``progress``: where a live session reports how far it got (default: nowhere).
         """
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {MODES}")
@@ -87,6 +94,7 @@ class JudgeSession:
         self._trusted = trusted
         self._cache: JudgeCache | None = None
         self._judge: Judge | None = None
+        self._progress: Progress = NullProgress() if progress is None or mode != "live" else progress
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
         self._records: list[warnings.WarningMessage] = []
@@ -123,11 +131,14 @@ class JudgeSession:
         except BaseException:
             self._catcher.__exit__(None, None, None)
             raise
+        if self._judge is not None:
+            self._progress.start(self._expected, "judging")
         return self
 
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
         assert self._catcher is not None
+        self._progress.close()
         self._catcher.__exit__(et, ev, tb)
         if et is None:
             for w in self._records:
@@ -141,17 +152,30 @@ class JudgeSession:
 
     def judge(self, run: Run, case: Case) -> RunJudgement | None:
         """Judge one run, or None when the session does not judge."""
-        return None if self._judge is None else self._judge.judge(JudgeRequest(run, case))
+        if self._judge is None:
+            return None
+        judgement = self._judge.judge(JudgeRequest(run, case))
+        u = judgement.usage
+        self._progress.advance(0, calls=u.calls, cost=u.cost_usd, tokens=u.input_tokens + u.output_tokens
+                               + u.cache_read_tokens + u.cache_write_tokens)
+        return judgement
 
     def map(self, fn: Callable[[A], B], items: Iterable[A]) -> Iterator[B]:
-        """``fn`` over ``items`` on the judge's thread pool, in order."""
-        return ordered_map(fn, items, self.config.judge.concurrency if self.active else 1)
+        """``fn`` over ``items`` on the judge's thread pool, in order; each item done is progress."""
+        def step(item: A) -> B:
+            result = fn(item)
+            self._progress.advance(1)
+            return result
+
+        return ordered_map(step, items, self.config.judge.concurrency if self.active else 1)
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """What the report should say: setup notes, then each distinct SDK warning."""
         sdk = [f"{w.category.__name__}: {w.message}" for w in self._records if _is_sdk(w.filename)]
-        return tuple(dict.fromkeys(self._notes + self._trust_notes() + sdk))
+        fatal = getattr(self._judge, "fatal", None)
+        stopped = [f"judge: stopped calling the API: {fatal}"] if fatal else []
+        return tuple(dict.fromkeys(stopped + self._notes + self._trust_notes() + sdk))
 
     def _trust_notes(self) -> list[str]:
         """How many judge-cache entries the pull request brought along, and which a fresh judge contradicted."""

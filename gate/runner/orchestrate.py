@@ -8,7 +8,7 @@ one that fails or times out is that case's ``agent_error`` and the others still 
 Nothing is half-written: the traces go to a temporary folder beside the target, which replaces the
 golden set's ``runs/`` only when every case has finished (``--out DIR``: each file is written
 atomically into DIR). Ctrl-C kills every agent's process group, stops the server and leaves the
-old runs as they were.
+old runs as they were. Each case finished is reported to the :class:`gate.progress.Progress` given.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from gate.jsonio import dump_json, validate
 from gate.load import RUNS_DIR, load_golden, load_trace
 from gate.model import Case, GoldenSet, Run
 from gate.outputs import TEMP_PREFIX, resolve_within, write_file
+from gate.progress import NullProgress, Progress
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble
@@ -72,8 +73,11 @@ def case_env(environ: Mapping[str, str], case: Case, url: str, trace_file: str) 
 
 
 def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clock: Clock = _now,
-              log: Callable[[str], None] = lambda _line: None) -> RunSummary:
-    """Run the agent once per case of ``opts.golden`` against its snapshot and write the traces."""
+              log: Callable[[str], None] = lambda _line: None, progress: Progress | None = None) -> RunSummary:
+    """Run the agent once per case of ``opts.golden`` against its snapshot and write the traces.
+
+    ``progress`` hears of each case finished (default: nowhere).
+    """
     env = dict(os.environ if environ is None else environ)
     golden = load_golden(opts.golden)
     _require(opts, golden, env)
@@ -86,9 +90,12 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
     with open(os.devnull, "w", encoding="utf-8") as quiet, ReplayServer(store, log=quiet) as server:
         serving = threading.Thread(target=server.serve_forever, args=(0.05,), name="sourcegate-replay", daemon=True)
         serving.start()
+        progress = progress or NullProgress()
+        progress.start(len(golden.cases), "running the agent")
         try:
-            runs = _run_cases(golden, opts, env, server, work, clock, log)
+            runs = _run_cases(golden, opts, env, server, work, clock, log, progress)
         finally:
+            progress.close()
             server.shutdown()
             shutil.rmtree(work, ignore_errors=True)
     _write(runs, target, replace_all=opts.out is None)
@@ -109,7 +116,7 @@ def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> Non
 
 
 def _run_cases(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
-               work: str, clock: Clock, log: Callable[[str], None]) -> tuple[Run, ...]:
+               work: str, clock: Clock, log: Callable[[str], None], progress: Progress) -> tuple[Run, ...]:
     procs = Processes()
 
     def one(index: int, case: Case) -> Run:
@@ -125,6 +132,7 @@ def _run_cases(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], serv
             del server.scopes[token]
         run = _case_run(case, opts.command, finished, scope, trace_file, started)
         log(_line(run))
+        progress.advance(1)
         return run
 
     pool = ThreadPoolExecutor(max_workers=opts.jobs, thread_name_prefix="sourcegate-agent")

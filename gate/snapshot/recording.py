@@ -18,7 +18,8 @@ client and never stored: the next session tries again.
 :class:`RecordingSource` notes each entry a session added or changed; :func:`finish` says which on
 the log, writes them to ``snapshot/RECORDED.json`` (``sourcegate-recorded/1``) and bumps the golden
 set's ``version`` (see :mod:`gate.snapshot.version`), since its baseline was measured on a web that
-no longer is the snapshot's.
+no longer is the snapshot's. While it serves, each entry recorded is reported to the
+:class:`gate.progress.Progress` it is given (the total is unknown: the agent decides).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any, TextIO
 from gate.errors import InputError, LiveWebError
 from gate.jsonio import dump_json, validate
 from gate.outputs import write_file
+from gate.progress import NullProgress, Progress
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live.redact import redact
 from gate.snapshot.live.web import LiveWeb
@@ -87,8 +89,11 @@ class Failed:
 class RecordingSource:
     """A :class:`gate.snapshot.serve.Source`: the store in front, the live web behind it."""
 
-    def __init__(self, store: SnapshotStore, web: LiveWeb, mode: str) -> None:
-        """Answer from ``store``, recording through ``web`` as ``mode`` says (new-episodes or record)."""
+    def __init__(self, store: SnapshotStore, web: LiveWeb, mode: str, progress: Progress | None = None) -> None:
+        """Answer from ``store``, recording through ``web`` as ``mode`` says (new-episodes or record).
+
+        ``progress`` hears of each entry recorded (default: nowhere).
+        """
         if mode not in (NEW_EPISODES, RECORD):
             raise ValueError(f"a recording source records: {mode!r} is not {NEW_EPISODES!r} or {RECORD!r}")
         self.store, self.web, self.mode = store, web, mode
@@ -97,6 +102,7 @@ class RecordingSource:
         self._done: set[tuple[str, str]] = set()  # (layer, key) recorded in this session
         self._recorded: dict[tuple[str, str], Recorded] = {}
         self._failed: list[Failed] = []
+        self._progress: Progress = progress or NullProgress()
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -186,9 +192,12 @@ class RecordingSource:
         relative = os.path.relpath(file, self.store.golden_root).replace(os.sep, "/")
         with self._lock:
             self._done.add((layer.name, key))
-            if changed and (layer.name, key) not in self._recorded:
+            new = changed and (layer.name, key) not in self._recorded
+            if new:
                 self._recorded[(layer.name, key)] = Recorded(layer.name, key, "updated" if existed else "added",
                                                              relative, **what)
+        if new:
+            self._progress.advance(1)
 
 
 # ------------------------------------------------------------------------------------ the session
@@ -246,24 +255,33 @@ def finish(source: RecordingSource, golden_root: str) -> Session:
 
 
 def serve_recording(golden_root: str, web: LiveWeb, mode: str, host: str = DEFAULT_HOST, port: int = 0,
-                    log: TextIO | None = None) -> Session:
+                    log: TextIO | None = None, progress: Progress | None = None) -> Session:
     """Serve ``golden_root``'s snapshot in ``mode`` until interrupted; then :func:`finish` it.
 
     Ctrl-C (KeyboardInterrupt) ends the session normally; anything else still lists what was
-    recorded before it is raised again.
+    recorded before it is raised again. ``progress`` counts the entries recorded.
     """
     store = SnapshotStore(snapshot_dir(golden_root))
-    source = RecordingSource(store, web, mode)
-    with ReplayServer(store, host, port, log, source=source, secrets=source.secrets) as server:
-        server.log.write(f"sourcegate snapshot: {mode}: serving {store.root} on {server.url} (/search, /fetch, "
-                   "/extract); what it lacks is fetched live and stored, failures are never stored\n")
-        server.log.flush()
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            session = finish(source, golden_root)
-            server.log.write(session.summary() + "\n")
+    progress = progress or NullProgress()
+    source = RecordingSource(store, web, mode, progress)
+    # Started before the server takes ``sys.stderr`` as its log, so that a bar on a terminal
+    # (which redirects stderr while it is drawn) keeps the log's lines above it.
+    progress.start(None, f"{mode}: entries recorded")
+    try:
+        with ReplayServer(store, host, port, log, source=source, secrets=source.secrets) as server:
+            server.log.write(f"sourcegate snapshot: {mode}: serving {store.root} on {server.url} (/search, "
+                             "/fetch, /extract); what it lacks is fetched live and stored, failures are never "
+                             "stored\n")
             server.log.flush()
+            try:
+                server.serve_forever()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                progress.close()
+                session = finish(source, golden_root)
+                server.log.write(session.summary() + "\n")
+                server.log.flush()
+    finally:
+        progress.close()
     return session

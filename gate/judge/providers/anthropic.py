@@ -3,7 +3,8 @@
 The SDK is imported when a provider is built, so only a live judge loads it (``import gate.cli``,
 replay and off runs never do; it takes seconds). The SDK retries 429, 5xx and 529 itself, honouring
 ``retry-after``; ``max_retries`` comes from ``judge.max_retries``. Whatever still fails is translated
-here, once, into :class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored.
+here, once, into :class:`gate.errors.JudgeUnavailable` (chained), which leaves the claims unscored;
+a refused key (401, 403) is :class:`gate.errors.JudgeAuthError`, which stops the judge at once.
 
 The SDK's timeout bounds each connect and each read, so a server that trickles its reply would
 never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
-from gate.errors import InputError, JudgeUnavailable
+from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
 from gate.judgement import Usage
 
@@ -60,8 +61,8 @@ def _status_error(e: anthropic.APIStatusError) -> JudgeUnavailable:
     detail = e.api_message or e.message
     request = f" (request {e.request_id})" if e.request_id else ""
     if e.status_code in AUTH_STATUSES:
-        return JudgeUnavailable(f"the Anthropic API refused the key ({e.status_code} {kind}: {detail}){request}; "
-                                "check ANTHROPIC_API_KEY")
+        return JudgeAuthError(f"the Anthropic API refused the key ({e.status_code} {kind}: {detail}){request}; "
+                              "check ANTHROPIC_API_KEY; no further judge call is made")
     return JudgeUnavailable(f"API error {e.status_code} {kind}: {detail}{request}")
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
-from gate.errors import InputError, JudgeUnavailable
+from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
 from gate.judgement import Usage
 
@@ -72,8 +72,8 @@ def _status_error(e: openai.APIStatusError) -> JudgeUnavailable:
     detail = error.get("message") or e.message
     request = f" (request {e.request_id})" if e.request_id else ""
     if e.status_code in AUTH_STATUSES:
-        return JudgeUnavailable(f"the OpenAI-compatible API refused the key ({e.status_code} {kind}: {detail})"
-                                f"{request}; check OPENAI_API_KEY")
+        return JudgeAuthError(f"the OpenAI-compatible API refused the key ({e.status_code} {kind}: {detail})"
+                              f"{request}; check OPENAI_API_KEY; no further judge call is made")
     return JudgeUnavailable(f"API error {e.status_code} {kind}: {detail}{request}")
 
 
