@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import pty
-import select
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +16,7 @@ from gate.cli import main
 from gate.progress import NullProgress, PlainProgress, RichProgress, for_cli
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.golden_factory import write_golden
+from tests.support.pty_run import gate_under_pty
 from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
 from tests.support.scripted_judge import scripted_judge
 
@@ -107,26 +106,7 @@ def _live_env(server: AnthropicServer) -> dict[str, str]:
 
 def _stderr_under_pty(argv: list[str], env: dict[str, str]) -> tuple[str, int]:
     """Run ``python -m gate ARGV`` with stderr on a pseudo-terminal; (what it wrote there, exit code)."""
-    primary, secondary = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "gate", *argv], stdout=subprocess.DEVNULL, stderr=secondary,
-                            stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
-    os.close(secondary)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([primary], [], [], 120)
-        if not ready:
-            proc.kill()
-            break
-        try:
-            data = os.read(primary, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(primary)
-    proc.wait(timeout=120)
-    return b"".join(chunks).decode("utf-8", "replace"), proc.returncode
+    return gate_under_pty(argv, env, stream="stderr", errors="replace")
 
 
 def test_a_live_judge_on_a_terminal_draws_a_bar_with_calls_tokens_and_cost(api: AnthropicServer,

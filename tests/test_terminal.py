@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import os
-import pty
 import re
-import select
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +13,7 @@ from gate.color import use_color
 from gate.model import Finding
 from gate.report.escape import plain
 from gate.report.terminal import TerminalReporter, failure_rows, verdict_line
+from tests.support.pty_run import gate_under_pty
 from tests.support.report_factory import assert_golden, regression_pair, regression_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,28 +94,7 @@ def test_colour_follows_the_flag_then_no_color_then_force_color_then_the_termina
 
 def _under_pty(*argv: str, env: dict[str, str]) -> tuple[str, int]:
     """Run ``python -m gate ARGV`` with its stdout on a pseudo-terminal; (what it printed there, exit code)."""
-    primary, secondary = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "gate", *argv], stdout=secondary, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
-    os.close(secondary)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([primary], [], [], 120)
-        if not ready:
-            proc.kill()
-            break
-        try:
-            data = os.read(primary, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(primary)
-    proc.wait(timeout=120)
-    assert proc.stderr is not None
-    proc.stderr.close()
-    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n"), proc.returncode
+    return gate_under_pty(list(argv), env)
 
 
 def _env(**extra: str) -> dict[str, str]:
