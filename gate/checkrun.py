@@ -28,7 +28,7 @@ from gate.goldensets import GoldenSetPaths, combined_exit, per_set_file, require
 if TYPE_CHECKING:
     from gate.results import Report
 
-__all__ = ["FILE_FLAGS", "Outputs", "baseline_update", "check"]
+__all__ = ["FILE_FLAGS", "Outputs", "baseline_update", "check", "deliver"]
 
 FILE_FLAGS = ("json", "markdown", "junit", "summary", "baseline", "otlp_json")
 """The ``check`` options that name a file: with several sets, each needs ``{name}`` (or is '-')."""
@@ -73,31 +73,56 @@ def check(args: argparse.Namespace) -> int:
     require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
+    one_set = len(sets) == 1 and os.path.isdir(sets[0].paths[0])
+    if getattr(args, "shard", None) is not None and (args.comment or not one_set):
+        raise InputError("--shard takes one golden-set folder and no --comment: "
+                         "`sourcegate merge` writes the comment once the shards are merged")
     return _each(sets, lambda s: _check_one(s, args, authors), "check")
 
 
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[str, ...]) -> int:
     from gate.baseline import attach_baseline
-    from gate.cli import VERDICT_EXIT
     from gate.gaterun import run_paths, set_name
-    from gate.publish import emit
-    from gate.report.json import JsonReporter
-    from gate.report.markdown import MarkdownReporter
     from gate.rules import resolve_rules
 
     out = Outputs.of(args, golden.name or set_name(golden.paths))  # {name} works with one set too
     # The rules first (at the base revision with --baseline-ref), then one run under them.
     rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
+    shard = getattr(args, "shard", None)
+    if shard is not None:
+        from gate.shards import ShardSelection
+
+        shard = ShardSelection(shard)
     report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
-                       trusted_judgements=rules.trusted_judgements)
+                       trusted_judgements=rules.trusted_judgements, shard=shard)
+    if shard is not None:
+        from gate.merge import baseline_digest
+        from gate.shards import config_digest
+
+        # A shard is not compared with the baseline: `sourcegate merge` does that once, for all.
+        mark = shard.mark(config_digest(rules.config), baseline_digest(
+            rules.baseline, rules.origin.commit if rules.origin else None))
+        deliver(replace(report, shard=mark), golden.paths, out, args, authors)
+        return EXIT_PASS
     report = attach_baseline(report, rules, now=datetime.now(UTC))
+    return deliver(report, golden.paths, out, args, authors)
+
+
+def deliver(report: Report, paths: Sequence[str], out: Outputs, args: argparse.Namespace,
+            authors: tuple[str, ...]) -> int:
+    """Render and write the reports of one set, then publish; the verdict's exit code."""
+    from gate.cli import VERDICT_EXIT
+    from gate.publish import emit
+    from gate.report.json import JsonReporter
+    from gate.report.markdown import MarkdownReporter
+
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
     if out.otlp_json is not None or args.otlp_endpoint is not None:
         from gate.spans import prepare
 
-        spans = prepare(report, golden.paths, json_file=out.otlp_json, endpoint=args.otlp_endpoint)
+        spans = prepare(report, paths, json_file=out.otlp_json, endpoint=args.otlp_endpoint)
     rendered: list[tuple[str, str]] = []
     if out.json is not None:
         rendered.append((out.json, JsonReporter().render(report)))

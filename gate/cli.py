@@ -54,7 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "'otel' extra)")
     c.add_argument("--otlp-endpoint", metavar="URL",
                    help="send the spans over OTLP/HTTP to a collector, Phoenix, Langfuse or Jaeger")
+    c.add_argument("--shard", type=_shard, metavar="I/N",
+                   help="evaluate only shard I of N (a stable share of the cases by a hash of their ids) and "
+                        "write a partial report for `sourcegate merge`; exits 0 once it is written")
     _add_baseline_options(c)
+    _add_merge_command(sub)
     _add_baseline_command(sub)
     _add_snapshot_command(sub)
     _add_import_command(sub)
@@ -77,6 +81,28 @@ def _add_baseline_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--comment", action="store_true",
                    help="create or update the PR comment (GitHub Actions; never changes the exit code)")
     _add_comment_author(c)
+
+
+def _shard(value: str) -> object:
+    from gate.shards import parse_shard
+
+    try:
+        return parse_shard(value)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
+
+
+def _add_merge_command(sub: Any) -> None:
+    from gate.mergerun import add_parser
+
+    add_parser(sub, _Parser, _add_baseline_options)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """``merge GOLDEN PARTIAL...``: shards back into one report, compared and decided once."""
+    from gate.mergerun import run
+
+    return run(args)
 
 
 def _login(value: str) -> str:
@@ -176,7 +202,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment, "snapshot": cmd_snapshot,
-            "import": cmd_import}
+            "import": cmd_import, "merge": cmd_merge}
 
 
 def guarded(run: Callable[[], int], label: str = "") -> int:

@@ -17,6 +17,7 @@ from gate.results import CaseResult, Report
 
 if TYPE_CHECKING:
     from gate.judge.session import JudgeSession
+    from gate.shards import ShardSelection
 
 
 TRACES_NAME = "traces"
@@ -47,9 +48,11 @@ def _judged(p: Pairing, config: Config, session: JudgeSession) -> CaseResult:
 
 def _report(name: str, version: int | None, pairings: Iterable[Pairing], config: Config,
             judge_mode: str | None, judgements: str | None, expected_runs: int,
-            trusted: TrustedEntries | None) -> Report:
-    """Evaluate every pairing, judged unless the mode is ``off``, into a report."""
+            trusted: TrustedEntries | None, shard: ShardSelection | None = None) -> Report:
+    """Evaluate every pairing (only one shard's, with ``shard``), judged unless the mode is ``off``."""
     mode = judge_mode or config.judge.mode
+    if shard is not None:
+        pairings = shard.select(pairings, lambda p: p.case.id)
     if mode == "off":
         return build_report(name, version, (evaluate_pairing(p, config) for p in pairings), config)
     from gate.judge.session import JudgeSession
@@ -61,13 +64,15 @@ def _report(name: str, version: int | None, pairings: Iterable[Pairing], config:
 
 
 def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,
-              config: Config | None = None, trusted_judgements: TrustedEntries | None = None) -> Report:
+              config: Config | None = None, trusted_judgements: TrustedEntries | None = None,
+              shard: ShardSelection | None = None) -> Report:
     """Run the gate on one golden-set folder, or on a list of trace files.
 
     ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
     ``config`` is the configuration already read (e.g. at the base revision, :mod:`gate.rules`);
     None reads ``config_file`` or the one beside the set. ``trusted_judgements`` limits the judge
-    cache to the entries the base revision has (None: every entry is used).
+    cache to the entries the base revision has (None: every entry is used). ``shard`` evaluates
+    only the cases of one shard (:mod:`gate.shards`), noting the whole run's order as it goes.
     """
     from gate.goldensets import split_sets
 
@@ -83,7 +88,7 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
         if config is None:
             config = load_config(config_file, beside=golden.root)
         return _report(golden.name, golden.version, iter_pairings(golden), config, judge_mode,
-                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), trusted_judgements)
+                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), trusted_judgements, shard)
     if config is None:
         config = load_config(config_file) if config_file else Config()
-    return _report(TRACES_NAME, None, _trace_pairings(paths), config, judge_mode, None, len(paths), None)
+    return _report(TRACES_NAME, None, _trace_pairings(paths), config, judge_mode, None, len(paths), None, shard)

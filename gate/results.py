@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from gate.compare import Comparison
     from gate.configdiff import ConfigChange
     from gate.judge.model import RunJudgement
+    from gate.shards import ShardMark
 
 Verdict = Literal["pass", "fail", "inconclusive"]
 INPUT_ERROR = "input_error"
@@ -109,6 +110,8 @@ class Report:
     """the comparison with the baseline, when there was one"""
     config_changes: tuple[ConfigChange, ...] = ()
     """settings the pull request changes in the configuration; they apply after the merge"""
+    shard: ShardMark | None = None
+    """set on a partial report (``check --shard i/n``), which ``sourcegate merge`` combines"""
 
     @property
     def hard_failure_count(self) -> int:

@@ -14,6 +14,7 @@ from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.model import Finding
 from gate.report.json_comparison import comparison_from_dict, comparison_to_dict
 from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Figures, Report
+from gate.shards import ShardMark
 
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
@@ -64,6 +65,7 @@ def report_to_dict(r: Report) -> dict[str, Any]:
         **({"baseline": {**asdict(r.stamp), "forced_over": list(r.stamp.forced_over)}} if r.stamp else {}),
         **({"comparison": comparison_to_dict(r.comparison)} if r.comparison is not None else {}),
         **({"config_changes": [asdict(c) for c in r.config_changes]} if r.config_changes else {}),
+        **({"shard": shard_to_dict(r.shard)} if r.shard is not None else {}),
     }
 
 
@@ -103,6 +105,17 @@ def _judgement_from_dict(d: Mapping[str, Any]) -> RunJudgement:
     )
 
 
+def shard_to_dict(m: ShardMark) -> dict[str, Any]:
+    """A partial report's shard mark as JSON data."""
+    return {**asdict(m), "positions": list(m.positions)}
+
+
+def shard_from_dict(d: Mapping[str, Any]) -> ShardMark:
+    """A shard mark read back from (schema-valid) JSON data."""
+    return ShardMark(index=d["index"], count=d["count"], config=d["config"], baseline=d.get("baseline"),
+                     ids=d["ids"], total=d["total"], positions=tuple(d["positions"]))
+
+
 def report_from_dict(d: Mapping[str, Any]) -> Report:
     """A report read back from (schema-valid) JSON data: a baseline is such a report.
 
@@ -120,6 +133,7 @@ def report_from_dict(d: Mapping[str, Any]) -> Report:
         comparison=comparison_from_dict(cmp, d["golden"]["version"]) if cmp else None,
         warnings=tuple(d.get("warnings", ())), judge_mode=d.get("judge_mode", "off"),
         config_changes=tuple(ConfigChange(**c) for c in d.get("config_changes", ())),
+        shard=shard_from_dict(d["shard"]) if d.get("shard") is not None else None,
     )
 
 

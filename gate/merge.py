@@ -1,0 +1,121 @@
+"""Shards back into one run: checks that partial reports belong together, then their cases in order.
+
+:func:`merge_cases` is pure. It refuses (an :class:`InputError` naming the files) partial reports
+that are not shards, that come from another golden set or version, that ran under another
+configuration or would be compared with another baseline, that ran with another judge mode, or
+that do not make up the whole run: a shard given twice, a shard missing, cases that do not cover
+the run exactly once. What it returns is what an unsharded run evaluates, in the same order; the
+caller builds the report from it, then compares it with the baseline and decides, once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gate.errors import InputError
+from gate.results import CaseResult, Report
+from gate.shards import ShardMark, ids_digest
+
+__all__ = ["Merged", "Partial", "baseline_digest", "merge_cases"]
+
+
+@dataclass(frozen=True)
+class Partial:
+    """One partial report and the file it was read from (to name it in a refusal)."""
+
+    file: str
+    report: Report
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The cases of the whole run in its order, with what the shards said about it."""
+
+    golden_name: str
+    golden_version: int | None
+    cases: tuple[CaseResult, ...]
+    judge_mode: str
+    warnings: tuple[str, ...]
+    """every shard's warnings, each said once, in shard order"""
+
+
+def baseline_digest(baseline: Report | None, commit: str | None = None) -> str | None:
+    """A digest of the baseline a run is compared with (its report JSON, and the revision it came from)."""
+    if baseline is None:
+        return None
+    from gate.report.json import JsonReporter
+
+    text = JsonReporter().render(baseline) + "\0" + (commit or "")
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _mark(p: Partial) -> ShardMark:
+    if p.report.shard is None:
+        raise InputError("not a partial report: it has no shard mark (write one with "
+                         "`sourcegate check --shard i/n --json FILE`)", file=p.file, path="$.shard")
+    return p.report.shard
+
+
+def _same(partials: Sequence[Partial], what: str, value: object, of: Callable[[Partial], object],
+          where: str = "in this merge") -> None:
+    """Refuse when a shard's ``of(p)`` differs from ``value``, naming the first such file."""
+    for p in partials:
+        got = of(p)
+        if got != value:
+            raise InputError(f"the shards are not of one run: {what} is {got!r} here, {value!r} "
+                             f"{where}", file=p.file)
+
+
+def _check_shards(partials: Sequence[Partial]) -> None:
+    """Every shard present once: duplicates and missing shards are named."""
+    count = _mark(partials[0]).count
+    seen: dict[int, str] = {}
+    for p in partials:
+        m = _mark(p)
+        if m.index in seen:
+            raise InputError(f"shard {m.index}/{count} is given twice (also in {seen[m.index]})", file=p.file)
+        seen[m.index] = p.file
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if i not in seen]
+    if missing:
+        raise InputError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: "
+                         f"{len(partials)} of {count} partial reports given")
+
+
+def merge_cases(partials: Sequence[Partial], *, golden_name: str, golden_version: int | None,
+                config: str, baseline: str | None) -> Merged:
+    """The whole run's cases from its shards, refusing shards that do not belong together.
+
+    ``golden_name``/``golden_version`` are the golden set's, ``config`` and ``baseline`` the
+    digests of what the merged run is decided under; every shard must have run under the same.
+    """
+    if not partials:
+        raise InputError("no partial reports to merge")
+    first = _mark(partials[0])
+    _same(partials, "the golden set", golden_name, lambda p: p.report.golden_name)
+    _same(partials, "the golden set's version", golden_version, lambda p: p.report.golden_version)
+    at = f"in {partials[0].file}"
+    _same(partials, "the shard count", first.count, lambda p: _mark(p).count, at)
+    _same(partials, "the list of cases (digest)", first.ids, lambda p: _mark(p).ids, at)
+    _same(partials, "the configuration (digest)", config, lambda p: _mark(p).config)
+    _same(partials, "the baseline (digest)", baseline, lambda p: _mark(p).baseline)
+    _same(partials, "the judge mode", partials[0].report.judge_mode, lambda p: p.report.judge_mode, at)
+    _check_shards(partials)
+    partials = sorted(partials, key=lambda p: _mark(p).index)
+    slots: list[CaseResult | None] = [None] * first.total
+    for p in partials:
+        m = _mark(p)
+        if len(m.positions) != len(p.report.cases):
+            raise InputError(f"the shard lists {len(m.positions)} positions for {len(p.report.cases)} cases",
+                             file=p.file, path="$.shard.positions")
+        for pos, case in zip(m.positions, p.report.cases, strict=True):
+            if not 0 <= pos < first.total or slots[pos] is not None:
+                raise InputError(f"case {case.id!r} stands at position {pos}, outside the run or taken "
+                                 "by another shard's case", file=p.file, path="$.shard.positions")
+            slots[pos] = case
+    cases = tuple(c for c in slots if c is not None)
+    if len(cases) != first.total or ids_digest(c.id for c in cases) != first.ids:
+        raise InputError(f"the shards' cases do not make up the run's {first.total} cases")
+    warnings = tuple(dict.fromkeys(w for p in partials for w in p.report.warnings))
+    return Merged(golden_name, golden_version, cases, partials[0].report.judge_mode, warnings)
