@@ -9,6 +9,8 @@ Each warning has a stable ``kind``:
 - ``no_primary_source``: a ``regulatory`` or ``synthesis`` case whose cited sources were typed (by
   a rule or by the judge) and none of them is primary. Sources left untyped (the judge could not
   answer) count neither way: with none typed, nothing is flagged.
+- ``question_differs``: the trace records another question than the case's in ``golden.yaml``
+  (whitespace aside): the run may answer a question the case no longer asks. Both are named.
 
 The verdict never reads these: they are shown per case in the report, the JSON and the comment.
 """
@@ -25,7 +27,7 @@ from gate.results import CaseWarning
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
 
-__all__ = ["NO_PRIMARY_CLASSES", "case_warnings", "dropped_terms"]
+__all__ = ["NO_PRIMARY_CLASSES", "case_warnings", "dropped_terms", "question_differs"]
 
 NO_PRIMARY_CLASSES = ("regulatory", "synthesis")
 
@@ -54,10 +56,26 @@ def _no_primary(case: Case, judgement: RunJudgement | None) -> CaseWarning | Non
                                             f"({len(typed)} cited source(s) typed, all secondary{also})")
 
 
+def question_differs(case: Case, run: Run) -> CaseWarning | None:
+    """A warning naming both questions when the trace's differs from the case's (whitespace aside)."""
+    if not run.question.strip() or " ".join(run.question.split()) == " ".join(case.question.split()):
+        return None
+    return CaseWarning("question_differs", f"the trace's question «{_short(run.question)}» differs from the "
+                                           f"case's in golden.yaml «{_short(case.question)}»")
+
+
+def _short(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 def case_warnings(case: Case, run: Run, judgement: RunJudgement | None) -> tuple[CaseWarning, ...]:
-    """The warnings of one case, in a fixed order: constraints, entities, source types."""
+    """The warnings of one case, in a fixed order: question, constraints, entities, source types."""
     constraints, entities = dropped_terms(case, run)
     out = []
+    differs = question_differs(case, run)
+    if differs is not None:
+        out.append(differs)
     if constraints:
         out.append(CaseWarning("dropped_constraints", f"no query kept the constraint(s) {_quoted(constraints)}"))
     if entities:

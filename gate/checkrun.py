@@ -22,8 +22,10 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
+from gate.console import show, terminal_mode
 from gate.errors import EXIT_PASS, InputError
-from gate.goldensets import GoldenSetPaths, combined_exit, per_set_file, require_name_field, split_sets
+from gate.goldensets import GoldenSetPaths, combined_exit, default_paths, per_set_file, require_name_field, split_sets
+from gate.outputs import is_stdout
 
 if TYPE_CHECKING:
     from gate.results import Report
@@ -46,10 +48,18 @@ class Outputs:
     otlp_json: str | None = None
 
     @classmethod
-    def of(cls, args: argparse.Namespace, name: str | None) -> Outputs:
-        """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for."""
+    def of(cls, args: argparse.Namespace, name: str | None, default_markdown: bool = True) -> Outputs:
+        """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for
+        (unless ``default_markdown`` is off: the terminal report takes its place)."""
         out = cls(*(per_set_file(getattr(args, f), name) for f in FILE_FLAGS))
-        return replace(out, markdown="-") if out.json is None and out.markdown is None else out
+        asked = out.json is not None or out.markdown is not None
+        return replace(out, markdown="-") if default_markdown and not asked else out
+
+    @property
+    def stdout_taken(self) -> bool:
+        """A report is written to stdout ('-', or stdout under another name such as /dev/stdout)."""
+        return any(t is not None and (t == "-" or is_stdout(t))
+                   for t in (self.json, self.markdown, self.junit, self.summary, self.otlp_json))
 
 
 def _each(sets: Sequence[GoldenSetPaths], run: Callable[[GoldenSetPaths], int], command: str) -> int:
@@ -69,7 +79,7 @@ def check(args: argparse.Namespace) -> int:
     """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
     from gate.publish import comment_authors
 
-    sets = split_sets(args.paths)
+    sets = split_sets(args.paths or default_paths())
     require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in FILE_FLAGS}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
@@ -85,7 +95,8 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
     from gate.gaterun import run_paths, set_name
     from gate.rules import resolve_rules
 
-    out = Outputs.of(args, golden.name or set_name(golden.paths))  # {name} works with one set too
+    # {name} works with one set too; on a terminal the terminal report replaces the default markdown
+    out = Outputs.of(args, golden.name or set_name(golden.paths), default_markdown=not terminal_mode(args))
     # The rules first (at the base revision with --baseline-ref), then one run under them.
     rules = resolve_rules(golden.paths, args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
@@ -137,6 +148,7 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, args: argparse.N
     if spans is not None:
         spans()
     _publish(report, out.summary, args.comment, authors)
+    show(report, args, out.stdout_taken)
     return VERDICT_EXIT[report.verdict]
 
 

@@ -11,11 +11,14 @@ exits with the most severe code of all: 2, then 4, 1, 3, 0 (see ``gate.goldenset
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gate import __version__, init_command
+from gate.console import add_options as add_console_options
 from gate.errors import (
     EXIT_FAIL,
     EXIT_INCONCLUSIVE,
@@ -24,6 +27,8 @@ from gate.errors import (
     GateError,
     InputError,
 )
+from gate.helptext import add_examples
+from gate.suggest import did_you_mean
 
 VERDICT_EXIT = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "inconclusive": EXIT_INCONCLUSIVE}
 
@@ -31,55 +36,59 @@ VERDICT_EXIT = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "inconclusive": EXIT_INCON
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse exits by itself; raise instead so the exit-code mapping stays in one place.
-        raise InputError(f"usage: {message} (see `sourcegate --help`)")
+        raise InputError(f"usage: {_with_suggestion(message)} (see `{self.prog} --help`)")
+
+
+def _with_suggestion(message: str) -> str:
+    """argparse's ``invalid choice: 'chek' (choose from 'check', ...)`` with "did you mean" added."""
+    m = re.match(r"(argument [^:]+: invalid choice: '([^']*)') \(choose from (.*)\)$", message)
+    if m is None:
+        return message
+    choices = re.findall(r"'([^']*)'", m.group(3))
+    return f"{m.group(1)}{did_you_mean(m.group(2), choices)}; choose from {', '.join(choices)}"
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     p = _Parser(prog="sourcegate", description="Did the search agent read what it cites? A merge gate.")
+    p.add_argument("--version", action="version", version=f"sourcegate {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     c = sub.add_parser("check", help="run the gate on golden sets or trace files")
-    c.add_argument("paths", nargs="+", metavar="PATH",
-                   help="golden-set folders (each runs in turn; file outputs then need {name}), "
-                        "or trace files")
-    c.add_argument("--config", help="sourcegate.yaml (default: the one beside the golden set)")
-    c.add_argument("--json", metavar="FILE",
-                   help="write the JSON report here ('-' for stdout; {name}: the golden set's name)")
-    c.add_argument("--markdown", metavar="FILE", help="write the markdown report here ('-' for stdout)")
-    c.add_argument("--judge", choices=("live", "replay", "off"), default=None,
-                   help="LLM judges: live (call the API, record), replay (judge cache only) or off "
-                        "(default: judge.mode in the config, itself 'replay' by default)")
+    c.add_argument("paths", nargs="*", metavar="PATH",
+                   help="golden-set folders (each in turn: outputs then need {name}) or trace files "
+                        "(default: the sets under cached-snapshots/)")
+    c.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
+    c.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
+    c.add_argument("--markdown", metavar="FILE", help="write the markdown report ('-': stdout)")
+    c.add_argument("--judge", choices=("live", "replay", "off"), default=None, metavar="MODE",
+                   help="live, replay (judge cache only) or off (default: judge.mode)")
     c.add_argument("--otlp-json", metavar="FILE",
-                   help="write the runs as OpenTelemetry spans, OTLP/JSON lines (docs/spans.md; needs the "
-                        "'otel' extra)")
-    c.add_argument("--otlp-endpoint", metavar="URL",
-                   help="send the spans over OTLP/HTTP to a collector, Phoenix, Langfuse or Jaeger")
+                   help="write the runs as OTLP/JSON spans (docs/spans.md)")
+    c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
     c.add_argument("--shard", type=_shard, metavar="I/N",
-                   help="evaluate only shard I of N (a stable share of the cases by a hash of their ids) and "
-                        "write a partial report for `sourcegate merge`; exits 0 once it is written")
+                   help="evaluate shard I of N only (by a hash of each case id) and write a partial report "
+                        "for `sourcegate merge`; exit 0 once written")
     _add_baseline_options(c)
+    add_console_options(c)
     _add_merge_command(sub)
     _add_baseline_command(sub)
     _add_snapshot_command(sub)
     _add_import_command(sub)
+    init_command.add_parser(sub, _Parser)
+    add_examples(p)
     return p
 
 
 def _add_baseline_options(c: argparse.ArgumentParser) -> None:
-    c.add_argument("--baseline", metavar="FILE",
-                   help="the baseline report to compare with (default: baseline.json in the golden set)")
+    c.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: SET/baseline.json)")
     c.add_argument("--baseline-ref", metavar="REF",
-                   help="read the baseline, golden.yaml, the configuration and the trusted judge-cache "
-                        "entries at this git revision (the PR's base), not from the working tree")
+                   help="read baseline, golden.yaml, config and trusted judge cache at this git revision")
     c.add_argument("--trust-config", action="store_true",
-                   help="with --baseline-ref, use a --config file the revision does not have (the PR that "
-                        "adds the gate); see docs/trust.md")
-    c.add_argument("--junit", metavar="FILE", help="write JUnit XML here ('-' for stdout)")
-    c.add_argument("--summary", metavar="FILE",
-                   help="write the job summary here ('-' for stdout; "
-                        "default: append to $GITHUB_STEP_SUMMARY when it is set)")
+                   help="with --baseline-ref, use a --config the revision lacks (see docs/trust.md)")
+    c.add_argument("--junit", metavar="FILE", help="write JUnit XML ('-': stdout)")
+    c.add_argument("--summary", metavar="FILE", help="write the job summary (default: $GITHUB_STEP_SUMMARY)")
     c.add_argument("--comment", action="store_true",
-                   help="create or update the PR comment (GitHub Actions; never changes the exit code)")
+                   help="post or update the PR comment (exit code unchanged)")
     _add_comment_author(c)
 
 
@@ -95,7 +104,11 @@ def _shard(value: str) -> object:
 def _add_merge_command(sub: Any) -> None:
     from gate.mergerun import add_parser
 
-    add_parser(sub, _Parser, _add_baseline_options)
+    def options(m: argparse.ArgumentParser) -> None:
+        _add_baseline_options(m)
+        add_console_options(m)
+
+    add_parser(sub, _Parser, options)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -115,9 +128,8 @@ def _login(value: str) -> str:
 
 def _add_comment_author(c: argparse.ArgumentParser) -> None:
     c.add_argument("--comment-author", action="append", type=_login, metavar="LOGIN",
-                   help="also accept comments by LOGIN as sourcegate's own (repeatable): the login a "
-                        "GitHub App's token posts as, e.g. my-app[bot] (default: "
-                        "$SOURCEGATE_COMMENT_AUTHORS, comma-separated)")
+                   help="also take LOGIN's comments as ours, e.g. my-app[bot] (repeatable; default: "
+                        "$SOURCEGATE_COMMENT_AUTHORS)")
 
 
 def _add_baseline_command(sub: Any) -> None:
@@ -137,7 +149,8 @@ def _add_baseline_command(sub: Any) -> None:
     m.add_argument("--pr", type=int, metavar="NUMBER",
                    help="the pull request in $GITHUB_REPOSITORY (default: the one of this run's event)")
     m.add_argument("--output", metavar="FILE",
-                   help="write the comment here ('-' for stdout) instead of posting it")
+                   help="write the comment here ('-' for stdout) instead of posting it "
+                        "(outside a pull request it is printed)")
     _add_comment_author(m)
 
 
@@ -160,6 +173,7 @@ def cmd_comment(args: argparse.Namespace) -> int:
     import os
 
     from gate.baseline import parse_report
+    from gate.github import pr_context_from_env
     from gate.jsonio import load_json
     from gate.publish import comment_authors, emit, post_comment, run_url
     from gate.report.comment import CommentReporter
@@ -169,6 +183,11 @@ def cmd_comment(args: argparse.Namespace) -> int:
     body = CommentReporter(run_url=run_url(os.environ)).render(report)
     if args.output is not None:
         emit(args.output, body)
+        return EXIT_PASS
+    if args.pr is None and pr_context_from_env(os.environ) is None:
+        print("sourcegate: not a pull request (no --pr, no pull_request event): the comment is printed, "
+              "not posted", file=sys.stderr)
+        emit("-", body)
         return EXIT_PASS
     # Posting is this command's whole job: unlike `check --comment`, a refusal is its failure.
     posted = post_comment(body, report.golden_name, os.environ, number=args.pr, authors=authors)
@@ -202,7 +221,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment, "snapshot": cmd_snapshot,
-            "import": cmd_import, "merge": cmd_merge}
+            "import": cmd_import, "init": init_command.run, "merge": cmd_merge}
 
 
 def guarded(run: Callable[[], int], label: str = "") -> int:
@@ -223,7 +242,10 @@ def guarded(run: Callable[[], int], label: str = "") -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, map exceptions to exit codes."""
     def run() -> int:
-        args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        try:
+            args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        except SystemExit as done:  # --help and --version: printed, and a success
+            return done.code if isinstance(done.code, int) else EXIT_PASS
         return COMMANDS[args.command](args)
 
     try:

@@ -90,6 +90,15 @@ class Comparison:
     figures: tuple[FigureChange, ...]
     unjudged: tuple[str, ...] = ()
     """common cases the baseline judged but this run, with the judge on, did not (a missing judge cache)"""
+    block_on: str = "all"
+    """``compare.block_on``: ``new`` when only failures the baseline did not have block"""
+
+    def blocks(self, case_id: str, finding: Finding) -> bool:
+        """Whether a hard failure of this run blocks: always, unless ``block_on: new`` and the baseline had it."""
+        if self.block_on != "new":
+            return True
+        change = self.case(case_id)
+        return change is None or finding not in change.kept_failures
 
     @property
     def version_mismatch(self) -> bool:
@@ -223,6 +232,7 @@ def compare(baseline: Report, current: Report, config: Config, origin: BaselineO
         cases=tuple(case_change(b, c) for b, c in pairs),
         figures=tuple(figure_change(k, label, f, pairs, sel) for k, label, f, sel in SET_FIGURES),
         unjudged=_unjudged(pairs) if current.judge_mode != "off" else (),
+        block_on=config.compare.block_on,
     )
 
 

@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from gate.jsonio import parse_yaml, read_text, validate
+from gate.errors import InputError
+from gate.jsonio import parse_yaml, read_text, schema_errors, validate
 
 CONFIG_NAME = "sourcegate.yaml"
+MAX_CONFIG_ERRORS = 20
+"""Configuration errors listed in one message; past that, the message says there are more."""
 
 DEFAULT_DOMAIN_FLOOR: Mapping[str, int] = MappingProxyType(
     {"lookup": 1, "synthesis": 4, "other": 2, "unclassified": 1}
@@ -195,5 +198,23 @@ def parse_config(text: str, source: str) -> Config:
     data = parse_yaml(text, source)
     if data is None:
         data = {}
-    validate(data, "config", source)
+    validate_config(data, source)
     return config_from_dict(data, source=source)
+
+
+def validate_config(data: Any, source: str) -> None:
+    """Every unknown or invalid key at once (up to :data:`MAX_CONFIG_ERRORS`), each with its JSON path.
+
+    A configuration is written by hand: fixing one key per run is slow, so all are listed. Then
+    the checks :func:`gate.jsonio.validate` adds (nesting depth) run as for any file.
+    """
+    errors, more = schema_errors(data, "config", MAX_CONFIG_ERRORS)
+    if len(errors) == 1 and not more:
+        path, message = errors[0]
+        raise InputError(message, file=source, path=path)
+    if errors:
+        listed = "".join(f"\n  {path}: {message}" for path, message in errors)
+        tail = f"\n  (more not shown: the first {MAX_CONFIG_ERRORS} are listed)" if more else ""
+        raise InputError(f"{len(errors)}{'+' if more else ''} errors in the configuration:{listed}{tail}",
+                         file=source)
+    validate(data, "config", source)

@@ -42,6 +42,7 @@ __all__ = [
     "per_set_file",
     "require_name_field",
     "split_sets",
+    "default_paths",
 ]
 
 NAME_FIELD = "{name}"
@@ -66,6 +67,20 @@ class GoldenSetPaths:
     def label(self) -> str:
         """How messages name the set: its name, else its path."""
         return self.name or ", ".join(self.paths)
+
+
+DEFAULT_ROOT = "cached-snapshots"
+"""Where ``sourcegate check`` with no path looks for golden sets (in the current folder)."""
+
+
+def default_paths(root: str = DEFAULT_ROOT) -> tuple[str, ...]:
+    """Every golden-set folder (one with a ``golden.yaml``) directly under ``root``, sorted by name."""
+    found = tuple(os.path.join(root, d) for d in sorted(os.listdir(root))
+                  if os.path.isfile(os.path.join(root, d, "golden.yaml"))) if os.path.isdir(root) else ()
+    if not found:
+        raise InputError(f"usage: no PATH given and no golden set (a folder with golden.yaml) under {root}/: "
+                         "give a golden-set folder or trace files, or start one with `sourcegate init`")
+    return found
 
 
 def split_sets(paths: Sequence[str]) -> tuple[GoldenSetPaths, ...]:

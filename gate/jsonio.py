@@ -35,6 +35,7 @@ from jsonschema.exceptions import ValidationError
 from gate.errors import InputError
 from gate.outputs import write_file
 from gate.paths import real_is_below
+from gate.suggest import did_you_mean
 
 
 def _limit(env: str, default: int) -> int:
@@ -525,6 +526,31 @@ def validate(data: Any, schema_name: str, file: str) -> None:
             message += f" (and {len(errors) - 1} more {'error' if len(errors) == 2 else 'errors'} not shown)"
         raise InputError(message, file=file, path=json_path(err.absolute_path))
     check_depth(data, file)
+
+
+def schema_errors(data: Any, schema_name: str, limit: int) -> tuple[list[tuple[str, str]], bool]:
+    """Up to ``limit`` schema errors as (JSON path, what is wrong), in document order, and whether there
+    were more. Lazy like :func:`validate`: a hostile file costs no more than ``limit + 1`` errors."""
+    found = sorted(islice(validator(schema_name).iter_errors(data), limit + 1),
+                   key=lambda e: _document_order(e.absolute_path))
+    out: list[tuple[str, str]] = []
+    for err in found[:limit]:
+        if err.context:  # the deepest error of a failing branch says the most about what was expected
+            err = max(err.context, key=lambda e: len(e.absolute_path))
+        out += _unknown_keys(err) or [(json_path(err.absolute_path), _describe(err))]
+    return out[:limit], len(found) > limit or len(out) > limit
+
+
+def _unknown_keys(err: ValidationError) -> list[tuple[str, str]]:
+    """One error per unknown key, at the key's own path, with the closest known key when one is close."""
+    known = err.schema.get("properties") if isinstance(err.schema, Mapping) else None
+    if err.validator != "additionalProperties" or not isinstance(err.instance, Mapping) or not known:
+        return []
+    if isinstance(err.schema, Mapping) and "patternProperties" in err.schema:
+        return []
+    return [(json_path([*err.absolute_path, key]),
+             f"unknown key {key!r}{did_you_mean(key, known) or ' (known: ' + ', '.join(known) + ')'}")
+            for key in err.instance if key not in known]
 
 
 def write_atomic(file: str, text: str) -> None:

@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     """Read the partial reports, merge them, compare and decide once, write the reports."""
     from gate.baseline import attach_baseline, parse_report
     from gate.checkrun import Outputs, deliver
+    from gate.console import terminal_mode
     from gate.evaluate import build_report
     from gate.jsonio import load_json
     from gate.load import load_golden
@@ -54,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("expected the golden-set folder the shards ran on", file=args.golden)
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     golden = load_golden(args.golden)
-    out = Outputs.of(argparse.Namespace(otlp_json=None, **vars(args)), golden.name)
+    out = Outputs.of(argparse.Namespace(otlp_json=None, **vars(args)), golden.name,
+                     default_markdown=not terminal_mode(args))
     rules = resolve_rules([args.golden], args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
     partials = [Partial(f, parse_report(load_json(f), f)) for f in args.partials]

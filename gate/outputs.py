@@ -35,7 +35,7 @@ import time
 from gate.errors import InputError
 from gate.paths import is_below, real_is_below
 
-__all__ = ["STALE_AFTER", "TEMP_PREFIX", "append_file", "resolve_within", "write_file"]
+__all__ = ["STALE_AFTER", "TEMP_PREFIX", "append_file", "is_stdout", "resolve_within", "write_file"]
 
 TEMP_PREFIX = ".sourcegate-"
 """The name of every temporary file an atomic write makes (and the only files it ever cleans up)."""
@@ -123,6 +123,14 @@ def _write(target: str, text: str) -> None:
         _to_socket(target, text)
     else:
         raise OSError(errno.EINVAL, "not a file, a character device, a FIFO or a socket")
+
+
+def is_stdout(path: str) -> bool:
+    """True when ``path`` names this process's stdout (``/dev/stdout``, ``/proc/self/fd/1``, its tty...)."""
+    try:
+        return _is_stdout(os.stat(path))
+    except OSError:
+        return False
 
 
 def _is_stdout(st: os.stat_result) -> bool:

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_PAGE_CHARS",
     "MAX_RUN_FUZZY_WORK",
     "Match",
+    "NUMBER",
     "PageIndex",
     "WorkBudget",
     "find_passage",
@@ -145,7 +146,8 @@ class Match:
 _QUOTES = " '\""
 _ELISION = re.compile(r"\s*(?:\[\s*(?:\.(?: ?\.){2,})\s*\]|\(\s*(?:\.(?: ?\.){2,})\s*\)|\.(?: ?\.){2,})\s*")
 _MIN_SEGMENT = 3
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+"""A number as the passage rule reads it: a quoted number must stand on the page exactly as written."""
 # How far past a fuzzy alignment's edges a number of the quote may sit: alignments can stop a few
 # characters short of a number at the quote's first or last word.
 _NUMBER_SLACK = 12
@@ -303,11 +305,11 @@ def _numbers_differ(segment: str, text: str, start: int, end: int) -> bool:
     A fuzzy score forgives a changed word, but "$4.2bn" for "$4.1bn" scores 80 and "1,284" for
     "1,234" scores 92: in a citation a number, date or figure must be on the page as quoted.
     """
-    numbers = _NUMBER.findall(segment)
+    numbers = NUMBER.findall(segment)
     if not numbers:
         return False
     window = text[max(0, start - _NUMBER_SLACK):end + _NUMBER_SLACK]
-    found = set(_NUMBER.findall(window))
+    found = set(NUMBER.findall(window))
     return any(n not in found for n in numbers)
 
 

@@ -46,8 +46,8 @@ class CheckStatus:
 class CaseWarning:
     """Something about one case a reader should see that never fails the gate (see ``gate.case_warnings``).
 
-    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities``, ``no_primary_source``, or
-    the id of a soft check whose finding it is (``paraphrase_drift``).
+    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities``, ``no_primary_source``,
+    ``question_differs``, or the id of a soft check whose finding it is (``paraphrase_drift``).
     """
 
     kind: str

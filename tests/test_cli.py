@@ -281,7 +281,7 @@ def test_a_failed_write_leaves_no_file(tmp_path: Path) -> None:
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check"]) == 2
+    assert main(["check", "--json"]) == 2  # `check` alone runs cached-snapshots/ (test_cli_usability.py)
     assert main(["frobnicate"]) == 2
     assert main(["check", "no/such/path.json"]) == 2
     assert "no such file" in capsys.readouterr().err

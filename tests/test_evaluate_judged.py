@@ -46,7 +46,7 @@ def claims_located(*located: str | None) -> RunJudgement:
     return RunJudgement(claims=claims, verdicts=verdicts)
 
 
-CASE = Case(id="a", question="What did Rust 1.80 stabilise?")
+CASE = Case(id="a", question="What did Rust 1.80 stabilise? (a)")  # the question of run_for("a")
 
 
 # -- citation validity ----------------------------------------------------------------------------
@@ -104,13 +104,13 @@ def typed(*kinds: str | None) -> RunJudgement:
 ])
 def test_a_regulatory_or_synthesis_case_without_a_primary_source_is_flagged(
         cls: str | None, kinds: tuple[str | None, ...], flagged: bool) -> None:
-    case = Case(id="a", question="q", cls=cls)
+    case = Case(id="a", question=CASE.question, cls=cls)
     kinds_found = [w.kind for w in case_warnings(case, make_run(), typed(*kinds))]
     assert kinds_found == (["no_primary_source"] if flagged else [])
 
 
 def test_the_no_primary_flag_is_a_warning_not_a_failure() -> None:
-    case = Case(id="a", question="q", cls="regulatory")
+    case = Case(id="a", question=CASE.question, cls="regulatory")
     one_site = Config(domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, "other": 1}))
     result = evaluate_run(make_run(), case, one_site, judgement=typed("secondary"))
     assert result.warnings == (CaseWarning(
@@ -130,7 +130,7 @@ def test_the_no_primary_flag_is_a_warning_not_a_failure() -> None:
 # -- constraints and entities no query kept -------------------------------------------------------
 
 def test_dropped_constraints_and_entities_are_reported_without_a_judge() -> None:
-    case = Case(id="a", question="q", constraints=("Rust 1.80", "July 2024"), entities=("LazyLock", "rust"))
+    case = Case(id="a", question=CASE.question, constraints=("Rust 1.80", "July 2024"), entities=("LazyLock", "rust"))
     result = evaluate_run(make_run(), case, Config())  # no judgement at all
     assert (result.dropped_constraints, result.dropped_entities) == (("July 2024",), ("LazyLock",))
     assert [w.kind for w in result.warnings] == ["dropped_constraints", "dropped_entities"]
@@ -146,7 +146,7 @@ def test_dropped_constraints_and_entities_are_reported_without_a_judge() -> None
 
 
 def test_a_run_without_queries_reports_nothing_dropped() -> None:
-    case = Case(id="a", question="q", constraints=("July 2024",))
+    case = Case(id="a", question=CASE.question, constraints=("July 2024",))
     result = evaluate_run(make_run(queries=()), case, Config())
     assert result.dropped_constraints == () and result.warnings == ()
 
@@ -171,5 +171,5 @@ def test_the_judged_regime_feeds_stale_sources_for_a_case_that_sets_none() -> No
     judged = evaluate_run(make_run(), CASE, Config(), judgement=realtime)
     assert judged.regime == "realtime" and [f.check for f in judged.hard_failures] == ["stale_sources"]
     assert not evaluate_run(make_run(), CASE, Config()).hard_failures  # no regime: not checked
-    slow = Case(id="a", question="q", freshness="slow")
+    slow = Case(id="a", question=CASE.question, freshness="slow")
     assert evaluate_run(make_run(), slow, Config(), judgement=realtime).regime == "slow"  # the case wins

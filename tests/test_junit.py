@@ -20,6 +20,26 @@ def test_junit_matches_its_golden_file() -> None:
     assert_golden("junit_regression.xml", JUnitReporter().render(regression_report()))
 
 
+def test_under_block_on_new_a_failure_the_baseline_had_is_skipped_with_the_reason() -> None:
+    text = JUnitReporter().render(regression_report(block_on="new"))
+    assert_golden("junit_block_on_new.xml", text)
+    checks = ET.fromstring(text).findall("testsuite")[0]
+    kept = checks.find("testcase[@name='domain_cap'][@classname='sourcegate.demo.alpha']")
+    assert kept is not None and kept.find("failure") is None
+    skipped = kept.find("skipped")
+    assert skipped is not None
+    assert (skipped.get("message") or "").startswith(
+        "1 domain_cap failure(s) the baseline already had: not blocking (compare.block_on is new): ")
+    assert checks.get("failures") == "2"  # the new fabricated_url in alpha, the unread_citation of new case delta
+    new = checks.find("testcase[@name='fabricated_url'][@classname='sourcegate.demo.alpha']/failure")
+    assert new is not None
+
+
+def test_under_block_on_all_the_baseline_failure_still_fails() -> None:
+    checks = ET.fromstring(JUnitReporter().render(regression_report())).findall("testsuite")[0]
+    assert checks.find("testcase[@name='domain_cap'][@classname='sourcegate.demo.alpha']/failure") is not None
+
+
 def test_one_testcase_per_run_and_check_with_counts() -> None:
     report = regression_report()
     root = ET.fromstring(JUnitReporter().render(report))

@@ -56,3 +56,19 @@ def test_with_api_calls_the_per_run_table_is_shown(example_report: Report) -> No
     assert "**Judge usage**: 3 API call(s), 9,000 input and 700 output tokens" in text
     assert "<summary>Judge usage per run</summary>" in text
     assert "| case | calls | input | output | cache read | cache write | cost | judge cache |" in text
+
+
+def test_the_markdown_report_carries_the_comparison_the_comment_shows() -> None:
+    report = regression_report()
+    assert report.comparison is not None
+    report = replace(report, comparison=replace(report.comparison, baseline_forced=True))
+    text = MarkdownReporter().render(report)
+    assert "### Compared with the baseline" in text
+    assert "| figure | baseline | PR | delta | status |" in text
+    assert "| hard failures | 2 | 3 | +1 | ❌ 2 new · 1 fixed |" in text
+    assert "> ⚠️ the baseline is for golden\\-set version 3, this run is version 4" in text
+    assert "> ⚠️ the baseline was forced from a run whose verdict was fail" in text
+    assert ("**Golden-set files this PR changes**: `cached-snapshots/demo/golden.yaml`, "
+            "`cached-snapshots/demo/runs/delta.json`") in text
+    assert "written 2026\\-01\\-15, ⚠️ forced over a failing run." in text
+    assert "- 🆕 new `fabricated_url`: " in text and "- baseline `domain_cap`: " in text

@@ -14,6 +14,7 @@ from pathlib import Path
 from gate.baseline import attach_baseline
 from gate.gaterun import run_paths
 from gate.report.comment import CommentReporter
+from gate.results import Report
 from gate.rules import resolve_rules
 
 ROOT = Path(__file__).parent.parent
@@ -27,6 +28,12 @@ def example_comment() -> str:
 
     Paths are relative to the repository root, as in a workflow run, so no machine's path shows.
     """
+    body = CommentReporter().render(example_report())
+    return re.sub(r"\n?<!-- sourcegate:comment[^>]*-->\n?", "\n", body).strip() + "\n"
+
+
+def example_report() -> Report:
+    """The example set's report against its baseline, dated at the baseline, with relative paths."""
     written = json.loads((EXAMPLE / "baseline.json").read_text(encoding="utf-8"))["baseline"]["written_at"]
     here = os.getcwd()
     os.chdir(ROOT)
@@ -36,8 +43,7 @@ def example_comment() -> str:
         report = attach_baseline(report, rules, now=datetime.fromisoformat(written))
     finally:
         os.chdir(here)
-    body = CommentReporter().render(report)
-    return re.sub(r"\n?<!-- sourcegate:comment[^>]*-->\n?", "\n", body).strip() + "\n"
+    return report
 
 
 def test_readme_shows_the_current_comment_of_the_example_set() -> None:

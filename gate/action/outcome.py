@@ -1,5 +1,11 @@
 """What the step reports from a JSON report: the verdict, the exit code, the outputs' figures and
-one ``::error`` annotation per hard failure, pointing at the run file of its case.
+one annotation per hard failure, pointing at the run file of its case.
+
+With a baseline each annotation says whether the failure is new or the baseline already had it.
+Blocking failures come first (all of them, or only the new ones under ``compare.block_on: new``)
+and are ``::error``; a failure that does not block (the baseline had it, ``block_on: new``) is a
+``::warning``. GitHub shows only so many annotations of a step, so they are capped: the cap never
+hides a blocking failure behind a non-blocking one.
 
 Exit codes (the CLI's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,
 4 internal error. ``fail-on: none`` turns 1 and 3 into 0; input and internal errors still fail.
@@ -41,6 +47,10 @@ class Outcome:
     """each judged case's grounding rate (several sets pool them: the mean over every judged case)"""
     hallucination_rates: tuple[float, ...] = ()
     """each judged case's hallucination rate"""
+    tags: tuple[str, ...] = ()
+    """per hard failure (same order): ``new``, ``baseline`` (the baseline had it), or empty without a baseline"""
+    blocking: tuple[bool, ...] = ()
+    """per hard failure (same order): whether it blocks (not when ``block_on: new`` and the baseline had it)"""
 
 
 def _values(cases: Sequence[Mapping[str, Any]], name: str) -> tuple[float, ...]:
@@ -68,6 +78,7 @@ def outcome_from_report(report: Mapping[str, Any]) -> Outcome:
         # decide() marks every soft figure out of bounds that does not block with "(warning".
         warnings = tuple(r for r in report.get("reasons", []) if isinstance(r, str) and "(warning" in r)
     golden = report.get("golden")
+    tags, blocking = _marks(cases, report.get("comparison"))
     grounding, hallucination = _values(cases, "grounding_rate"), _values(cases, "hallucination_rate")
     return Outcome(
         verdict=str(report.get("verdict", "")),
@@ -78,7 +89,34 @@ def outcome_from_report(report: Mapping[str, Any]) -> Outcome:
         golden=str(golden["name"]) if isinstance(golden, Mapping) and "name" in golden else None,
         grounding_rates=grounding,
         hallucination_rates=hallucination,
+        tags=tags,
+        blocking=blocking,
     )
+
+
+def _marks(cases: Sequence[Mapping[str, Any]], comparison: Any) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """(tag, blocks) of each hard failure, in report order, from the report's comparison (if any)."""
+    failures = [(c, f) for c in cases for f in c.get("hard_failures", []) if isinstance(f, Mapping)]
+    if not isinstance(comparison, Mapping):
+        return tuple("" for _ in failures), tuple(True for _ in failures)
+    only_new = comparison.get("block_on") == "new"
+    kept: dict[str, list[tuple[Any, Any, Any]]] = {}
+    for change in comparison.get("cases", []):
+        if isinstance(change, Mapping):
+            kept[str(change.get("id"))] = [(k.get("check"), k.get("url"), k.get("message"))
+                                           for k in change.get("kept_failures", []) if isinstance(k, Mapping)]
+    tags, blocks = [], []
+    for c, f in failures:
+        left = kept.get(str(c.get("id", "")), [])
+        key = (f.get("check"), f.get("url"), f.get("message"))
+        if key in left:
+            left.remove(key)  # a failure listed twice was kept twice at most
+            tags.append("baseline")
+            blocks.append(not only_new)
+        else:
+            tags.append("new")
+            blocks.append(True)
+    return tuple(tags), tuple(blocks)
 
 
 def exit_code(cli_code: int, outcome: Outcome | None, fail_on: str) -> int:
@@ -126,16 +164,35 @@ def set_annotation_lines(sets: Sequence[tuple[Outcome, Sequence[str], str | None
     several sets), the file is the case's run file in that set. GitHub shows at most 10 error
     annotations per step, whatever the number of sets, so the rest are summed up in one.
     """
-    failures = [(f, paths, name) for outcome, paths, name in sets for f in outcome.hard_failures]
+    failures = [(f, tag, blocks, paths, name) for outcome, paths, name in sets
+                for f, tag, blocks in zip(outcome.hard_failures, _pad(outcome.tags, len(outcome.hard_failures), ""),
+                                          _pad(outcome.blocking, len(outcome.hard_failures), True), strict=True)]
+    # Blocking first, then new before the baseline's: what the cap cuts is never more important than what it shows.
+    failures.sort(key=lambda x: (not x[2], x[1] == "baseline"))
     shown = failures if len(failures) <= MAX_ANNOTATIONS else failures[: MAX_ANNOTATIONS - 1]
     lines = []
-    for (case, check, url, message), paths, name in shown:
+    for (case, check, url, message), tag, blocks, paths, name in shown:
         text = message if url is None or url in message else f"{message} ({url})"
         where = f"{case} (golden set {name})" if name else case
-        lines.append(workflow_command("error", text, file=_annotation_file(case, paths, root),
-                                      title=f"sourcegate {check}: {where}"))
+        lines.append(workflow_command("error" if blocks else "warning", text,
+                                      file=_annotation_file(case, paths, root),
+                                      title=f"sourcegate {check}: {where}{_TAG_TITLE[(tag, blocks)]}"))
     if len(shown) < len(failures):
+        hidden = failures[len(shown):]
+        blocking = sum(1 for x in hidden if x[2])
+        also = f" ({blocking} blocking)" if blocking and blocking < len(hidden) else ""
         lines.append(workflow_command(
-            "error", f"{len(failures) - len(shown)} more hard failures: see the job summary and the report",
+            "error" if blocking else "warning",
+            f"{len(hidden)} more hard failures{also}: see the job summary and the report",
             title="sourcegate: more hard failures"))
     return lines
+
+
+_TAG_TITLE = {("", True): "", ("new", True): " (new)", ("baseline", True): " (already in the baseline)",
+              ("baseline", False): " (already in the baseline; not blocking)", ("", False): " (not blocking)",
+              ("new", False): " (new; not blocking)"}
+
+
+def _pad(values: tuple[Any, ...], n: int, fill: Any) -> tuple[Any, ...]:
+    """``values`` for each of ``n`` failures (an Outcome built by hand may carry no marks)."""
+    return values if len(values) == n else (fill,) * n

@@ -49,6 +49,8 @@ class Subject:
     """canonical URL -> every read of it, in order (a page read twice, in parts or again)"""
     regime: Freshness | None = None
     """the case's freshness regime, or the judge's when the case sets none"""
+    in_question: frozenset[str] = frozenset()
+    """URLs the question itself gives (canonical): the agent was handed them, it did not make them up"""
     _indexes: dict[int, PageIndex] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -88,6 +90,7 @@ class Subject:
             read=read,
             reads={key: tuple(pages) for key, pages in reads.items()},
             regime=case.freshness or judged_regime,
+            in_question=frozenset(canonical(u) for u in extract_urls(run.question)),
         )
 
     def texts(self, key: str) -> tuple[Page, ...]:

@@ -1,4 +1,5 @@
-"""``fabricated_url``: a cited URL that no search result ever showed (nor any redirect led to)."""
+"""``fabricated_url``: a cited URL that no search result ever showed (nor any redirect led to, nor the
+question gave)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ from gate.model import Finding, Outcome
 
 
 class FabricatedUrl:
-    """Cited, but never in any search result nor the redirect target of a read page."""
+    """Cited, but never in any search result, the redirect target of a read page, or the question."""
 
     id = "fabricated_url"
     description = "A cited URL never appeared in any search result: the agent wrote it from memory."
 
     def run(self, subject: Subject) -> Outcome:
         """One finding per cited URL that the agent never saw."""
-        known = subject.in_results | subject.redirect_targets
+        # A URL the question gives was seen: fetching and citing it is reading what was asked about.
+        known = subject.in_results | subject.redirect_targets | subject.in_question
         return Outcome(findings=tuple(
             Finding(self.id, _message(raw, fetched=key in subject.read), raw)
             for key, raw in subject.cited.items()

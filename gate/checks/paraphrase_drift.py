@@ -18,7 +18,7 @@ from rapidfuzz import fuzz
 
 from gate.checks.base import Subject
 from gate.model import Finding, Outcome
-from gate.passage import _NUMBER, normalise
+from gate.passage import NUMBER, normalise
 from gate.urls import canonical
 from gate.urls.supported import cited_sentences
 
@@ -90,7 +90,7 @@ def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drif
     if not needle:
         return Drift(0.0, "")
     if not text:
-        return Drift(100.0, "", tuple(_NUMBER.findall(needle)), names_of(raw))
+        return Drift(100.0, "", tuple(NUMBER.findall(needle)), names_of(raw))
     if len(needle) >= len(text):
         aligned, passage = fuzz.ratio(needle, text), text
     else:
@@ -99,8 +99,8 @@ def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drif
         start, end = (res.dest_start, res.dest_end) if res is not None else (0, 0)
         passage = text[max(0, start - _CONTEXT):end + _CONTEXT]
     support = (aligned + fuzz.token_set_ratio(needle, passage)) / 2
-    on_page = set(_NUMBER.findall(text))
-    numbers = tuple(dict.fromkeys(n for n in _NUMBER.findall(needle) if n not in on_page))
+    on_page = set(NUMBER.findall(text))
+    numbers = tuple(dict.fromkeys(n for n in NUMBER.findall(needle) if n not in on_page))
     names = tuple(n for n in names_of(raw) if not _word_in(normalise(n), text))
     return Drift(round(100.0 - support, 1), passage, numbers, names)
 

@@ -16,7 +16,11 @@ class UnreadCitation:
         """One finding per cited URL that was found but not read."""
         known = subject.in_results | subject.redirect_targets
         return Outcome(findings=tuple(
-            Finding(self.id, f"cited {raw}, which was in the search results but never fetched", raw)
+            Finding(self.id, f"cited {raw}, which {_where(key, known)} but never fetched", raw)
             for key, raw in subject.cited.items()
-            if key in known and key not in subject.read
+            if (key in known or key in subject.in_question) and key not in subject.read
         ))
+
+
+def _where(key: str, known: frozenset[str]) -> str:
+    return "was in the search results" if key in known else "the question gave"

@@ -1,5 +1,9 @@
 """``sourcegate import FORMAT INPUT... --out DIR``: recorded runs in other shapes -> trace files.
 
+With ``--golden SET`` the traces go to ``SET/runs/`` (unless ``--out``) and each becomes a case of
+``SET/golden.yaml`` (added at the end of its ``cases:``, or a new file). A trace that exists is
+refused unless ``--force``; a trace with no question is written, with a warning.
+
     sourcegate import anthropic runs/q7.json --out cached-snapshots/mine/runs --case q7 --question "..."
     sourcegate import perplexity a.json b.json --out traces/
 
@@ -20,6 +24,7 @@ import sys
 from typing import Any
 
 from gate.errors import EXIT_PASS, InputError
+from gate.scaffold import NewCase
 
 # the format ids, kept here so building the CLI's parser imports no importer (a test keeps it in step)
 FORMAT_IDS = ("anthropic", "openai-responses", "perplexity", "langfuse", "tavily-agent-log", "otlp", "langsmith")
@@ -36,7 +41,11 @@ def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     p.add_argument("format", choices=FORMAT_IDS, metavar="FORMAT",
                    help=f"the input's format: {', '.join(FORMAT_IDS)} (see docs/importers.md)")
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="recorded runs, one per file")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write DIR/<case>.json into")
+    p.add_argument("--out", metavar="DIR",
+                   help="folder to write DIR/<case>.json into (default with --golden: SET/runs)")
+    p.add_argument("--golden", metavar="SET",
+                   help="also add each imported run as a case of the golden set SET (its golden.yaml)")
+    p.add_argument("--force", action="store_true", help="overwrite traces that exist")
     p.add_argument("--case", metavar="ID",
                    help="case id of the trace (one INPUT only; default: its file name)")
     p.add_argument("--question", metavar="TEXT",
@@ -58,11 +67,16 @@ def run(args: argparse.Namespace) -> int:
     from gate.jsonio import dump_json, read_text
     from gate.outputs import write_file
 
+    if args.out is None and args.golden is None:
+        raise InputError("usage: the following arguments are required: --out (or --golden SET)")
+    if args.out is None:
+        args.out = os.path.join(args.golden, "runs")
     if args.case is not None and len(args.inputs) > 1:
         raise InputError(f"--case names one trace, but {len(args.inputs)} inputs were given")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError("--out must be a folder", file=args.out)
     planned: dict[str, tuple[str, str]] = {}
+    cases: list[NewCase] = []
     for file in args.inputs:
         case = args.case if args.case is not None else case_id(file)
         if not _CASE_ID.match(case):
@@ -72,9 +86,34 @@ def run(args: argparse.Namespace) -> int:
         if target in planned:
             raise InputError(f"two inputs would both be written to {target} (case {case!r}): pass one "
                              "at a time with --case", file=file)
+        if os.path.lexists(target) and not args.force:
+            raise InputError(f"{target} exists: nothing written (pass --force to overwrite it)", file=file)
         trace = convert(args.format, read_text(file), case=case, question=args.question, source=file)
         planned[target] = (file, dump_json(trace))
+        if not str(trace.get("question") or "").strip():
+            print(f"sourcegate: warning: {file} records no question: pass --question, or write it into "
+                  "golden.yaml", file=sys.stderr)
+        cases.append(NewCase(case, str(trace.get("question") or "").strip() or None))
+    golden = _golden_update(args.golden, cases) if args.golden is not None else None
     for target, (file, body) in planned.items():
         write_file(target, body)
         print(f"sourcegate: {file} -> {target}", file=sys.stderr)
+    if golden is not None:
+        write_file(*golden)
+        print(f"sourcegate: {golden[0]}: cases added", file=sys.stderr)
     return EXIT_PASS
+
+
+def _golden_update(root: str, cases: list[NewCase]) -> tuple[str, str] | None:
+    """(golden.yaml, its new text) with the cases it does not list yet; a new file when there is none."""
+    from gate.jsonio import read_text
+    from gate.scaffold import append_cases, golden_yaml, set_name
+
+    file = os.path.join(root, "golden.yaml")
+    if not os.path.exists(file):
+        return file, golden_yaml(set_name(os.path.basename(os.path.abspath(root))), cases)
+    from gate.load import load_golden
+
+    known = {c.id for c in load_golden(root).cases}
+    new = [c for c in cases if c.id not in known]
+    return (file, append_cases(read_text(file), new, file)) if new else None

@@ -33,10 +33,10 @@ from gate.model import Finding
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code, md_url
 from gate.report.judged import judge_cache_line
-from gate.report.sections import ICON, Section, fit, num, quote_list, signed, table
+from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table
 from gate.results import CaseResult, Report
 
-__all__ = ["COMMENT_LIMIT", "CommentReporter", "body_sections"]
+__all__ = ["COMMENT_LIMIT", "CommentReporter", "baseline_origin", "body_sections", "changed_lists"]
 
 COMMENT_LIMIT = 65_536
 """GitHub's limit on a comment body, marker included."""
@@ -237,17 +237,35 @@ def details(report: Report) -> Section:
                      + (f": {md_url(f.url, max_len=200, in_table=False)}" if f.url else "")
                      for cid, f in fixed]
             rows.append("")
-        for title, items in (("Golden-set files this PR changes", cmp.origin.changed_files),
-                             ("Cases redefined in golden.yaml", cmp.origin.redefined_cases),
-                             ("Cases not in the baseline", cmp.added),
-                             ("Baseline cases not in this run", cmp.removed)):
-            if items:
-                rows += [f"**{title}**: {quote_list(items)}", ""]
+        rows += changed_lists(cmp)
         same = [c for c in cmp.common if not ((ch := cmp.case(c)) and (ch.changed or ch.kept_failures))]
         if same:
             rows += [f"**Unchanged cases** ({len(same)}): {quote_list(same)}", ""]
     return Section(("<details><summary>Everything else</summary>", ""), tuple(rows), ("</details>",),
                    title="details", unit="line")
+
+
+def changed_lists(cmp: Comparison) -> list[str]:
+    """The golden-set files the PR changed, redefined cases, and cases only one side has: a line each."""
+    rows: list[str] = []
+    for title, items in (("Golden-set files this PR changes", cmp.origin.changed_files),
+                         ("Cases redefined in golden.yaml", cmp.origin.redefined_cases),
+                         ("Cases not in the baseline", cmp.added),
+                         ("Baseline cases not in this run", cmp.removed)):
+        if items:
+            rows += [f"**{title}**: {quote_list(items)}", ""]
+    return rows
+
+
+def baseline_origin(cmp: Comparison) -> str:
+    """``baseline `file` at `commit` (`ref`), golden-set version 3, written 2026-01-15``, forced or not."""
+    o = cmp.origin
+    at = f" at {md_code(o.commit[:12], in_table=False)}" if o.commit else " (working tree)"
+    ref = f" ({md_code(o.ref, max_len=80, in_table=False)})" if o.ref else ""
+    when = f", written {md(cmp.baseline_written_at[:10])}" if cmp.baseline_written_at else ""
+    forced = ", ⚠️ forced over a failing run" if cmp.baseline_forced else ""
+    version = f", golden-set version {cmp.baseline_version}" if cmp.baseline_version is not None else ""
+    return f"baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}{version}{when}{forced}"
 
 
 def usage_line(report: Report) -> str:
@@ -266,15 +284,9 @@ def usage_line(report: Report) -> str:
 def footer(report: Report, run_url: str | None = None) -> Section:
     """Cost, golden-set version, baseline commit, where the full report is."""
     cmp = report.comparison
-    where = f"golden set {_name(report)} version {report.golden_version}"
+    where = golden_set(report.golden_name, report.golden_version, max_len=MAX_NAME)
     if cmp is not None:
-        o = cmp.origin
-        at = f" at {md_code(o.commit[:12], in_table=False)}" if o.commit else " (working tree)"
-        ref = f" ({md_code(o.ref, max_len=80, in_table=False)})" if o.ref else ""
-        when = f", written {md(cmp.baseline_written_at[:10])}" if cmp.baseline_written_at else ""
-        forced = ", ⚠️ forced over a failing run" if cmp.baseline_forced else ""
-        where += (f" · baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}, golden-set version "
-                  f"{cmp.baseline_version}{when}{forced}")
+        where += f" · {baseline_origin(cmp)}"
     full = "the job summary" if run_url is None else f"the [job summary]({run_url})"
     return Section((f"<sub>{usage_line(report)}<br>{where} · sourcegate {__version__}<br>"
                     f"Full report: {full} and the report artifact of this workflow run.</sub>",), keep=True)

@@ -45,6 +45,7 @@ def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
                      "written_at": cmp.baseline_written_at, "age_days": cmp.baseline_age_days,
                      "max_age_days": cmp.max_age_days, "stale": cmp.stale},
         "version_mismatch": cmp.version_mismatch,
+        "block_on": cmp.block_on,
         "common_cases": list(cmp.common), "added_cases": list(cmp.added), "removed_cases": list(cmp.removed),
         "changed_files": list(o.changed_files), "redefined_cases": list(o.redefined_cases),
         "unjudged_cases": list(cmp.unjudged),
@@ -90,4 +91,5 @@ def comparison_from_dict(d: Mapping[str, Any], current_version: int | None) -> C
             status=FigureStatus(f["status"], f["why"]) if f.get("status") else None,
         ) for f in d["figures"]),
         unjudged=tuple(d.get("unjudged_cases", ())),
+        block_on=d.get("block_on", "all"),
     )

@@ -3,8 +3,11 @@
 Layout: a ``<testsuite>`` per golden set; in it one ``<testcase classname="sourcegate.<set>.<case>"
 name="<check>">`` per run and hard check: ``<failure>`` for each finding of a failed check,
 ``<skipped>`` for a check that was not checked or is disabled, and ``<error>`` for a case whose run
-is missing or unknown. With a baseline, a second suite ``<set>.figures`` has one test case per soft
-set figure, failed when the gate's decision says it blocks. Text that XML 1.0 cannot carry (control
+is missing or unknown. Under ``compare.block_on: new``, a check whose every finding the baseline
+already had does not block, so it is ``<skipped>`` with that reason, not a failure: test-report
+tools then show the colour of the verdict; a check with a new finding fails and lists only those.
+With a baseline, a second suite ``<set>.figures`` has one test case per soft set figure, failed
+when the gate's decision says it blocks. Text that XML 1.0 cannot carry (control
 characters) is removed; everything else is escaped by the XML writer.
 
 Untrusted text (names, URLs, messages) goes through :func:`gate.report.escape.plain`: one line
@@ -17,6 +20,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from gate.compare import Comparison
 from gate.report.escape import plain
 from gate.results import INPUT_ERROR, CaseResult, Report
 
@@ -30,7 +34,7 @@ def _x(text: str) -> str:
     return _NOT_XML.sub("", plain(text))
 
 
-def _case_tests(suite: ET.Element, golden: str, c: CaseResult) -> None:
+def _case_tests(suite: ET.Element, golden: str, c: CaseResult, cmp: Comparison | None) -> None:
     classname = _x(f"sourcegate.{golden}.{c.id}")
     problems = [f for f in c.hard_failures if f.check == INPUT_ERROR]
     if problems:
@@ -39,8 +43,14 @@ def _case_tests(suite: ET.Element, golden: str, c: CaseResult) -> None:
             _x(f.message) for f in problems)
     for s in c.checks:
         tc = ET.SubElement(suite, "testcase", classname=classname, name=_x(s.check), time="0")
-        if s.status == "fail":
-            found = [f for f in c.hard_failures if f.check == s.check]
+        found = [f for f in c.hard_failures if f.check == s.check]
+        blocking = [f for f in found if cmp is None or cmp.blocks(c.id, f)]
+        if s.status == "fail" and found and not blocking:
+            ET.SubElement(tc, "skipped", message=_x(
+                f"{len(found)} {s.check} failure(s) the baseline already had: not blocking "
+                f"(compare.block_on is new): {found[0].message}"))
+        elif s.status == "fail":
+            found = blocking or found
             first = found[0] if found else None
             el = ET.SubElement(tc, "failure", type=_x(s.check),
                                message=_x(first.message if first else f"{s.check} failed"))
@@ -65,7 +75,7 @@ class JUnitReporter:
         root = ET.Element("testsuites", name="sourcegate")
         suite = ET.SubElement(root, "testsuite", name=_x(report.golden_name))
         for c in report.cases:
-            _case_tests(suite, report.golden_name, c)
+            _case_tests(suite, report.golden_name, c, report.comparison)
         _count(suite)
         cmp = report.comparison
         if cmp is not None:

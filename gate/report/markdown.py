@@ -11,9 +11,11 @@ from collections import Counter
 from tabulate import tabulate
 
 from gate.checks import CHECKS
+from gate.report.comment import baseline_origin, blocking, changed_lists, notes, summary
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
+from gate.report.sections import golden_set
 from gate.results import Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
@@ -54,6 +56,19 @@ def _reason_lines(report: Report) -> list[str]:
     return lines
 
 
+def _comparison_lines(report: Report) -> list[str]:
+    """What the PR comment says of the baseline, from the comment's own sections: the table of figures
+    (baseline, PR, delta, status), why each blocking one counts, every note (version mismatch, forced
+    or stale baseline, warnings), where the baseline came from and what the PR changed."""
+    cmp = report.comparison
+    sections = [summary(report), blocking(report)] if cmp is not None else []
+    lines = ["### Compared with the baseline", ""] if cmp is not None else []
+    lines += [line for s in (*sections, notes(report, max_notes=None)) if s.head for line in s.lines()]
+    if cmp is not None:
+        lines += [f"Compared with the {baseline_origin(cmp)}.", "", *changed_lists(cmp)]
+    return lines
+
+
 class MarkdownReporter:
     """Renders the report as GitHub-flavoured markdown."""
 
@@ -62,11 +77,11 @@ class MarkdownReporter:
         lines = [
             f"## {ICON[report.verdict]} sourcegate: **{report.verdict}**",
             "",
-            f"Golden set {md_code(report.golden_name, in_table=False)} version {report.golden_version}, "
+            f"{golden_set(report.golden_name, report.golden_version, capital=True)}, "
             f"{len(report.cases)} cases, {report.hard_failure_count} hard failure(s).",
             "",
             *_reason_lines(report),
-            *(line for w in report.warnings for line in (f"> ⚠️ {md(w, max_len=600)}", "")),
+            *_comparison_lines(report),
             *(config_changes_section(report).lines() if report.config_changes else ()),
             "### Hard checks",
             "",
@@ -83,14 +98,18 @@ class MarkdownReporter:
             for c in failing:
                 lines.append(f"**{md_code(c.id, in_table=False)}**: {md(c.question, max_len=200)}")
                 lines.append("")
+                change = report.comparison.case(c.id) if report.comparison is not None else None
                 for h in c.hard_failures:
-                    lines.append(f"- `{h.check}`: {md(h.message, max_len=400)}")
+                    tag = ("" if report.comparison is None else "🆕 new " if change is None
+                           or h not in change.kept_failures else "baseline ")
+                    lines.append(f"- {tag}`{h.check}`: {md(h.message, max_len=400)}")
                 lines.append("")
         warned = [c for c in report.cases if c.warnings]
         if warned:
             lines += ["### Case warnings", "",
-                      "Not failures: constraints or entities of the case that no query kept, and "
-                      "regulatory or synthesis cases that cite no primary source.", ""]
+                      "Not failures: constraints or entities of the case that no query kept, "
+                      "regulatory or synthesis cases that cite no primary source, and traces whose "
+                      "question differs from the case's.", ""]
             lines += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
                       for c in warned for w in c.warnings]
             lines.append("")

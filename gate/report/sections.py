@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from gate.report.escape import md, md_code
 
-__all__ = ["COMMENT_OMISSION", "ICON", "Measure", "Section", "fit", "num", "signed", "table", "utf8_len"]
+__all__ = ["COMMENT_OMISSION", "ICON", "Measure", "Section", "fit", "golden_set", "num", "signed", "table",
+           "utf8_len"]
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
 
@@ -129,6 +130,12 @@ def _rows_that_fit(s: Section, budget: int, measure: Measure) -> int | None:
         else:
             hi = mid - 1
     return lo
+
+
+def golden_set(name: str, version: int | None, capital: bool = False, max_len: int = 200) -> str:
+    """``golden set `name` version 3``; loose trace files have no version, and none is shown."""
+    label = f"{'Golden' if capital else 'golden'} set {md_code(name, max_len=max_len, in_table=False)}"
+    return label if version is None else f"{label} version {version}"
 
 
 def quote_list(items: Sequence[str], max_len: int = 2000) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from gate.urls.canonicalise import canonical
 from gate.urls.hosts import usv
 
-__all__ = ["extract_urls"]
+__all__ = ["SOURCE_LINE", "TOKEN", "build_labels", "extract_urls", "prepared", "urls_of"]
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Sentence punctuation after a bare URL; "*", "_" and "~" close markdown emphasis around a URL (GFM's
@@ -40,7 +40,7 @@ _TEXT = r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]"
 _DEST = r"(?:<(?P<{n}a>[^<>\n]*)>|(?P<{n}b>(?:[^\s()<>]|\([^\s()]*\))+))"
 _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?"""
 
-_TOKEN = re.compile(
+TOKEN = re.compile(
     "|".join(
         [
             # Reference definition "[1]: https://... "title"" (also footnote "[^1]: ...") at line start.
@@ -60,7 +60,7 @@ _TOKEN = re.compile(
 )
 
 # A line of a sources list: "1. ...", "1) ...", "[1] ...", "[^1]: ...", "【1】 ...", optionally bulleted.
-_SOURCE_LINE = re.compile(
+SOURCE_LINE = re.compile(
     r"^[ \t]*(?:[-*+][ \t]+)?"
     r"(?:\[\^?(?P<a>\d+)\]:?[ \t]*|【(?P<b>\d+)[^】\n]*】[ \t]*|\(?(?P<c>\d+)[.)][ \t]+)(?P<rest>.*)$",
     re.MULTILINE,
@@ -186,25 +186,30 @@ def _expand_numbers(spec: str) -> list[str]:
 
 def _first_url(text: str) -> str | None:
     """First web URL in a fragment of text (inline link, autolink or bare URL), or None."""
-    for m in _TOKEN.finditer(text):
-        for url in _urls_of(m, {}):
+    for m in TOKEN.finditer(text):
+        for url in urls_of(m, {}):
             return url
     return None
 
 
-def _build_labels(text: str) -> dict[str, str]:
+def prepared(answer: str) -> str:
+    """The answer as citations are read from it: fenced code blanked out, table cells apart."""
+    return _split_table_cells(_strip_fenced_code(answer))
+
+
+def build_labels(text: str) -> dict[str, str]:
     """Map reference labels and numbered-source markers to the URL they point at."""
     labels: dict[str, str] = {}
     # Numbered sources lists: a later list wins, because the sources list sits at the end of the answer
     # while an earlier numbered list is more likely ordinary prose.
-    for m in _SOURCE_LINE.finditer(text):
+    for m in SOURCE_LINE.finditer(text):
         url = _first_url(m.group("rest"))
         if url:
             number = m.group("a") or m.group("b") or m.group("c")
             labels[str(int(number))] = url
     # Reference definitions are explicit, so they override list guesses; like CommonMark, the first wins.
     definitions: dict[str, str] = {}
-    for m in _TOKEN.finditer(text):
+    for m in TOKEN.finditer(text):
         if m.group("deflabel") is not None:
             url = _destination(m.group("defa") if m.group("defa") is not None else m.group("defb") or "")
             if _is_web(url):
@@ -226,8 +231,9 @@ def _resolve(label: str, labels: dict[str, str]) -> list[str]:
     return []
 
 
-def _urls_of(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
-    """Yield the cited web URLs that one token stands for, in order."""
+def urls_of(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    """Yield the cited web URLs that one :data:`TOKEN` match stands for, in order (``labels`` from
+    :func:`build_labels`): the building block :func:`extract_urls` and ``gate.urls.supported`` share."""
     if m.group("deflabel") is not None:
         url = _destination(m.group("defa") if m.group("defa") is not None else m.group("defb") or "")
         if _is_web(url):
@@ -252,8 +258,8 @@ def _urls_of(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
             yield from resolved
         else:
             # Not a marker: the brackets are plain text and may still contain a bare URL.
-            for sub in _TOKEN.finditer(inner):
-                yield from _urls_of(sub, labels)
+            for sub in TOKEN.finditer(inner):
+                yield from urls_of(sub, labels)
     elif m.group("auto") is not None:
         yield m.group("auto")
     elif m.group("lenticular") is not None:
@@ -283,12 +289,12 @@ def extract_urls(answer: str) -> list[str]:
     counts. Images and fenced code blocks are ignored. The first raw spelling of each URL is kept,
     except that a lone surrogate (which no UTF-8 report can hold) reads as U+FFFD, as in a browser.
     """
-    text = _split_table_cells(_strip_fenced_code(usv(answer)))
-    labels = _build_labels(text)
+    text = prepared(usv(answer))
+    labels = build_labels(text)
     seen: set[str] = set()
     found: list[str] = []
-    for m in _TOKEN.finditer(text):
-        for url in _urls_of(m, labels):
+    for m in TOKEN.finditer(text):
+        for url in urls_of(m, labels):
             key = canonical(url)
             if key not in seen:
                 seen.add(key)

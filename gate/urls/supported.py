@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from gate.urls.canonicalise import canonical
-from gate.urls.extract import _SOURCE_LINE, _TOKEN, _build_labels, _split_table_cells, _strip_fenced_code, _urls_of
+from gate.urls.extract import SOURCE_LINE, TOKEN, build_labels, prepared, urls_of
 
 __all__ = ["CitedSentence", "cited_sentences"]
 
@@ -40,10 +40,10 @@ def _plain(sentence: str, labels: dict[str, str]) -> tuple[str, list[str]]:
     out: list[str] = []
     urls: list[str] = []
     last = 0
-    for m in _TOKEN.finditer(sentence):
+    for m in TOKEN.finditer(sentence):
         out.append(sentence[last:m.start()])
         last = m.end()
-        got = list(_urls_of(m, labels))
+        got = list(urls_of(m, labels))
         urls.extend(got)
         if m.group("inline") is not None or m.group("reflink") is not None:
             # "[the review](https://...)": the link text is part of the sentence.
@@ -65,8 +65,8 @@ def cited_sentences(answer: str) -> list[CitedSentence]:
     full stop ("... 2025. [2]") belongs to that sentence. Lines of a sources list and reference
     definitions are the citations' targets, not cited text, and are skipped.
     """
-    text = _split_table_cells(_strip_fenced_code(answer))
-    labels = _build_labels(text)
+    text = prepared(answer)
+    labels = build_labels(text)
     found: list[CitedSentence] = []
     for line in text.split("\n"):
         if not line.strip() or _HEADING.match(line) or _is_source_line(line, labels):
@@ -93,7 +93,7 @@ def _pieces(line: str) -> list[str]:
 
 def _is_source_line(line: str, labels: dict[str, str]) -> bool:
     """A line of the sources list (or a reference definition) that a marker points at."""
-    m = _SOURCE_LINE.match(line)
+    m = SOURCE_LINE.match(line)
     if m is None:
         return bool(re.match(r"^\s{0,3}\[[^\]\n]+\]:\s*\S", line))
     number = m.group("a") or m.group("b") or m.group("c") or "0"

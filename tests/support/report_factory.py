@@ -123,12 +123,13 @@ def regression_pair() -> tuple[Report, Report]:
     return base, cur
 
 
-def regression_report() -> Report:
-    """The PR run decided against its baseline read at the PR's base commit."""
+def regression_report(block_on: str = "all") -> Report:
+    """The PR run decided against its baseline read at the PR's base commit (``compare.block_on`` as given)."""
     base, cur = regression_pair()
+    config = replace(CONFIG, compare=replace(CONFIG.compare, block_on=block_on))
     origin = BaselineOrigin(file="cached-snapshots/demo/baseline.json", ref="origin/main",
                             commit="0123456789abcdef0123456789abcdef01234567",
                             changed_files=("cached-snapshots/demo/golden.yaml",
                                            "cached-snapshots/demo/runs/delta.json"),
                             redefined_cases=())
-    return decide_report(cur, CONFIG, compare(base, cur, CONFIG, origin, datetime(2026, 2, 1, tzinfo=UTC)))
+    return decide_report(cur, config, compare(base, cur, config, origin, datetime(2026, 2, 1, tzinfo=UTC)))

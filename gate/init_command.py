@@ -1,0 +1,85 @@
+"""``sourcegate init [DIR] [--from-runs RUNS]``: start a golden set from recorded runs.
+
+Writes ``DIR/golden.yaml`` (one case per trace in ``RUNS``, or in ``DIR/runs/`` when no
+``--from-runs``; :func:`gate.scaffold.golden_yaml`), ``DIR/sourcegate.yaml`` with every default
+(:func:`gate.scaffold.config_yaml`) and ``.github/workflows/sourcegate.yml`` (under the current
+folder, the repository's root) from the example workflow. Traces from ``--from-runs`` are copied to
+``DIR/runs/<case>.json``, where ``sourcegate check DIR`` reads them. Every trace is read and
+validated, and every target checked, before anything is written: an existing file is refused
+unless ``--force``, and nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from gate.errors import EXIT_PASS, InputError
+from gate.load import RUNS_DIR, load_trace
+from gate.outputs import write_file
+from gate.scaffold import NewCase, config_yaml, golden_yaml, set_name, workflow_yaml
+
+__all__ = ["WORKFLOW_FILE", "add_parser", "run"]
+
+WORKFLOW_FILE = os.path.join(".github", "workflows", "sourcegate.yml")
+
+
+def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+    """Add ``init`` to the sub-parsers ``sub`` of the main parser."""
+    del parser_class  # no sub-commands of its own
+    p = sub.add_parser("init", help="start a golden set: golden.yaml, sourcegate.yaml and a workflow",
+                       description="Write golden.yaml (a case per recorded run), sourcegate.yaml (every "
+                                   "default, commented) and .github/workflows/sourcegate.yml.")
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="the golden-set folder (default: .)")
+    p.add_argument("--from-runs", metavar="RUNS",
+                   help="a folder of trace files (e.g. from `sourcegate import`): one case each, "
+                        "copied to DIR/runs/ (default: the traces already in DIR/runs/)")
+    p.add_argument("--force", action="store_true", help="overwrite files that exist")
+
+
+def _traces(folder: str) -> list[str]:
+    if not os.path.isdir(folder):
+        raise InputError("expected a folder of trace files", file=folder)
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan every file, refuse what exists (unless --force), then write them all."""
+    root = args.dir
+    runs_dir = os.path.join(root, RUNS_DIR)
+    source = args.from_runs if args.from_runs is not None else runs_dir
+    files = _traces(source) if args.from_runs is not None or os.path.isdir(runs_dir) else []
+    copy = args.from_runs is not None and not (
+        os.path.isdir(runs_dir) and os.path.samefile(args.from_runs, runs_dir))
+    planned: dict[str, str] = {}
+    cases: list[NewCase] = []
+    for file in files:
+        trace = load_trace(file)
+        if any(c.id == trace.case for c in cases):
+            raise InputError(f"a second trace for case {trace.case!r}", file=file)
+        question = trace.question.strip() or None
+        if question is None:
+            print(f"sourcegate: warning: {file} records no question: write it into golden.yaml", file=sys.stderr)
+        cases.append(NewCase(trace.case, question))
+        if copy:
+            with open(file, encoding="utf-8") as f:
+                planned[os.path.join(runs_dir, f"{trace.case}.json")] = f.read()
+    if not cases:
+        print(f"sourcegate: warning: no trace in {source}: golden.yaml gets one placeholder case",
+              file=sys.stderr)
+        cases.append(NewCase("first-case", None))
+    name = set_name(os.path.basename(os.path.abspath(root)))
+    planned[os.path.join(root, "golden.yaml")] = golden_yaml(name, cases)
+    planned[os.path.join(root, "sourcegate.yaml")] = config_yaml()
+    planned[WORKFLOW_FILE] = workflow_yaml(os.path.relpath(root).replace(os.sep, "/"))
+    there = [t for t in planned if os.path.lexists(t)]
+    if there and not args.force:
+        raise InputError(f"{', '.join(there)} already exist(s): nothing written (pass --force to overwrite)")
+    for target, text in planned.items():
+        write_file(target, text)
+        print(f"sourcegate: wrote {target}", file=sys.stderr)
+    print(f"sourcegate: golden set {name!r} with {len(cases)} case(s): fill in each case's class and "
+          f"freshness in golden.yaml, then run `sourcegate check {root}`", file=sys.stderr)
+    return EXIT_PASS

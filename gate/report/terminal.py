@@ -1,0 +1,142 @@
+"""The terminal report: what ``sourcegate check`` prints when its output is a terminal. Pure.
+
+One line per hard failure, ``case  check  URL  message``, new failures first (marked ``new``)
+then those the baseline already had (marked ``baseline``), each block grouped by case in the
+report's order; the notes a reader must not miss; then, with ``verbose``, each case's warnings and
+one line of figures per case. The one-line verdict (:func:`verdict_line`) is rendered on its own:
+it is printed even when every report goes to a file, and it is all that ``-q`` prints.
+
+Plain text, not markdown: URLs are shown exactly as they are so that they can be copied. Untrusted
+strings (case ids, URLs, messages, notes that repeat them) pass through
+:func:`gate.report.escape.plain`, which removes every control character, so no answer or page
+can emit an escape sequence or start a line of its own. Colour is ANSI SGR, only when asked for
+(see :mod:`gate.color` for when that is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gate.model import Finding
+from gate.report.escape import plain
+from gate.results import CaseResult, Report
+
+__all__ = ["TerminalReporter", "failure_rows", "verdict_line"]
+
+_SGR = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36",
+        "bold_red": "1;31", "bold_green": "1;32", "bold_yellow": "1;33"}
+VERDICT_STYLE = {"pass": "bold_green", "fail": "bold_red", "inconclusive": "bold_yellow"}
+MAX_ID = 32
+"""Case and check columns are padded to their longest value up to this width, then left ragged."""
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """``text`` in an ANSI style when ``color`` is on; as it is otherwise."""
+    return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if color and text else text
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    """One hard failure as the terminal shows it; ``tag`` is ``new``, ``baseline`` or empty."""
+
+    tag: str
+    case: str
+    finding: Finding
+
+
+def failure_rows(report: Report) -> list[FailureRow]:
+    """Every hard failure: new ones first, then the baseline's, each block in case order.
+
+    Without a baseline nothing is marked. A case the baseline does not have counts as new.
+    """
+    cmp = report.comparison
+    if cmp is None:
+        return [FailureRow("", c.id, f) for c in report.cases for f in c.hard_failures]
+    new: list[FailureRow] = []
+    old: list[FailureRow] = []
+    for c in report.cases:
+        change = cmp.case(c.id)
+        if change is None:
+            new += [FailureRow("new", c.id, f) for f in c.hard_failures]
+        else:
+            new += [FailureRow("new", c.id, f) for f in change.new_failures]
+            old += [FailureRow("baseline", c.id, f) for f in change.kept_failures]
+    return new + old
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - len(text))
+
+
+def _failure_lines(rows: Sequence[FailureRow], color: bool) -> list[str]:
+    cells = [(r.tag, plain(r.case, max_len=MAX_ID * 2), plain(r.finding.check),
+              plain(r.finding.url) if r.finding.url else "-", plain(r.finding.message, max_len=300))
+             for r in rows]
+    tag_w = max((len(t) for t, *_ in cells), default=0)
+    case_w = min(MAX_ID, max((len(c) for _, c, *_ in cells), default=0))
+    check_w = min(MAX_ID, max((len(k) for _, _, k, *_ in cells), default=0))
+    lines = []
+    for tag, case, check, url, message in cells:
+        head = paint(_pad(tag, tag_w), "bold_red" if tag == "new" else "dim", color) + "  " if tag_w else ""
+        lines.append(f"{head}{paint(case, 'bold', color)}{' ' * max(0, case_w - len(case))}  "
+                     f"{paint(check, 'yellow', color)}{' ' * max(0, check_w - len(check))}  {url}  {message}")
+    return lines
+
+
+def _figures_line(c: CaseResult, width: int, color: bool) -> str:
+    f = c.figures
+    status = paint("FAIL", "red", color) if c.failed else paint("ok  ", "green", color)
+    parts = [f"citations {f.citations}", f"domains {f.unique_domains}", f"results {f.results}",
+             f"pages read {f.pages_read}", f"retrieval {'ok' if f.retrieval_succeeded else 'failed'}"]
+    parts += [f"{name.replace('_', ' ')} {value:.2f}" for name, value in c.soft.items() if value is not None]
+    if c.hard_failures:
+        parts.append(f"{len(c.hard_failures)} hard failure(s)")
+    name = plain(c.id, max_len=MAX_ID * 2)
+    return f"{status}  {name}{' ' * max(0, width - len(name))}  " + " · ".join(parts)
+
+
+def _notes(report: Report, verbose: bool) -> list[str]:
+    cmp = report.comparison
+    notes = [*(cmp.notes() if cmp is not None else ()), *report.warnings]
+    if verbose:  # per-case warnings are never failures: shown with the per-case figures
+        notes += [f"{c.id}: {w.message}" for c in report.cases for w in c.warnings]
+    return [plain(n, max_len=400) for n in notes]
+
+
+class TerminalReporter:
+    """Renders the failures (and, with ``verbose``, each case's figures) as plain terminal lines."""
+
+    def __init__(self, color: bool = False, verbose: bool = False) -> None:
+        self.color = color
+        self.verbose = verbose
+
+    def render(self, report: Report) -> str:
+        """Failure lines, notes, optional per-case figures; ends with a newline (empty when nothing to say).
+
+        The verdict line is not part of it: see :func:`verdict_line`.
+        """
+        blocks = [_failure_lines(failure_rows(report), self.color),
+                  [f"{paint('note:', 'cyan', self.color)} {n}" for n in _notes(report, self.verbose)]]
+        if self.verbose and report.cases:
+            width = min(MAX_ID, max(len(plain(c.id)) for c in report.cases))
+            blocks.append([_figures_line(c, width, self.color) for c in report.cases])
+        text = "\n\n".join("\n".join(b) for b in blocks if b)
+        return text + "\n" if text else ""
+
+
+def verdict_line(report: Report, color: bool = False) -> str:
+    """``sourcegate: FAIL · golden set demo v3 · 4 cases, 3 hard failures (2 new) · <first reason>``."""
+    verdict = paint(report.verdict.upper(), VERDICT_STYLE[report.verdict], color)
+    version = f" v{report.golden_version}" if report.golden_version is not None else ""
+    count = report.hard_failure_count
+    failures = f"{count} hard failure{'s' if count != 1 else ''}"
+    if report.comparison is not None and count:
+        new = sum(1 for r in failure_rows(report) if r.tag == "new")
+        failures += f" ({new} new)"
+    cases = len(report.cases)
+    parts = [f"sourcegate: {verdict}", f"golden set {plain(report.golden_name, max_len=80)}{version}",
+             f"{cases} case{'s' if cases != 1 else ''}, {failures}"]
+    if report.reasons and report.verdict != "pass":
+        parts.append(plain(report.reasons[0], max_len=200))
+    return " · ".join(parts) + "\n"

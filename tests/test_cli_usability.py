@@ -1,0 +1,110 @@
+"""What a new user meets first: --version, python -m gate, "did you mean", help that fits a screen,
+``check`` with no path, and every configuration error at once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gate import __version__
+from gate.cli import build_parser, main
+from gate.helptext import EXAMPLES, subparsers
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "cached-snapshots" / "example"
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"sourcegate {__version__}\n"
+
+
+def test_python_dash_m_gate_works_like_the_console_script() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "gate", "--version"], capture_output=True, text=True, env=env,
+                          check=False)
+    assert (done.returncode, done.stdout) == (0, f"sourcegate {__version__}\n")
+    done = subprocess.run([sys.executable, "-m", "gate", "chek"], capture_output=True, text=True, env=env,
+                          check=False)
+    assert done.returncode == 2
+    assert "invalid choice: 'chek' (did you mean 'check'?)" in done.stderr
+
+
+@pytest.mark.parametrize(("argv", "hint"), [
+    (["chek"], "(did you mean 'check'?)"),
+    (["baseline", "updte", "x"], "(did you mean 'update'?)"),
+    (["snapshot", "verfy", "x"], "(did you mean 'verify'?)"),
+    (["check", str(EXAMPLE), "--judge", "replya"], "(did you mean 'replay'?)"),
+])
+def test_a_mistyped_choice_gets_a_suggestion(argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert hint in capsys.readouterr().err
+
+
+def test_nothing_close_gets_no_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["xyzzy"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean" not in err and "choose from check, baseline" in err
+
+
+def test_every_command_has_help_that_fits_a_screen_and_ends_with_an_example(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    commands = subparsers(build_parser())
+    assert set(commands) == set(EXAMPLES), "every command has one example, and every example a command"
+    for name in commands:
+        assert main([*name.split(), "--help"]) == 0
+        text = capsys.readouterr().out
+        lines = text.rstrip("\n").splitlines()
+        assert len(lines) <= 40, f"`sourcegate {name} --help` is {len(lines)} lines"
+        assert lines[-2:] == ["example:", f"  {EXAMPLES[name]}"], name
+
+
+def test_check_with_no_path_runs_the_golden_sets_under_cached_snapshots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "cached-snapshots" / "example")
+    (tmp_path / "cached-snapshots" / "notes").mkdir()  # a folder without golden.yaml is no set
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--json", "r.json", "-q"]) == 1
+    assert capsys.readouterr().out.startswith("sourcegate: FAIL · golden set example v1 · 17 cases")
+    assert (tmp_path / "r.json").is_file()
+
+
+def test_check_with_no_path_and_no_golden_set_says_what_to_do(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 2
+    err = capsys.readouterr().err
+    assert "no golden set (a folder with golden.yaml) under cached-snapshots/" in err
+    assert "sourcegate init" in err
+
+
+def test_every_configuration_error_is_reported_at_once_with_its_path(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "sourcegate.yaml"
+    config.write_text("checks:\n  domain_cap: two\n  bogus: 1\njudge:\n  mode: sometimes\n"
+                      "soft:\n  grounding_rate:\n    flor: 0.5\nextra: true\n", encoding="utf-8")
+    assert main(["check", str(EXAMPLE), "--config", str(config), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"{config}: 5 errors in the configuration:" in err
+    for line in ("  $.extra: unknown key 'extra' (known: format, checks,",
+                 "  $.checks.bogus: unknown key 'bogus' (known: disabled, domain_cap,",
+                 "  $.checks.domain_cap: 'two' is not of type 'integer'",
+                 "  $.judge.mode: 'sometimes' is not one of ['live', 'replay', 'off']",
+                 "  $.soft.grounding_rate.flor: unknown key 'flor' (did you mean 'floor'?)"):
+        assert line in err
+
+
+def test_a_long_list_of_configuration_errors_is_capped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "sourcegate.yaml"
+    config.write_text("".join(f"key{i}: 1\n" for i in range(50)), encoding="utf-8")
+    assert main(["check", str(EXAMPLE), "--config", str(config), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "20+ errors in the configuration:" in err
+    assert err.count("unknown key") == 20
+    assert "(more not shown: the first 20 are listed)" in err

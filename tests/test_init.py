@@ -1,0 +1,108 @@
+"""``sourcegate init`` and ``import --golden``: starting a golden set from real recorded runs, then gating it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from gate.cli import main
+from gate.config import Config, parse_config
+from gate.load import load_golden
+from gate.scaffold import config_yaml, workflow_yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "import"
+# Real records (see fixtures/import/ATTRIBUTION.md) in three formats; the perplexity one records no question.
+REAL = [("anthropic", "anthropic/vercel-ai.anthropic-web-search-tool.1.json", "ai-news"),
+        ("openai-responses", "openai/vercel-ai.openai-web-search-tool.1.json", "tech-news"),
+        ("perplexity", "perplexity/vercel-ai.perplexity-citations.json", "sf-population"),
+        ("langfuse", "langfuse/agno-2025-06-11.json", "x-trends")]
+
+
+def _import(traces: Path, *extra: str) -> None:
+    for fmt, fixture, case in REAL:
+        assert main(["import", fmt, str(FIXTURES / fixture), "--out", str(traces), "--case", case, *extra]) == 0
+
+
+def test_the_generated_configuration_holds_every_default() -> None:
+    text = config_yaml()
+    assert replace(parse_config(text, "sourcegate.yaml"), source=None) == Config()
+    assert "# most distinct cited URLs per registered domain (default 2)\n  domain_cap: 2\n" in text
+
+
+def test_the_workflow_template_is_the_example_workflow() -> None:
+    template = (ROOT / "gate" / "data" / "workflow.yml").read_text(encoding="utf-8")
+    assert template == (ROOT / "examples" / "sourcegate.yml").read_text(encoding="utf-8")
+    text = workflow_yaml("agents/golden")
+    assert "golden-set: agents/golden\n" in text and "permissions: {}\n" in text
+    assert "uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2" in text
+
+
+def test_init_from_real_imported_runs_then_check_works(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    _import(tmp_path / "traces")
+    assert "records no question" in capsys.readouterr().err  # the perplexity record
+    assert main(["init", "my-set", "--from-runs", "traces"]) == 0
+    err = capsys.readouterr().err
+    assert "golden set 'my-set' with 4 case(s)" in err
+    golden = load_golden("my-set")
+    assert [c.id for c in golden.cases] == ["ai-news", "sf-population", "tech-news", "x-trends"]
+    assert golden.cases[1].question == "TODO: the question the agent was asked"
+    text = (tmp_path / "my-set" / "golden.yaml").read_text(encoding="utf-8")
+    assert "  # class: lookup  # " in text and "  # freshness: slow  # " in text
+    assert sorted(p.name for p in (tmp_path / "my-set" / "runs").iterdir()) == [
+        "ai-news.json", "sf-population.json", "tech-news.json", "x-trends.json"]
+    workflow = (tmp_path / ".github" / "workflows" / "sourcegate.yml").read_text(encoding="utf-8")
+    assert "golden-set: my-set\n" in workflow
+    assert main(["check", "my-set", "--json", "report.json", "--judge", "off", "-q"]) == 1
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["golden"]["name"] == "my-set"
+    assert {c["id"] for c in report["cases"]} == {"ai-news", "sf-population", "tech-news", "x-trends"}
+    assert all(f["check"] != "input_error" for c in report["cases"] for f in c["hard_failures"])
+    assert capsys.readouterr().out.startswith("sourcegate: FAIL · golden set my-set v1 · 4 cases")
+
+
+def test_init_refuses_to_overwrite_without_force(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "set").mkdir()
+    (tmp_path / "set" / "golden.yaml").write_text("mine\n", encoding="utf-8")
+    assert main(["init", "set"]) == 2
+    assert "already exist(s): nothing written (pass --force to overwrite)" in capsys.readouterr().err
+    assert (tmp_path / "set" / "golden.yaml").read_text(encoding="utf-8") == "mine\n"
+    assert not (tmp_path / "set" / "sourcegate.yaml").exists() and not (tmp_path / ".github").exists()
+    assert main(["init", "set", "--force"]) == 0
+    assert load_golden("set").cases[0].id == "first-case"  # no trace yet: one placeholder case
+
+
+def test_import_golden_adds_the_runs_as_cases_and_keeps_the_file_s_comments(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    fmt, fixture, _ = REAL[0]
+    assert main(["import", fmt, str(FIXTURES / fixture), "--golden", "set", "--case", "first",
+                 "--question", "What happened in AI this week?"]) == 0
+    assert [c.id for c in load_golden("set").cases] == ["first"]
+    fmt, fixture, _ = REAL[2]
+    assert main(["import", fmt, str(FIXTURES / fixture), "--golden", "set", "--case", "second"]) == 0
+    golden = load_golden("set")
+    assert [(c.id, c.question) for c in golden.cases] == [
+        ("first", "What happened in AI this week?"), ("second", "TODO: the question the agent was asked")]
+    assert (tmp_path / "set" / "golden.yaml").read_text(encoding="utf-8").startswith("# The golden set:")
+    assert sorted(p.name for p in (tmp_path / "set" / "runs").iterdir()) == ["first.json", "second.json"]
+
+
+def test_import_refuses_to_overwrite_a_trace_without_force(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fmt, fixture, case = REAL[0]
+    argv = ["import", fmt, str(FIXTURES / fixture), "--out", str(tmp_path), "--case", case]
+    assert main(argv) == 0
+    (tmp_path / f"{case}.json").write_text("{}", encoding="utf-8")
+    assert main(argv) == 2
+    assert "exists: nothing written (pass --force to overwrite it)" in capsys.readouterr().err
+    assert (tmp_path / f"{case}.json").read_text(encoding="utf-8") == "{}"
+    assert main([*argv, "--force"]) == 0
+    assert json.loads((tmp_path / f"{case}.json").read_text(encoding="utf-8"))["case"] == case

@@ -1,0 +1,190 @@
+"""The terminal report: plain lines a person reads and copies URLs from, pinned by golden files."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from gate.color import use_color
+from gate.model import Finding
+from gate.report.escape import plain
+from gate.report.terminal import TerminalReporter, failure_rows, verdict_line
+from tests.support.report_factory import assert_golden, regression_pair, regression_report
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "cached-snapshots" / "example"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _full(color: bool) -> str:
+    report = regression_report()
+    return TerminalReporter(color=color, verbose=True).render(report) + "\n" + verdict_line(report, color)
+
+
+def test_terminal_report_matches_its_golden_file() -> None:
+    assert_golden("terminal_regression.txt", _full(color=False))
+
+
+def test_coloured_terminal_report_matches_its_golden_file_and_differs_only_by_colour() -> None:
+    coloured = _full(color=True)
+    assert_golden("terminal_regression_color.txt", coloured)
+    assert "\x1b[" in coloured
+    assert ANSI.sub("", coloured) == _full(color=False)
+
+
+def test_new_failures_come_first_and_are_marked() -> None:
+    rows = failure_rows(regression_report())
+    assert [r.tag for r in rows] == ["new", "new", "baseline"]
+    assert [r.case for r in rows] == ["alpha", "delta", "alpha"]
+    lines = TerminalReporter().render(regression_report()).splitlines()
+    assert lines[0].startswith("new       alpha  fabricated_url   https://made-up.example.net/rust-1.80  ")
+
+
+def test_without_a_baseline_nothing_is_marked_and_the_version_is_shown() -> None:
+    report = regression_pair()[0]
+    text = TerminalReporter().render(report)
+    assert text.startswith("alpha  domain_cap  ")
+    assert verdict_line(report) == ("sourcegate: FAIL · golden set demo v3 · 4 cases, 2 hard failures · "
+                                    "1 domain_cap failure(s)\n")
+
+
+def test_quiet_output_is_the_verdict_line_and_loose_traces_show_no_version() -> None:
+    report = replace(regression_pair()[0], golden_version=None, verdict="pass", reasons=("all good",))
+    assert verdict_line(report) == "sourcegate: PASS · golden set demo · 4 cases, 2 hard failures\n"
+
+
+def test_untrusted_text_cannot_emit_escape_sequences_or_fake_lines() -> None:
+    evil = Finding("fabricated_url", "cited\x1b[2J\x1b]0;pwned\x07\nsourcegate: PASS\r\x9b31m",
+                   "https://example.org/a\x1b[8m?q=1#x")
+    report = regression_pair()[0]
+    first = report.cases[0]
+    report = replace(report, cases=(replace(first, id="al\x1bpha\n", hard_failures=(evil,)), *report.cases[1:]))
+    text = TerminalReporter(color=False).render(report) + verdict_line(report)
+    assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text and "\r" not in text
+    assert text.count("\n") == 3  # two failure lines and the verdict line
+    assert "https://example.org/a[8m?q=1#x" in text
+
+
+def test_plain_text_keeps_visible_text_and_removes_controls() -> None:
+    assert plain("a\x1b[31mb\u202ec\nd\x85e") == "a[31mbc d e"
+    assert plain("https://example.org/a_b(c)*d") == "https://example.org/a_b(c)*d"
+    assert plain("abcdef", max_len=4) == "abc…"
+
+
+@pytest.mark.parametrize(("choice", "env", "tty", "expected"), [
+    ("auto", {}, True, True),
+    ("auto", {}, False, False),
+    ("auto", {"TERM": "dumb"}, True, False),
+    ("auto", {"NO_COLOR": "1"}, True, False),
+    ("auto", {"NO_COLOR": ""}, True, True),  # an empty NO_COLOR is unset (no-color.org)
+    ("auto", {"FORCE_COLOR": "1"}, False, True),
+    ("auto", {"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),
+    ("always", {"NO_COLOR": "1"}, False, True),
+    ("never", {"FORCE_COLOR": "1"}, True, False),
+])
+def test_colour_follows_the_flag_then_no_color_then_force_color_then_the_terminal(
+        choice: str, env: dict[str, str], tty: bool, expected: bool) -> None:
+    assert use_color(choice, env, tty) is expected
+
+
+def _under_pty(*argv: str, env: dict[str, str]) -> tuple[str, int]:
+    """Run ``python -m gate ARGV`` with its stdout on a pseudo-terminal; (what it printed there, exit code)."""
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "gate", *argv], stdout=secondary, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
+    os.close(secondary)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([primary], [], [], 120)
+        if not ready:
+            proc.kill()
+            break
+        try:
+            data = os.read(primary, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(primary)
+    proc.wait(timeout=120)
+    assert proc.stderr is not None
+    proc.stderr.close()
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n"), proc.returncode
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "GITHUB_STEP_SUMMARY")}
+    return {**env, "PYTHONPATH": str(ROOT), "TERM": "xterm", **extra}
+
+
+def test_on_a_terminal_check_prints_plain_lines_with_copyable_urls() -> None:
+    out, code = _under_pty("check", str(EXAMPLE), env=_env(NO_COLOR="1"))
+    assert code == 1
+    assert "\x1b[" not in out and "\u200b" not in out and "\\." not in out  # no colour, no markdown escapes
+    assert "https://www.who.int/publications/i/item/9789240114319" in out.split("\n")[1]
+    assert ("new       who-physical-activity-adults  fabricated_url   "
+            "https://www.who.int/publications/i/item/9789240114319  ") in out
+    assert "## " not in out and "|---" not in out
+    assert out.rstrip("\n").splitlines()[-1].startswith("sourcegate: FAIL · golden set example v1 · 17 cases")
+
+
+def test_on_a_terminal_colour_is_on_and_urls_stay_intact() -> None:
+    out, _ = _under_pty("check", str(EXAMPLE), env=_env())
+    assert "\x1b[1;31mFAIL\x1b[0m" in out
+    urls = re.findall(r"https://\S+", out)
+    assert "https://www.who.int/publications/i/item/9789240114319" in urls
+    assert not any("\x1b" in u for u in urls)
+
+
+def test_quiet_prints_the_verdict_line_only() -> None:
+    out, code = _under_pty("check", str(EXAMPLE), "-q", "--color", "never", env=_env())
+    assert code == 1
+    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1")
+
+
+README = ROOT / "README.md"
+START, END = "<!-- readme-terminal:start -->\n", "<!-- readme-terminal:end -->\n"
+
+
+def test_readme_shows_the_terminal_output_of_the_example_set() -> None:
+    from tests.test_readme import example_report
+
+    report = example_report()
+    expected = ("```text\n$ sourcegate check cached-snapshots/example\n"
+                + TerminalReporter().render(report) + "\n" + verdict_line(report) + "```\n")
+    text = README.read_text(encoding="utf-8")
+    before, rest = text.split(START, 1)
+    shown, after = rest.split(END, 1)
+    if os.environ.get("SOURCEGATE_UPDATE_GOLDEN") == "1":
+        README.write_text(before + START + expected + END + after, encoding="utf-8")
+        return
+    assert shown == expected, "README terminal output is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
+
+
+def test_the_verdict_line_is_printed_when_every_report_goes_to_a_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gate.cli import main
+
+    assert main(["check", str(EXAMPLE), "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "j.xml")]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1 · 17 cases")
+
+
+def test_with_a_report_on_stdout_the_verdict_line_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from gate.cli import main
+
+    assert main(["check", str(EXAMPLE), "--json", "-"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["verdict"] == "fail"  # stdout stays parseable
+    assert err.startswith("sourcegate: FAIL · golden set example v1")
