@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gate.action.inputs import Inputs, resolve_judge
@@ -32,9 +32,19 @@ class Plan:
     files: Mapping[str, str]
 
 
-def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None) -> Plan:
-    """The CLI arguments and the notes for the log and the summary. Pure: no I/O."""
+def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None,
+               partials: Sequence[str] = ()) -> Plan:
+    """The CLI arguments and the notes for the log and the summary. Pure: no I/O.
+
+    With ``inputs.shard``, one shard of the set is checked (``check --shard``) and nothing is
+    commented; with ``inputs.merge_from``, the ``partials`` found there are merged
+    (``sourcegate merge``), then gated and commented as a check would be.
+    """
     notes: list[str] = []
+    if inputs.shard:
+        notes.append(f"shard {inputs.shard}: a partial report for the merge job, which compares, gates "
+                     "and comments; this step does not fail on the verdict")
+        inputs = replace(inputs, comment=False)
     judge, why = resolve_judge(inputs.judge, bool(inputs.api_key))
     if why:
         notes.append(why)
@@ -60,8 +70,13 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
         "summary": os.path.join(d, "summary.md"),
         "junit": os.path.join(d, "junit.xml"),
     }
-    argv = ["check", *paths, "--json", files["json"], "--markdown", files["markdown"],
-            "--summary", files["summary"], "--junit", files["junit"], "--judge", judge]
+    head = ["merge", *paths, *partials] if inputs.merge_from else ["check", *paths]
+    argv = [*head, "--json", files["json"], "--markdown", files["markdown"],
+            "--summary", files["summary"], "--junit", files["junit"]]
+    if not inputs.merge_from:
+        argv += ["--judge", judge]
+    if inputs.shard:
+        argv += ["--shard", inputs.shard]
     if inputs.config:
         argv += ["--config", inputs.config]
         if inputs.trust_config:
