@@ -87,7 +87,9 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
         golden = load_golden(dirs[0])
         if config is None:
             config = load_config(config_file, beside=golden.root)
-        return _report(golden.name, golden.version, iter_pairings(golden), config, judge_mode,
+        # A shard validates only its own runs; the others are read for their case ids alone.
+        pairings = iter_pairings(golden, keep=shard.keeps if shard is not None else None)
+        return _report(golden.name, golden.version, pairings, config, judge_mode,
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), trusted_judgements, shard)
     if config is None:
         config = load_config(config_file) if config_file else Config()

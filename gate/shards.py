@@ -116,6 +116,10 @@ class ShardSelection:
         self._ids: list[str] = []
         self._positions: list[int] = []
 
+    def keeps(self, case_id: str) -> bool:
+        """Whether ``case_id`` is this shard's (what a loader may skip before validating)."""
+        return in_shard(case_id, self.shard)
+
     def select(self, items: Iterable[T], case_id: Any) -> Iterator[T]:
         """The items of this shard; ``case_id(item)`` names each item's case."""
         for position, item in enumerate(items):

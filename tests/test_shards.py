@@ -152,3 +152,17 @@ def test_a_run_with_a_problem_case_merges_in_the_unsharded_order(demo: Path, tmp
     code2, out = _merge(demo, _shards(demo, tmp_path, 3), tmp_path)
     assert code == code2 == 1
     assert _read(out) == _read(full)
+
+
+def test_a_shard_validates_only_its_own_runs_and_the_merge_refuses_the_shard_that_stopped(
+        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = next(n for n in range(12) if in_shard(f"c{n}", Shard(2, 2)))
+    data = _read(demo / "runs" / f"c{broken}.json")
+    data["results"] = "not a list"
+    (demo / "runs" / f"c{broken}.json").write_text(json.dumps(data), encoding="utf-8")
+    first = tmp_path / "first.json"
+    assert main(["check", str(demo), "--shard", "1/2", "--json", str(first)]) == 0
+    assert main(["check", str(demo), "--shard", "2/2", "--json", str(tmp_path / "second.json")]) == 2
+    assert f"c{broken}.json" in capsys.readouterr().err
+    assert _merge(demo, [first], tmp_path)[0] == 2
+    assert "shard 2/2 missing" in capsys.readouterr().err
