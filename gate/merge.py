@@ -11,14 +11,15 @@ caller builds the report from it, then compares it with the baseline and decides
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gate.errors import InputError
 from gate.results import CaseResult, Report
 from gate.shards import ShardMark, ids_digest
 
-__all__ = ["Merged", "Partial", "baseline_digest", "merge_cases"]
+__all__ = ["Merged", "Partial", "baseline_digest", "merge_cases", "parse_partial"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,54 @@ class Merged:
     judge_mode: str
     warnings: tuple[str, ...]
     """every shard's warnings, each said once, in shard order"""
+
+
+_NUMBER = (int, float)
+
+
+def _typed(case: CaseResult) -> bool:
+    """The values the verdict reads have the types the schema gives them."""
+    f = case.figures
+    counts = (f.citations, f.unique_domains, f.results, f.pages_read, f.quoted_citations)
+    return (all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts)
+            and isinstance(f.retrieval_succeeded, bool)
+            and (f.median_source_age_days is None or isinstance(f.median_source_age_days, _NUMBER))
+            and all(v is None or (isinstance(v, _NUMBER) and not isinstance(v, bool)) for v in case.soft.values())
+            and all(isinstance(s.status, str) for s in case.checks)
+            and all(isinstance(h.check, str) and isinstance(h.message, str) for h in case.hard_failures))
+
+
+def parse_partial(data: object, file: str) -> Report:
+    """A partial report read from JSON data, checked as strictly as a report and in linear time.
+
+    Everything but the cases is validated against the report schema. Each case is read back and
+    must render to exactly the JSON it came from: a case sourcegate would not write the same way
+    (an unknown or missing key, a value of another type) is refused, naming its JSON path. The
+    schema itself, case by case, costs about a millisecond per case, which at tens of thousands
+    of cases would make the merge the slowest job of the matrix.
+    """
+    from gate.jsonio import check_depth, validate
+    from gate.report.json import case_from_dict, case_to_dict, report_from_dict
+
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise InputError("expected a report: a JSON object with a list of cases", file=file, path="$.cases")
+    cases = data["cases"]
+    validate({**data, "cases": []}, "report", file)
+    check_depth(data, file)
+    read: list[CaseResult] = []
+    for i, d in enumerate(cases):
+        try:
+            case = case_from_dict(d)
+            same = (isinstance(case.id, str) and isinstance(case.question, str) and _typed(case)
+                    and json.dumps(case_to_dict(case), allow_nan=False) == json.dumps(d, allow_nan=False))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise InputError(f"not a case as sourcegate writes it ({type(e).__name__}: {e})", file=file,
+                             path=f"$.cases[{i}]") from e
+        if not same:
+            raise InputError("not a case as sourcegate writes it: it does not read back the same",
+                             file=file, path=f"$.cases[{i}]")
+        read.append(case)
+    return replace(report_from_dict({**data, "cases": []}), cases=tuple(read))
 
 
 def baseline_digest(baseline: Report | None, commit: str | None = None) -> str | None:

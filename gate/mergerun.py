@@ -40,13 +40,13 @@ def add_parser(sub: Any, parser_class: type[argparse.ArgumentParser], options: A
 
 def run(args: argparse.Namespace) -> int:
     """Read the partial reports, merge them, compare and decide once, write the reports."""
-    from gate.baseline import attach_baseline, parse_report
+    from gate.baseline import attach_baseline
     from gate.checkrun import Outputs, deliver
     from gate.console import terminal_mode
     from gate.evaluate import build_report
     from gate.jsonio import load_json
     from gate.load import load_golden
-    from gate.merge import Partial, baseline_digest, merge_cases
+    from gate.merge import Partial, baseline_digest, merge_cases, parse_partial
     from gate.publish import comment_authors
     from gate.rules import resolve_rules
     from gate.shards import config_digest
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                      default_markdown=not terminal_mode(args))
     rules = resolve_rules([args.golden], args.config, baseline=out.baseline, ref=args.baseline_ref,
                           trust_config=args.trust_config)
-    partials = [Partial(f, parse_report(load_json(f), f)) for f in args.partials]
+    partials = [Partial(f, parse_partial(load_json(f), f)) for f in args.partials]
     merged = merge_cases(partials, golden_name=golden.name, golden_version=golden.version,
                          config=config_digest(rules.config),
                          baseline=baseline_digest(rules.baseline, rules.origin.commit if rules.origin else None))

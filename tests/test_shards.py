@@ -166,3 +166,20 @@ def test_a_shard_validates_only_its_own_runs_and_the_merge_refuses_the_shard_tha
     assert f"c{broken}.json" in capsys.readouterr().err
     assert _merge(demo, [first], tmp_path)[0] == 2
     assert "shard 2/2 missing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda c: c.update(unknown="key"),
+    lambda c: c.pop("figures"),
+    lambda c: c.update(id=7),
+    lambda c: c["figures"].update(citations="three"),
+])
+def test_a_case_sourcegate_would_not_write_is_refused_with_its_path(
+        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], tamper: Any) -> None:
+    files = _shards(demo, tmp_path, 2)
+    data = _read(files[1])
+    tamper(data["cases"][0])
+    files[1].write_text(json.dumps(data), encoding="utf-8")
+    code, out = _merge(demo, files, tmp_path)
+    assert code == 2 and not out.exists()
+    assert "$.cases[0]" in capsys.readouterr().err
