@@ -106,7 +106,7 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: tuple[
 
         shard = ShardSelection(shard)
     report = run_paths(list(golden.paths), args.config, judge_mode=args.judge, config=rules.config,
-                       trusted_judgements=rules.trusted_judgements, shard=shard)
+                       trusted_judgements=rules.trusted_judgements, now=datetime.now(UTC), shard=shard)
     if shard is not None:
         from gate.merge import baseline_digest
         from gate.shards import config_digest

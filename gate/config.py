@@ -23,6 +23,9 @@ DEFAULT_STALE_DAYS: Mapping[str, float | None] = MappingProxyType(
 )
 
 
+DEFAULT_REQUIRE_PRIMARY = ("regulatory", "medical", "legal")
+"""Case classes whose answers must cite at least one primary source (``no_primary_source``)."""
+
 DEFAULT_MODEL = "claude-sonnet-4-6"
 """A current model from the anthropic SDK's own list of model names."""
 
@@ -118,8 +121,14 @@ class Config:
     drift_block: bool = False
     """``checks.paraphrase_drift.block``: drifted sentences fail the case instead of warning"""
     stale_days: Mapping[str, float | None] = field(default_factory=lambda: DEFAULT_STALE_DAYS)
+    require_primary: tuple[str, ...] = DEFAULT_REQUIRE_PRIMARY
+    min_primary_share: float = 0.2
+    resnapshot_days: float | None = None
+    """re-snapshot interval for golden sets whose ``golden.yaml`` sets none"""
     min_results: int = 3
     min_pages: int = 1
+    min_relevance: int = 3
+    """least judged relevance (1-5) of the search results for retrieval to count as succeeded"""
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     soft: Mapping[str, SoftBound] = field(default_factory=lambda: DEFAULT_SOFT)
     compare: CompareConfig = field(default_factory=CompareConfig)
@@ -152,8 +161,12 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
         drift_max=float(checks.get("paraphrase_drift", {}).get("max_drift", base.drift_max)),
         drift_block=checks.get("paraphrase_drift", {}).get("block", base.drift_block),
         stale_days=MappingProxyType({**DEFAULT_STALE_DAYS, **checks.get("stale_days", {})}),
+        require_primary=tuple(checks.get("require_primary", base.require_primary)),
+        min_primary_share=float(checks.get("min_primary_share", base.min_primary_share)),
+        resnapshot_days=data.get("golden", {}).get("resnapshot_days", base.resnapshot_days),
         min_results=retrieval.get("min_results", base.min_results),
         min_pages=retrieval.get("min_pages", base.min_pages),
+        min_relevance=retrieval.get("min_relevance", base.min_relevance),
         judge=JudgeConfig(**{
             **data.get("judge", {}),
             "prices": MappingProxyType({**DEFAULT_PRICES, **data.get("judge", {}).get("prices", {})}),

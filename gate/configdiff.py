@@ -39,14 +39,17 @@ class ConfigChange:
 
 
 # Settings where a larger value lets more through; None (no limit) counts as infinitely large.
-_HIGHER_IS_WEAKER = ("checks.domain_cap", "checks.stale_days.*", "judge.inconclusive_unscored_share",
+_HIGHER_IS_WEAKER = ("checks.domain_cap", "checks.stale_days.*", "golden.resnapshot_days",
+                     "judge.inconclusive_unscored_share",
                      "soft.*.ceiling", "soft.*.tolerance", "compare.max_baseline_age_days", "compare.min_cases")
 # Settings where a smaller value lets more through; None (no floor) counts as infinitely small.
-_LOWER_IS_WEAKER = ("checks.domain_floor.*", "checks.passage_threshold", "soft.*.floor", "soft.*.block",
+_LOWER_IS_WEAKER = ("checks.domain_floor.*", "checks.passage_threshold", "checks.min_primary_share",
+                    "soft.*.floor", "soft.*.block",
                     "compare.significance")
 # Named values, weakest first.
 _RANKED: dict[str, tuple[str, ...]] = {
     "checks.disabled.*": ("disabled", "enabled"),
+    "checks.require_primary.*": ("not required", "required"),
     "compare.block_on": ("new", "all"),
     "judge.mode": ("off", "replay", "live"),
 }
@@ -54,7 +57,7 @@ _NEUTRAL = ("judge.model", "judge.max_tokens", "judge.concurrency", "judge.deadl
             "judge.max_retries", "judge.max_evidence_chars", "judge.prices.*", "retrieval.*")
 
 
-def _settings(c: Config, checks: frozenset[str]) -> Iterator[tuple[str, Value]]:
+def _settings(c: Config, checks: frozenset[str], classes: frozenset[str] = frozenset()) -> Iterator[tuple[str, Value]]:
     """Every effective setting of ``c`` under a dotted name, as the YAML spells it."""
     for check in sorted(checks):
         yield f"checks.disabled.{check}", "disabled" if check in c.disabled else "enabled"
@@ -62,6 +65,11 @@ def _settings(c: Config, checks: frozenset[str]) -> Iterator[tuple[str, Value]]:
     yield from ((f"checks.domain_floor.{k}", v) for k, v in sorted(c.domain_floor.items()))
     yield "checks.passage_threshold", c.passage_threshold
     yield from ((f"checks.stale_days.{k}", v) for k, v in sorted(c.stale_days.items()))
+    yield from ((f"checks.require_primary.{k}", "required" if k in c.require_primary else "not required")
+                for k in sorted(classes | set(c.require_primary)))
+    yield "checks.min_primary_share", c.min_primary_share
+    yield "golden.resnapshot_days", c.resnapshot_days
+    yield "retrieval.min_relevance", c.min_relevance
     yield "retrieval.min_results", c.min_results
     yield "retrieval.min_pages", c.min_pages
     for f in fields(c.judge):
@@ -101,8 +109,9 @@ def _effect(setting: str, base: Value, pr: Value) -> Effect:
 def config_changes(base: Config, pr: Config) -> tuple[ConfigChange, ...]:
     """Every effective setting that differs from ``base`` in ``pr``, in the order of ``sourcegate.yaml``."""
     checks = base.disabled | pr.disabled
-    before = dict(_settings(base, checks))
-    after = dict(_settings(pr, checks))
+    classes = frozenset(base.require_primary) | frozenset(pr.require_primary)
+    before = dict(_settings(base, checks, classes))
+    after = dict(_settings(pr, checks, classes))
     names = [*before, *(k for k in after if k not in before)]
     return tuple(ConfigChange(n, before.get(n), after.get(n), _effect(n, before.get(n), after.get(n)))
                  for n in names if before.get(n) != after.get(n) or (n in before) != (n in after))

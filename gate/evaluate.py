@@ -10,12 +10,13 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from gate.alignment import citation_validity
 from gate.case_warnings import case_warnings, dropped_terms
 from gate.checks import CHECKS, Subject
 from gate.checks.domains import cited_domains
 from gate.checks.stale_sources import median_age_days
 from gate.config import Config
-from gate.figures import URL_CHECKS, citation_validity, diversity, freshness
+from gate.figures import diversity, freshness
 from gate.load import Pairing
 from gate.model import Case, Finding, Freshness, Run
 from gate.results import INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Figures, Report
@@ -24,16 +25,23 @@ if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
 
 
-def figures(subject: Subject) -> Figures:
-    """The reported counts for one run."""
+def retrieval_succeeded(subject: Subject, relevance: int | None = None) -> bool:
+    """Enough results and pages (the count rule) and, when the judge scored it, relevant enough results."""
     run, cfg = subject.run, subject.config
+    counted = len(run.results) >= cfg.min_results and subject.pages_loaded >= cfg.min_pages
+    return counted and (relevance is None or relevance >= cfg.min_relevance)
+
+
+def figures(subject: Subject, relevance: int | None = None) -> Figures:
+    """The reported counts for one run; ``relevance`` is the judged relevance of its search results."""
+    run = subject.run
     return Figures(
         citations=len(subject.cited),
         unique_domains=len(cited_domains(subject)),
         results=len(run.results),
         pages_read=len(run.pages),
         quoted_citations=sum(1 for c in subject.citations if c.quote and c.quote.strip()),
-        retrieval_succeeded=len(run.results) >= cfg.min_results and subject.pages_loaded >= cfg.min_pages,
+        retrieval_succeeded=retrieval_succeeded(subject, relevance),
         median_source_age_days=median_age_days(subject),
     )
 
@@ -50,11 +58,13 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     """Run every enabled hard check on one run, and fold in what the judge said of it, if anything.
 
     With a ``judgement``, its regime stands in for a case without one (``judged_regime`` by default),
-    its figures join the soft figures, and its claims' attribution counts in ``citation_validity``.
+    its source types count in ``diversity`` and ``no_primary_source``, its figures join the soft figures,
+    and its claims make the (claim, URL) pairs of ``citation_validity``.
     """
     if judged_regime is None and judgement is not None:
         judged_regime = judgement.regime
-    subject = Subject.build(run, case, config, judged_regime)
+    kinds = {s.url: s.kind for s in judgement.source_types} if judgement is not None else None
+    subject = Subject.build(run, case, config, judged_regime, kinds)
     failures: list[Finding] = []
     statuses: list[CheckStatus] = []
     notes: list[str] = []
@@ -72,13 +82,11 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
             failures.extend(outcome.findings)
             statuses.append(_status(check_id, outcome.status, outcome.not_checked))
         notes.extend(f"{check_id}: {n}" for n in outcome.notes)
-    counts = figures(subject)
-    bad = {f.url for f in failures if f.url and f.check in URL_CHECKS}
+    counts = figures(subject, judgement.retrieval_relevance if judgement is not None else None)
+    axes = {"freshness": freshness(subject), "diversity": diversity(subject),
+            "citation_validity": citation_validity(subject, tuple(failures), judgement)}
     soft = {
-        "freshness": freshness(subject),
-        "diversity": diversity(subject, counts.unique_domains),
-        "citation_validity": citation_validity(subject, bad,
-                                               judgement.attribution_share if judgement is not None else None),
+        **{name: axis.value for name, axis in axes.items()},
         **(judgement.figures() if judgement is not None else {}),
     }
     constraints, entities = dropped_terms(case, run)
@@ -86,6 +94,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         id=case.id, question=case.question, hard_failures=tuple(failures), checks=tuple(statuses),
         figures=counts, notes=tuple(notes), regime=subject.regime, shape=run.shape,
         soft=MappingProxyType(soft), judgement=judgement,
+        axes=MappingProxyType({name: axis.note for name, axis in axes.items()}),
         dropped_constraints=constraints, dropped_entities=entities,
         warnings=(*case_warnings(case, run, judgement), *warned),
     )

@@ -1,28 +1,29 @@
-"""The per-query vector: four axes plus the judged rates, as named soft figures.
+"""The per-query vector: four axes plus the judged rates, as named soft figures. Pure.
 
-Axes, each in [0, 1] except query quality (1-5):
+Each axis of one case is an :class:`Axis`: its value and a line saying why (``docs/axes.md``):
 
-- ``query_quality``: judged constraint preservation and entity recall of the agent's queries;
-- ``freshness``: share of dated cited sources within the age limit of the question's regime;
-- ``diversity``: unique cited sites over the class floor, capped at 1;
-- ``citation_validity``: how far the answer's citations can be trusted, URL by URL and claim by claim.
-  Without a judgement it is the share of cited URLs that no URL-level hard check flagged
-  (``fabricated_url``, ``unread_citation``, ``url_unresolved``, ``passage_missing``). With a
-  judgement it is that share **times** the claims' attribution share: of the grounded claims that
-  cite a source (the judge's quote was found on some retrieved page), the share whose quote is on a
-  page they cite (:attr:`gate.judge.model.RunJudgement.attribution_share`). A claim grounded only in
-  another retrieved source is misattributed, a citation-validity failure for that claim. The figure
-  is 1 only when every cited URL is sound and every grounded claim cites where its support is; it
-  falls with either kind of failure. With no grounded claim that cites a source, the URL share
-  stands alone; with no citation at all there is nothing to measure (None).
+- ``query_quality`` (1-5): judged constraint preservation and entity recall of the agent's queries,
+  an over-broad rewrite scored as low as a drop (:mod:`gate.judge`);
+- ``freshness`` (1 or 0): the **median** age of the dated cited sources, from the run's
+  ``started_at``, within the regime's limit (what ``stale_sources`` decides); undated sources are
+  counted as unknown. The set figure, the mean, is the share of cases within their limit;
+- ``diversity`` (1 or 0): all three of its checks pass: unique registered domains against the class
+  floor, the per-domain cap (the case's ``about_domains`` exempt), and the share of primary sources
+  (unknown sources never primary) against ``checks.min_primary_share``. The note names what failed;
+- ``citation_validity`` (0-1): of the (claim, cited URL) pairs, the share passing all three
+  sub-checks (:mod:`gate.alignment`).
 
 Judged rates: ``grounding_rate``, ``hallucination_rate``, ``primary_share``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from gate.checks.base import Subject
-from gate.checks.stale_sources import source_dates
+from gate.checks.domains import cap_breaches, cited_domains
+from gate.checks.no_primary_source import source_kinds
+from gate.checks.stale_sources import median_age_days, source_dates
 
 AXES = ("query_quality", "freshness", "diversity", "citation_validity")
 JUDGED = ("grounding_rate", "hallucination_rate", "primary_share")
@@ -32,39 +33,61 @@ HIGHER_IS_BETTER = {name: name != "hallucination_rate" for name in SOFT_FIGURES}
 URL_CHECKS = frozenset({"fabricated_url", "unread_citation", "url_unresolved", "passage_missing"})
 
 
-def freshness(subject: Subject) -> float | None:
-    """Share of dated cited sources young enough for the regime; None when it does not apply."""
+@dataclass(frozen=True)
+class Axis:
+    """One axis of one case: its value (None when it does not apply) and why, in a line."""
+
+    value: float | None
+    note: str
+
+
+def freshness(subject: Subject) -> Axis:
+    """1 when the median age of the dated cited sources is within the regime's limit, else 0."""
     regime = subject.regime
-    if regime is None or subject.run.started_at is None:
-        return None
+    if regime is None:
+        return Axis(None, "no freshness regime")
     limit = subject.config.stale_days.get(regime)
     if limit is None:
-        return None
-    dated, _ = source_dates(subject)
-    if not dated:
-        return None
-    day = subject.run.started_at.date()
-    return sum(1 for d in dated.values() if (day - d).days <= limit) / len(dated)
-
-
-def diversity(subject: Subject, unique_domains: int) -> float | None:
-    """Unique cited sites over the floor for the case class, capped at 1."""
+        return Axis(None, f"the {regime} regime has no age limit")
+    if subject.run.started_at is None:
+        return Axis(None, "no started_at to measure ages from")
     if not subject.cited:
-        return None
-    floor = subject.config.floor_for(subject.case.cls)
-    return 1.0 if floor <= 0 else min(1.0, unique_domains / floor)
+        return Axis(None, "no citations")
+    dated, unknown = source_dates(subject)
+    undated = f"; {len(unknown)} undated (unknown)" if unknown else ""
+    age = median_age_days(subject)
+    if age is None:
+        return Axis(None, f"no dated cited source{undated}")
+    within = age <= limit
+    return Axis(1.0 if within else 0.0,
+                f"median age {age:g} days {'within' if within else 'over'} the {regime} limit {limit:g} "
+                f"({len(dated)} dated{undated})")
 
 
-def citation_validity(subject: Subject, bad_urls: set[str], attribution: float | None = None) -> float | None:
-    """Share of cited URLs that no URL-level hard check flagged, times the claims' ``attribution`` share.
-
-    ``attribution`` is None when there is no judgement, or no grounded claim that cites a source;
-    the URL share then stands alone (see the module docstring).
-    """
+def diversity(subject: Subject) -> Axis:
+    """1 when the floor, the per-domain cap and the primary share all pass, else 0; the note says which failed."""
     if not subject.cited:
-        return None
-    from gate.urls import canonical
-
-    bad = {canonical(u) for u in bad_urls}
-    urls = sum(1 for k in subject.cited if k not in bad) / len(subject.cited)
-    return urls if attribution is None else urls * attribution
+        return Axis(None, "no citations")
+    cfg = subject.config
+    floor = cfg.floor_for(subject.case.cls)
+    domains = len(cited_domains(subject))
+    failed = []
+    parts = [f"{domains} site(s), floor {floor}"]
+    if domains < floor:
+        failed.append("floor")
+    over = cap_breaches(subject)
+    parts.append(f"cap {cfg.domain_cap} broken on {', '.join(over)}" if over else f"cap {cfg.domain_cap} kept")
+    if over:
+        failed.append("cap")
+    kinds = list(source_kinds(subject).values())
+    unknown = sum(1 for k in kinds if k is None)
+    if unknown == len(kinds):
+        parts.append(f"primary share not measured ({unknown} unknown)")
+    else:
+        share = sum(1 for k in kinds if k == "primary") / len(kinds)
+        parts.append(f"primary share {share:.2f}, least {cfg.min_primary_share:g}"
+                     + (f" ({unknown} unknown, never primary)" if unknown else ""))
+        if share < cfg.min_primary_share:
+            failed.append("primary share")
+    head = f"fails {', '.join(failed)}: " if failed else ""
+    return Axis(0.0 if failed else 1.0, head + "; ".join(parts))

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from gate.config import Config, load_config
 from gate.errors import InputError
 from gate.evaluate import build_report, evaluate_pairing, evaluate_run
+from gate.goldenage import snapshot_age_warning
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.load import Pairing, load_golden, load_trace
 from gate.model import Case
@@ -65,14 +67,15 @@ def _report(name: str, version: int | None, pairings: Iterable[Pairing], config:
 
 def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,
               config: Config | None = None, trusted_judgements: TrustedEntries | None = None,
-              shard: ShardSelection | None = None) -> Report:
+              now: datetime | None = None, shard: ShardSelection | None = None) -> Report:
     """Run the gate on one golden-set folder, or on a list of trace files.
 
     ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
     ``config`` is the configuration already read (e.g. at the base revision, :mod:`gate.rules`);
     None reads ``config_file`` or the one beside the set. ``trusted_judgements`` limits the judge
-    cache to the entries the base revision has (None: every entry is used). ``shard`` evaluates
-    only the cases of one shard (:mod:`gate.shards`), noting the whole run's order as it goes.
+    cache to the entries the base revision has (None: every entry is used). ``now`` dates the golden
+    set's snapshot against its re-snapshot interval (None: not dated). ``shard`` evaluates only the
+    cases of one shard (:mod:`gate.shards`), noting the whole run's order as it goes.
     """
     from gate.goldensets import split_sets
 
@@ -89,8 +92,10 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
             config = load_config(config_file, beside=golden.root)
         # A shard validates only its own runs; the others are read for their case ids alone.
         pairings = iter_pairings(golden, keep=shard.keeps if shard is not None else None)
-        return _report(golden.name, golden.version, pairings, config, judge_mode,
-                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), trusted_judgements, shard)
+        report = _report(golden.name, golden.version, pairings, config, judge_mode,
+                         os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), trusted_judgements, shard)
+        aged = snapshot_age_warning(golden, config, now) if now is not None else None
+        return replace(report, warnings=(*report.warnings, aged)) if aged else report
     if config is None:
         config = load_config(config_file) if config_file else Config()
     return _report(TRACES_NAME, None, _trace_pairings(paths), config, judge_mode, None, len(paths), None, shard)

@@ -114,7 +114,8 @@ def load_golden(root: str) -> GoldenSet:
         ))
     snapshot_at = data.get("snapshot_at")
     return GoldenSet(name=data["name"], version=data["version"], cases=tuple(cases), root=root,
-                     snapshot_at=str(snapshot_at) if snapshot_at is not None else None)
+                     snapshot_at=str(snapshot_at) if snapshot_at is not None else None,
+                     resnapshot_days=data.get("resnapshot_days"))
 
 
 @dataclass(frozen=True)

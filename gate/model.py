@@ -91,6 +91,8 @@ class GoldenSet:
     cases: tuple[Case, ...]
     root: str = ""
     snapshot_at: str | None = None
+    resnapshot_days: float | None = None
+    """the re-snapshot interval ``golden.yaml`` sets, if any"""
 
     def case(self, case_id: str) -> Case | None:
         """The case with this id, or None."""

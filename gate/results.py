@@ -46,7 +46,7 @@ class CheckStatus:
 class CaseWarning:
     """Something about one case a reader should see that never fails the gate (see ``gate.case_warnings``).
 
-    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities``, ``no_primary_source``,
+    ``kind`` is a stable id: ``dropped_constraints``, ``dropped_entities``, ``missing_recency_caveat``,
     ``question_differs``, or the id of a soft check whose finding it is (``paraphrase_drift``).
     """
 
@@ -69,12 +69,14 @@ class CaseResult:
     soft: Mapping[str, float | None] = field(default_factory=lambda: MappingProxyType({}))
     """the per-query vector and judged rates by name (see ``gate.figures.SOFT_FIGURES``)"""
     judgement: RunJudgement | None = None
+    axes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """why each axis of the vector has its value, in a line (median age and limit, what failed, pair counts)"""
     dropped_constraints: tuple[str, ...] = ()
     """the case's constraints that no query kept (checked without a model)"""
     dropped_entities: tuple[str, ...] = ()
     """the case's entities that no query kept (checked without a model)"""
     warnings: tuple[CaseWarning, ...] = ()
-    """per-case warnings, never failures: dropped constraints or entities, no primary source"""
+    """per-case warnings, never failures: dropped constraints or entities, a missing recency caveat"""
 
     @property
     def failed(self) -> bool:

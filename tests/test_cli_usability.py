@@ -71,7 +71,7 @@ def test_check_with_no_path_runs_the_golden_sets_under_cached_snapshots(
     (tmp_path / "cached-snapshots" / "notes").mkdir()  # a folder without golden.yaml is no set
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--json", "r.json", "-q"]) == 1
-    assert capsys.readouterr().out.startswith("sourcegate: FAIL · golden set example v1 · 17 cases")
+    assert capsys.readouterr().out.startswith("sourcegate: FAIL · golden set example v1 · 18 cases")
     assert (tmp_path / "r.json").is_file()
 
 

@@ -9,6 +9,7 @@ None of these is a hard failure.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -20,11 +21,9 @@ from gate.evaluate import build_report, evaluate_run
 from gate.judge.model import Claim, ClaimVerdict, RunJudgement, SourceType
 from gate.load import parse_trace
 from gate.model import Case, Run
-from gate.report.comment import CommentReporter
 from gate.report.json import JsonReporter, report_from_dict
 from gate.report.markdown import MarkdownReporter
-from gate.results import CaseWarning
-from tests.support.golden_factory import run_for
+from tests.support.golden_factory import QUOTE, run_for
 
 CITED = "https://blog.rust-lang.org/2024/07/25/a.html"
 ELSEWHERE = "https://releases.rs/docs/1.80.0/"
@@ -38,93 +37,127 @@ def make_run(queries: tuple[str, ...] = ("rust 1.80 release stabilised",)) -> Ru
     return parse_trace(data, "a.json", "a")
 
 
-def claims_located(*located: str | None) -> RunJudgement:
-    """One claim per entry, each citing the one cited page; its quote found where ``located`` says."""
-    claims = tuple(Claim(i, f"claim {i}", (CITED,)) for i in range(1, len(located) + 1))
-    verdicts = tuple(ClaimVerdict(i, "supported" if loc else "unsupported", located=loc)  # type: ignore[arg-type]
-                     for i, loc in enumerate(located, start=1))
+def claims_quoting(*quotes: str | None, cites: str = CITED) -> RunJudgement:
+    """One claim per entry, each citing ``cites``; a quote makes it ``supported``, None ``unsupported``."""
+    claims = tuple(Claim(i, f"claim {i}", (cites,)) for i in range(1, len(quotes) + 1))
+    verdicts = tuple(ClaimVerdict(i, "supported" if q else "unsupported", q) for i, q in enumerate(quotes, start=1))
     return RunJudgement(claims=claims, verdicts=verdicts)
 
 
 CASE = Case(id="a", question="What did Rust 1.80 stabilise? (a)")  # the question of run_for("a")
+ON_PAGE = QUOTE
+NOT_ON_PAGE = "Rust 1.80 removed the borrow checker entirely"
 
 
-# -- citation validity ----------------------------------------------------------------------------
+# -- citation validity: (claim, cited URL) pairs --------------------------------------------------
 
 def test_without_a_judgement_citation_validity_is_the_share_of_sound_urls() -> None:
     result = evaluate_run(make_run(), CASE, Config())
     assert result.soft["citation_validity"] == 1.0 and result.judgement is None
+    assert result.axes["citation_validity"] == ("1 of 1 cited URL(s) resolved with their passages "
+                                                "(no judged claim cites a URL: URL checks only)")
 
 
-def test_a_misattributed_claim_lowers_citation_validity() -> None:
-    # Three grounded claims cite the page; one's quote is only on another retrieved page.
-    j = claims_located("cited", "cited", "other_source", None)
-    assert (j.attributed_count, j.misattributed_count) == (2, 1)
-    assert j.attribution_share == pytest.approx(2 / 3)
-    result = evaluate_run(make_run(), CASE, Config(), judgement=j)
-    assert result.soft["citation_validity"] == pytest.approx(1.0 * 2 / 3)
-    assert result.judgement is j and result.soft["grounding_rate"] == pytest.approx(3 / 4)
+def test_an_unsupported_claim_lowers_citation_validity() -> None:
+    # Every URL is sound; one claim of two is not supported by the page it cites.
+    result = evaluate_run(make_run(), CASE, Config(), judgement=claims_quoting(ON_PAGE, None))
+    assert result.soft["citation_validity"] == 0.5
+    assert result.axes["citation_validity"] == "1 of 2 (claim, URL) pair(s) valid; 1 not supported by that page"
     assert not result.hard_failures  # a soft figure, never a hard failure
 
 
-def test_url_failures_and_misattribution_multiply() -> None:
+def test_a_quote_not_on_the_cited_page_fails_its_pair() -> None:
+    result = evaluate_run(make_run(), CASE, Config(), judgement=claims_quoting(ON_PAGE, NOT_ON_PAGE))
+    assert result.soft["citation_validity"] == 0.5
+
+
+def test_a_claim_citing_a_fabricated_url_fails_its_pair_even_when_supported_elsewhere() -> None:
     run = parse_trace(run_for("a", bad=True), "a.json", "a")  # two cited URLs, one fabricated
-    result = evaluate_run(run, CASE, Config(), judgement=claims_located("cited", "other_source"))
-    assert result.soft["citation_validity"] == pytest.approx(0.5 * 0.5)
+    fake = "https://made-up.example.net/a"
+    j = RunJudgement(claims=(Claim(1, "claim 1", (CITED,)), Claim(2, "claim 2", (fake,))),
+                     verdicts=(ClaimVerdict(1, "supported", ON_PAGE), ClaimVerdict(2, "supported", ON_PAGE)))
+    result = evaluate_run(run, CASE, Config(), judgement=j)
+    assert result.soft["citation_validity"] == 0.5
+    assert result.axes["citation_validity"] == ("1 of 2 (claim, URL) pair(s) valid; 1 unresolved, "
+                                                "1 not supported by that page")
 
 
-def test_claims_that_cite_nothing_or_are_not_grounded_leave_the_url_share_alone() -> None:
-    uncited = RunJudgement(claims=(Claim(1, "claim 1"),),
-                           verdicts=(ClaimVerdict(1, "supported", located="other_source"),))
-    assert uncited.attribution_share is None and uncited.misattributed_count == 0
+def test_a_claim_citing_two_urls_makes_two_pairs() -> None:
+    run = parse_trace(run_for("a", bad=True), "a.json", "a")
+    fake = "https://made-up.example.net/a"
+    j = RunJudgement(claims=(Claim(1, "claim 1", (CITED, fake)),), verdicts=(ClaimVerdict(1, "supported", ON_PAGE),))
+    assert evaluate_run(run, CASE, Config(), judgement=j).soft["citation_validity"] == 0.5
+
+
+def test_unscored_claims_make_no_pair_and_all_unscored_is_unmeasured() -> None:
+    j = RunJudgement(claims=(Claim(1, "claim 1", (CITED,)), Claim(2, "claim 2", (CITED,))),
+                     verdicts=(ClaimVerdict(1, "supported", ON_PAGE), ClaimVerdict(2, None, unscored_reason="x")))
+    assert evaluate_run(make_run(), CASE, Config(), judgement=j).soft["citation_validity"] == 1.0
+    none = RunJudgement(claims=(Claim(1, "claim 1", (CITED,)),),
+                        verdicts=(ClaimVerdict(1, None, unscored_reason="x"),))
+    result = evaluate_run(make_run(), CASE, Config(), judgement=none)
+    assert result.soft["citation_validity"] is None
+    assert result.axes["citation_validity"] == "every claim that cites a source is unscored"
+
+
+def test_claims_that_cite_nothing_leave_the_url_share_alone() -> None:
+    uncited = RunJudgement(claims=(Claim(1, "claim 1"),), verdicts=(ClaimVerdict(1, "supported", ON_PAGE),))
     assert evaluate_run(make_run(), CASE, Config(), judgement=uncited).soft["citation_validity"] == 1.0
-    ungrounded = claims_located(None, None)
-    assert evaluate_run(make_run(), CASE, Config(), judgement=ungrounded).soft["citation_validity"] == 1.0
 
 
-def test_every_claim_misattributed_is_zero_not_unmeasured() -> None:
-    result = evaluate_run(make_run(), CASE, Config(), judgement=claims_located("other_source"))
+def test_every_claim_unsupported_is_zero_not_unmeasured() -> None:
+    result = evaluate_run(make_run(), CASE, Config(), judgement=claims_quoting(None, None))
     assert result.soft["citation_validity"] == 0.0
 
 
-# -- no primary source ----------------------------------------------------------------------------
+# -- no primary source: a hard failure for the classes that require one ---------------------------
 
 def typed(*kinds: str | None) -> RunJudgement:
-    return RunJudgement(source_types=tuple(SourceType(f"https://s{i}.example/", k)  # type: ignore[arg-type]
-                                           for i, k in enumerate(kinds)))
+    """The judgement's source types for the run's one cited URL (the rest of the run is untyped)."""
+    return RunJudgement(source_types=tuple(SourceType(CITED, k) for k in kinds))  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("cls", "kinds", "flagged"), [
-    ("regulatory", ("secondary", "secondary"), True),
-    ("synthesis", ("secondary", None), True),
-    ("regulatory", ("secondary", "primary"), False),
-    ("synthesis", (None, None), False),  # nothing typed (judge unavailable): not flagged either way
-    ("lookup", ("secondary",), False),
-    (None, ("secondary",), False),
+def failed_checks(cls: str | None, judgement: RunJudgement | None, config: Config | None = None) -> set[str]:
+    one_site = replace(config or Config(), domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, "other": 1}))
+    result = evaluate_run(make_run(), Case(id="a", question="q", cls=cls), one_site, judgement=judgement)
+    return {f.check for f in result.hard_failures}
+
+
+@pytest.mark.parametrize(("cls", "kind", "fails"), [
+    ("regulatory", "secondary", True),
+    ("medical", None, True),  # unknown is never primary
+    ("legal", "secondary", True),
+    ("regulatory", "primary", False),
+    ("synthesis", "secondary", False),  # not a class that requires primary sources by default
+    (None, "secondary", False),
 ])
-def test_a_regulatory_or_synthesis_case_without_a_primary_source_is_flagged(
-        cls: str | None, kinds: tuple[str | None, ...], flagged: bool) -> None:
-    case = Case(id="a", question=CASE.question, cls=cls)
-    kinds_found = [w.kind for w in case_warnings(case, make_run(), typed(*kinds))]
-    assert kinds_found == (["no_primary_source"] if flagged else [])
+def test_a_class_that_requires_primary_sources_fails_without_one(cls: str | None, kind: str | None,
+                                                                 fails: bool) -> None:
+    assert ("no_primary_source" in failed_checks(cls, typed(kind))) is fails
 
 
-def test_the_no_primary_flag_is_a_warning_not_a_failure() -> None:
-    case = Case(id="a", question=CASE.question, cls="regulatory")
-    one_site = Config(domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, "other": 1}))
-    result = evaluate_run(make_run(), case, one_site, judgement=typed("secondary"))
-    assert result.warnings == (CaseWarning(
-        "no_primary_source",
-        "a regulatory case that cites no primary source (1 cited source(s) typed, all secondary)"),)
-    assert not result.hard_failures
-    report = build_report("demo", 1, [result], one_site)
-    assert report.verdict == "pass"
-    data = json.loads(JsonReporter().render(report))
-    assert data["cases"][0]["warnings"] == [{"kind": "no_primary_source", "message": result.warnings[0].message}]
-    assert "`a` `no_primary_source`: a regulatory case that cites no primary source" in \
-        MarkdownReporter().render(report)
-    assert "`a` `no_primary_source`" in CommentReporter().render(report)
-    assert case_warnings(case, make_run(), None) == ()  # not judged: no source types, no flag
+def test_the_classes_come_from_the_configuration() -> None:
+    assert "no_primary_source" in failed_checks("synthesis", typed("secondary"),
+                                                Config(require_primary=("synthesis",)))
+    assert "no_primary_source" not in failed_checks("regulatory", typed("secondary"), Config(require_primary=()))
+
+
+def test_without_a_judgement_the_rules_type_the_sources() -> None:
+    # blog.rust-lang.org: no rule types it, so it is unknown and the regulatory case fails
+    assert "no_primary_source" in failed_checks("regulatory", None)
+    result = evaluate_run(make_run(), Case(id="a", question="q", cls="regulatory", about_domains=("rust-lang.org",)),
+                          Config(), judgement=None)
+    assert "no_primary_source" not in {f.check for f in result.hard_failures}  # the case's own site is primary
+
+
+def test_no_primary_source_fails_the_gate_and_names_the_unknown_sources() -> None:
+    result = evaluate_run(make_run(), Case(id="a", question="q", cls="regulatory"), Config(), judgement=typed(None))
+    finding = next(f for f in result.hard_failures if f.check == "no_primary_source")
+    assert finding.message == (f"a regulatory case must cite a primary source: 1 cited, 0 secondary; "
+                               f"unknown (never primary): {CITED}")
+    report = build_report("demo", 1, [result], Config())
+    assert report.verdict == "fail"
+    assert case_warnings(CASE, make_run(), None) == ()
 
 
 # -- constraints and entities no query kept -------------------------------------------------------

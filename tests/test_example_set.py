@@ -55,6 +55,8 @@ EXPECTED: list[tuple[str, frozenset[str], str]] = [
      "a fast question answered from pages over a year and a half old"),
     ("four-day-week-evidence", frozenset({"fabricated_url", "unread_citation", "domain_floor"}),
      "made-up and unread citations on only two sites for a synthesis"),
+    ("ibuprofen-paracetamol-together", frozenset({"no_primary_source"}),
+     "a medical answer citing only an encyclopedia and a forum thread"),
 ]
 
 MINIMAL_CASE = "gha-pin-actions-sha"
@@ -117,7 +119,7 @@ def test_every_hard_check_fails_somewhere_and_passes_somewhere(results: dict[str
 
 
 def test_every_failure_names_a_url_except_the_case_level_ones(results: dict[str, CaseResult]) -> None:
-    case_level = {"no_citations", "domain_floor"}
+    case_level = {"no_citations", "domain_floor", "no_primary_source"}
     for r in results.values():
         for f in r.hard_failures:
             assert (f.url is None) == (f.check in case_level), (r.id, f)
@@ -180,3 +182,26 @@ def test_the_shipped_baseline_shows_what_the_pr_made_worse(tmp_path: Path) -> No
     comparison = json.loads(out.read_text())["comparison"]
     new = {(c["id"], f["check"]) for c in comparison["cases"] for f in c.get("new_failures", [])}
     assert new == {("who-physical-activity-adults", "fabricated_url"), ("storm-dervla-disruption", "domain_cap")}
+
+
+# The per-query vector of the cases built to break an axis (judge off: sources typed by rules alone).
+AXES: list[tuple[str, str, float, str]] = [
+    ("ecb-deposit-rate-now", "freshness", 0.0, "median age 497 days over the realtime limit 2 (2 dated)"),
+    ("euro-adoption-after-2010", "freshness", 1.0, "median age 463 days within the slow limit 730 (3 dated)"),
+    ("storm-dervla-disruption", "diversity", 0.0,
+     "fails cap: 2 site(s), floor 1; cap 2 broken on bbc.com; primary share 0.25, least 0.2 "
+     "(3 unknown, never primary)"),
+    ("ibuprofen-paracetamol-together", "diversity", 0.0,
+     "fails primary share: 2 site(s), floor 2; cap 2 kept; primary share 0.00, least 0.2"),
+    ("ultra-processed-food-health", "diversity", 0.0,
+     "fails floor: 2 site(s), floor 4; cap 2 kept; primary share not measured (3 unknown)"),
+    ("fomc-september-2026-decision", "citation_validity", 1 / 3,
+     "1 of 3 cited URL(s) resolved with their passages (no judged claim cites a URL: URL checks only)"),
+]
+
+
+@pytest.mark.parametrize(("case", "axis", "value", "note"), AXES, ids=[f"{c}-{a}" for c, a, _, _ in AXES])
+def test_the_vector_says_which_axis_collapsed_and_why(results: dict[str, CaseResult], case: str, axis: str,
+                                                      value: float, note: str) -> None:
+    assert results[case].soft[axis] == value
+    assert results[case].axes[axis] == note

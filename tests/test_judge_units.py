@@ -176,22 +176,27 @@ def test_duplicate_and_unknown_verdict_ids() -> None:
 
 
 def test_the_assessment_is_checked_against_what_was_asked() -> None:
-    (scores, regime, kinds, warnings), _ = parse_assessment({
+    (scores, regime, kinds, warnings, relevance), _ = parse_assessment({
         "queries": [{"index": 1, "constraint_preservation": 4, "entity_recall": 5}, {"index": 3,
                      "constraint_preservation": 1, "entity_recall": 1}],
+        "retrieval_relevance": 2,
         "regime": "fast", "sources": [{"id": 1, "type": "secondary"}, {"id": 2, "type": "primary"}]},
         ["q1", "q2"], ["https://a.example/"])
-    assert [s.score for s in scores] == [4.5] and regime == "fast"
+    assert [s.score for s in scores] == [4.5] and regime == "fast" and relevance == 2
     assert kinds == {"https://a.example/": "secondary"} and len(warnings) == 3
     with pytest.raises(JudgeUnavailable):
-        parse_assessment({"queries": [], "regime": "weekly", "sources": []}, [], [])
+        parse_assessment({"queries": [], "retrieval_relevance": 3, "regime": "weekly", "sources": []}, [], [])
+    with pytest.raises(JudgeUnavailable):  # the relevance of the results is asked for in the same call
+        parse_assessment({"queries": [], "regime": "slow", "sources": []}, [], [])
+    with pytest.raises(JudgeUnavailable):
+        parse_assessment({"queries": [], "retrieval_relevance": 6, "regime": "slow", "sources": []}, [], [])
 
 
 def test_an_assessment_is_complete_only_when_every_query_and_source_got_an_answer() -> None:
     """Like a grading that leaves a claim unscored, a partial assessment is never cached."""
     def reply(queries: list[int], sources: list[int]) -> dict[str, Any]:
         return {"queries": [{"index": i, "constraint_preservation": 4, "entity_recall": 4} for i in queries],
-                "regime": "slow", "sources": [{"id": n, "type": "primary"} for n in sources]}
+                "retrieval_relevance": 4, "regime": "slow", "sources": [{"id": n, "type": "primary"} for n in sources]}
 
     asked = (["q1", "q2"], ["https://a.example/"])
     assert parse_assessment(reply([1, 2], [1]), *asked)[1]

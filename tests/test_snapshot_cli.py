@@ -30,9 +30,9 @@ def golden(tmp_path: Path) -> Path:
 
 def test_build_then_verify(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["snapshot", "build", str(golden)]) == 0
-    assert "35 search, 48 pages, 48 extractions; 131 file(s) written" in capsys.readouterr().err
+    assert "36 search, 50 pages, 50 extractions; 136 file(s) written" in capsys.readouterr().err
     assert main(["snapshot", "verify", str(golden)]) == 0
-    assert "covers all 17 run(s)" in capsys.readouterr().err
+    assert "covers all 18 run(s)" in capsys.readouterr().err
 
 
 def test_verify_lists_the_misses_and_exits_2(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -41,13 +41,13 @@ def test_verify_lists_the_misses_and_exits_2(golden: Path, capsys: pytest.Captur
     (golden / "snapshot" / PAGES.folder / f"{url_key(WSJ)}.json").unlink()
     assert main(["snapshot", "verify", str(golden)]) == 2
     out = capsys.readouterr().out
-    assert "does not cover 1 of 17 run(s)" in out
+    assert "does not cover 1 of 18 run(s)" in out
     assert "fomc-september-2026-decision" in out and "page not recorded: https://wsj.com/economy/" in out
 
 
 def test_verify_with_no_snapshot_misses_everything(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["snapshot", "verify", str(golden), "--provider", "serpapi"]) == 2
-    assert "does not cover 17 of 17 run(s) by provider 'serpapi'" in capsys.readouterr().out
+    assert "does not cover 18 of 18 run(s) by provider 'serpapi'" in capsys.readouterr().out
 
 
 def test_a_path_that_is_not_a_golden_set_is_an_input_error(tmp_path: Path,

@@ -21,7 +21,7 @@ def _entries(folder: Path) -> dict[str, bytes]:
 
 def test_the_example_snapshot_covers_every_run() -> None:
     coverage = verify(runs_of(str(EXAMPLE)), SnapshotStore(str(SNAPSHOT)).index())
-    assert len(coverage.cases) == 17
+    assert len(coverage.cases) == 18
     assert coverage.covered, f"{REBUILD}\n{render(coverage, str(SNAPSHOT))}"
 
 

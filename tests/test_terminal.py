@@ -131,10 +131,10 @@ def test_on_a_terminal_check_prints_plain_lines_with_copyable_urls() -> None:
     assert code == 1
     assert "\x1b[" not in out and "\u200b" not in out and "\\." not in out  # no colour, no markdown escapes
     assert "https://www.who.int/publications/i/item/9789240114319" in out.split("\n")[1]
-    assert ("new       who-physical-activity-adults  fabricated_url   "
+    assert ("new       who-physical-activity-adults    fabricated_url     "
             "https://www.who.int/publications/i/item/9789240114319  ") in out
     assert "## " not in out and "|---" not in out
-    assert out.rstrip("\n").splitlines()[-1].startswith("sourcegate: FAIL · golden set example v1 · 17 cases")
+    assert out.rstrip("\n").splitlines()[-1].startswith("sourcegate: FAIL · golden set example v1 · 18 cases")
 
 
 def test_on_a_terminal_colour_is_on_and_urls_stay_intact() -> None:
@@ -176,7 +176,7 @@ def test_the_verdict_line_is_printed_when_every_report_goes_to_a_file(
 
     assert main(["check", str(EXAMPLE), "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "j.xml")]) == 1
     out = capsys.readouterr().out
-    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1 · 17 cases")
+    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1 · 18 cases")
 
 
 def test_with_a_report_on_stdout_the_verdict_line_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:

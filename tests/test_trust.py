@@ -37,7 +37,7 @@ from tests.support.scripted_judge import scripted_judge
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
 ALL_CHECKS = ["fabricated_url", "unread_citation", "no_citations", "domain_cap", "domain_floor",
-              "url_unresolved", "passage_missing", "stale_sources"]
+              "url_unresolved", "passage_missing", "stale_sources", "no_primary_source"]
 CLEAN_CASES = ("python-dataclass-slots", "numpy-2-5-highlights", "long-context-attention-approaches")
 
 
@@ -79,13 +79,13 @@ def test_a_pr_that_disables_every_check_still_fails_with_the_weakening_listed(re
     pr_config(repo, {"checks": {"disabled": ALL_CHECKS}})
     code, report, markdown = check(repo, "--judge", "off")
     assert code == 1 and report["verdict"] == "fail"
-    assert report["summary"]["hard_failures"] == 14  # as at the base: nothing was switched off
+    assert report["summary"]["hard_failures"] == 15  # as at the base: nothing was switched off
     assert report["config"] is None  # the base has no sourcegate.yaml: the defaults decide
     got = changes(report)
     assert got == {
         f"checks.disabled.{c}": ("enabled", "disabled", "weakening") for c in ALL_CHECKS}
     assert "### Configuration changed by this pull request" in markdown
-    assert "8 setting(s): 8 weakening" in markdown
+    assert "9 setting(s): 9 weakening" in markdown
     assert "apply from the next pull request after this one is merged" in markdown
     assert "| `checks.disabled.fabricated_url` | enabled | disabled | ⚠️ weakening |" in markdown
 
@@ -351,3 +351,14 @@ def test_config_changes_round_trip_through_the_json_report() -> None:
     data = json.loads(JsonReporter().render(report))
     validate(data, "report", "report.json")
     assert report_from_dict(data).config_changes == report.config_changes
+
+
+def test_dropping_a_class_from_require_primary_is_a_weakening() -> None:
+    pr = Config(require_primary=("regulatory",), min_primary_share=0.0, min_relevance=1)
+    got = {c.setting: (c.base, c.pr, c.effect) for c in config_changes(Config(), pr)}
+    assert got == {
+        "checks.require_primary.legal": ("required", "not required", "weakening"),
+        "checks.require_primary.medical": ("required", "not required", "weakening"),
+        "checks.min_primary_share": (0.2, 0.0, "weakening"),
+        "retrieval.min_relevance": (3, 1, "neutral"),
+    }

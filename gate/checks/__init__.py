@@ -6,6 +6,7 @@ from gate.checks.base import Check, Subject
 from gate.checks.domains import DomainCap, DomainFloor
 from gate.checks.fabricated_url import FabricatedUrl
 from gate.checks.no_citations import NoCitations
+from gate.checks.no_primary_source import NoPrimarySource
 from gate.checks.paraphrase_drift import ParaphraseDrift
 from gate.checks.passage_missing import PassageMissing
 from gate.checks.stale_sources import StaleSources
@@ -23,6 +24,7 @@ CHECKS: dict[str, Check] = {
         UrlUnresolved(),
         PassageMissing(),
         StaleSources(),
+        NoPrimarySource(),
         ParaphraseDrift(),
     )
 }

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from gate.config import Config
+from gate.judge.sources import rule_source_type
 from gate.model import Case, Citation, Freshness, Outcome, Page, Run
 from gate.passage import PageIndex
 from gate.urls import canonical, extract_urls
@@ -51,11 +52,14 @@ class Subject:
     """the case's freshness regime, or the judge's when the case sets none"""
     in_question: frozenset[str] = frozenset()
     """URLs the question itself gives (canonical): the agent was handed them, it did not make them up"""
+    judged_kinds: Mapping[str, str | None] = field(default_factory=dict)
+    """canonical URL -> ``primary`` or ``secondary`` as the judgement typed it (rule or judge)"""
     _indexes: dict[int, PageIndex] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def build(cls, run: Run, case: Case, config: Config, judged_regime: Freshness | None = None) -> Subject:
-        """Prepare a run for the checks."""
+    def build(cls, run: Run, case: Case, config: Config, judged_regime: Freshness | None = None,
+              judged_kinds: Mapping[str, str | None] | None = None) -> Subject:
+        """Prepare a run for the checks; ``judged_kinds`` are the source types of a judgement, by URL."""
         if run.citations is not None:
             raw = run.citations
         else:
@@ -91,7 +95,16 @@ class Subject:
             reads={key: tuple(pages) for key, pages in reads.items()},
             regime=case.freshness or judged_regime,
             in_question=frozenset(canonical(u) for u in extract_urls(run.question)),
+            judged_kinds={canonical(u): k for u, k in (judged_kinds or {}).items()},
         )
+
+    def source_kind(self, key: str) -> str | None:
+        """``primary`` or ``secondary`` for a cited URL (the judgement's type, else a rule's), or None: unknown."""
+        kind = self.judged_kinds.get(key)
+        if kind is not None:
+            return kind
+        typed = rule_source_type(self.cited.get(key, key), self.case.about_domains)
+        return typed.kind if typed is not None else None
 
     def texts(self, key: str) -> tuple[Page, ...]:
         """The reads of a URL whose text is the page's: the successful ones, else the one that stands for it.

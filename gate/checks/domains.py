@@ -22,6 +22,17 @@ def cited_domains(subject: Subject) -> dict[str, list[str]]:
     return dict(out)
 
 
+def cap_breaches(subject: Subject) -> dict[str, list[str]]:
+    """Registered domain -> its counted cited URLs, for each domain over ``domain_cap`` (``about_domains`` exempt)."""
+    about = subject.case.about_domains
+    out = {}
+    for domain, urls in cited_domains(subject).items():
+        counted = [u for u in urls if not any(is_under(host(u), a) for a in about)]
+        if len(counted) > subject.config.domain_cap:
+            out[domain] = counted
+    return out
+
+
 class DomainCap:
     """More than N distinct cited URLs on one site (the case's own sites are exempt)."""
 
@@ -33,16 +44,10 @@ class DomainCap:
         if not subject.cited:
             return Outcome(not_checked="no citations")
         cap = subject.config.domain_cap
-        about = subject.case.about_domains
-        findings = []
-        for domain, urls in cited_domains(subject).items():
-            counted = [u for u in urls if not any(is_under(host(u), a) for a in about)]
-            if len(counted) > cap:
-                findings.append(Finding(
-                    self.id,
-                    f"{len(counted)} cited URLs on {domain} (cap {cap}): " + ", ".join(counted),
-                    counted[cap],
-                ))
+        findings = [
+            Finding(self.id, f"{len(counted)} cited URLs on {domain} (cap {cap}): " + ", ".join(counted), counted[cap])
+            for domain, counted in cap_breaches(subject).items()
+        ]
         return Outcome(findings=tuple(findings))
 
 

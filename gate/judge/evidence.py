@@ -17,13 +17,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from gate.judge.model import Claim
-from gate.model import Page
+from gate.model import Page, SearchResult
 from gate.passage import normalise
 from gate.urls import canonical
 
 CHUNK_CHARS = 480
 PER_CLAIM_CHARS = 1500
 PASSAGES_PER_CLAIM = 3
+MAX_SNIPPETS = 30
+SNIPPET_CHARS = 400
 GAP = " […] "
 
 _BOUNDARY = re.compile(r"\n\s*\n|(?<=[.!?])\s+")
@@ -169,3 +171,17 @@ def select_sources(pages: Sequence[Page], claims: Sequence[Claim], budget: int) 
         Source(number=i + 1, url=p.url, keys=keys[i], excerpt=_excerpt(p.text, chosen.get(i, [])))
         for i, p in enumerate(unique)
     )
+
+
+def select_snippets(results: Sequence[SearchResult]) -> tuple[tuple[str, str], ...]:
+    """(URL, snippet) of the search results, one per canonical URL, in result order, capped.
+
+    Snippets are what the agent saw of a result without reading the page; the grader sees them
+    labelled as snippets, and a claim only they support is grounded in a snippet, not in a page.
+    """
+    out: dict[str, tuple[str, str]] = {}
+    for r in results:
+        text = " ".join(r.snippet.split())[:SNIPPET_CHARS]
+        if text and canonical(r.url) not in out:
+            out[canonical(r.url)] = (r.url, text)
+    return tuple(out.values())[:MAX_SNIPPETS]

@@ -27,7 +27,7 @@ from gate.errors import JudgeUnavailable
 from gate.judge.base import Caller, JudgeRequest, ToolCall, ToolReply, worth_caching
 from gate.judge.cache import NOT_VERIFIED, JudgeCache
 from gate.judge.cost import priced
-from gate.judge.evidence import select_sources
+from gate.judge.evidence import select_snippets, select_sources
 from gate.judge.model import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
 from gate.judge.parse import Assessment, parse_assessment, parse_claims, parse_verdicts
 from gate.judge.render import assess_user, claims_user, grade_user, marker
@@ -167,20 +167,21 @@ class LLMJudge:
     def _grade(self, run: Run, claims: tuple[Claim, ...], mark: str,
                tally: _Tally) -> tuple[ClaimVerdict, ...]:
         sources = select_sources(run.pages, claims, self._cfg.max_evidence_chars)
-        call = self._call(GRADE_CLAIMS, grade_user(claims, sources, mark))
+        snippets = select_snippets(run.results)
+        call = self._call(GRADE_CLAIMS, grade_user(claims, sources, mark, snippets))
         graded: Mapping[int, Any]
         try:
             graded, warnings = self._ask(call, lambda i: parse_verdicts(i, claims), tally)
             tally.warnings += warnings
         except JudgeUnavailable as e:
             graded = {c.id: str(e) for c in claims}
-        material = Material(run.pages)
+        material = Material(run.pages, snippets)
         return tuple(check(c, graded[c.id], material, self._config.passage_threshold) for c in claims)
 
     def _assess(self, subject: Subject, classify: list[str], mark: str, tally: _Tally) -> Assessment | None:
         """Query scores, regime and source types in one call; None when there is nothing to ask."""
         run, case = subject.run, subject.case
-        if not run.queries and case.freshness is not None and not classify:
+        if not run.queries and not run.results and case.freshness is not None and not classify:
             return None
         seen = {r.url: f"{r.title}\n{r.snippet}" for r in run.results}
         seen.update((p.url, p.text) for p in run.pages)
@@ -227,6 +228,7 @@ class LLMJudge:
             verdicts=verdicts,
             regime=assessment[1] if assessment and case.freshness is None else None,
             query_scores=assessment[0] if assessment else (),
+            retrieval_relevance=assessment[4] if assessment else None,
             source_types=tuple(typed),
             usage=tally.usage,
             warnings=tuple(tally.warnings),

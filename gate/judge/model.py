@@ -16,7 +16,7 @@ from gate.model import Freshness
 
 Verdict = Literal["supported", "partial", "unsupported", "contradicted"]
 VERDICTS: tuple[Verdict, ...] = ("supported", "partial", "unsupported", "contradicted")
-Located = Literal["cited", "other_source", "not_found"]
+Located = Literal["cited", "other_source", "snippet", "not_found"]
 SourceKind = Literal["primary", "secondary"]
 
 QUOTE_NOT_FOUND = "quote_not_found"
@@ -39,7 +39,8 @@ class ClaimVerdict:
 
     ``verdict`` is None when the claim is unscored (``unscored_reason`` says why). ``located`` says
     where the quote was found: on a page the claim cites, only on another retrieved page (grounded but
-    misattributed), or nowhere (then the verdict is overruled to ``unsupported``).
+    misattributed), only in a search snippet (grounded in a snippet: the agent never read the page), or
+    nowhere (then the verdict is overruled to ``unsupported``).
     """
 
     claim_id: int
@@ -131,6 +132,8 @@ class RunJudgement:
     regime: Freshness | None = None
     query_scores: tuple[QueryScore, ...] = ()
     source_types: tuple[SourceType, ...] = ()
+    retrieval_relevance: int | None = None
+    """could what the search returned answer the question, 1-5 (judged with query quality); None: not judged"""
     usage: Usage = field(default_factory=Usage)
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -176,6 +179,11 @@ class RunJudgement:
         """Claims that cite a source, whose quote was found only in another retrieved source."""
         cites = {c.id: bool(c.citations) for c in self.claims}
         return sum(1 for v in self.verdicts if v.located == "other_source" and cites.get(v.claim_id))
+
+    @property
+    def snippet_grounded_count(self) -> int:
+        """Claims whose support was found only in a search snippet, never on a page the agent read."""
+        return sum(1 for v in self.verdicts if v.located == "snippet" and v.verdict is not None)
 
     @property
     def attributed_count(self) -> int:

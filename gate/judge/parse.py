@@ -84,13 +84,14 @@ def parse_verdicts(
     return (out, tuple(warnings)), complete
 
 
-Assessment = tuple[tuple[QueryScore, ...], Freshness, dict[str, SourceKind], tuple[str, ...]]
+Assessment = tuple[tuple[QueryScore, ...], Freshness, dict[str, SourceKind], tuple[str, ...], int]
+"""query scores, regime, source type by URL, warnings, and the retrieval relevance (1-5)"""
 
 
 def parse_assessment(
     tool_input: Mapping[str, Any], queries: Sequence[str], classify: Sequence[str]
 ) -> tuple[Assessment, bool]:
-    """Query scores, the regime, a type per classified URL, and warnings.
+    """Query scores, the regime, a type per classified URL, warnings, and the retrieval relevance.
 
     Complete only when every query got a score and every listed source a type: anything less is not
     cached (extra or repeated answers are dropped with a warning and do not matter).
@@ -120,4 +121,5 @@ def parse_assessment(
         warnings.append(f"no type for source {', '.join(map(str, untyped))}")
     ordered = tuple(scores[i] for i in sorted(scores))
     # A query left unscored or a source left untyped is asked again next time, never replayed forever.
-    return (ordered, tool_input["regime"], kinds, tuple(warnings)), not missing and not untyped
+    return ((ordered, tool_input["regime"], kinds, tuple(warnings), tool_input["retrieval_relevance"]),
+            not missing and not untyped)

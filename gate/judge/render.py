@@ -20,6 +20,9 @@ from gate.model import Case, Run
 
 MARKER_HEX = 32
 CLASSIFY_EXCERPT_CHARS = 400
+RESULT_SNIPPET_CHARS = 300
+MAX_ASSESSED_RESULTS = 30
+"""search results shown to the judge for retrieval relevance (the first ones, as the agent saw them)"""
 
 
 def marker(run: Run) -> str:
@@ -66,8 +69,10 @@ def claims_user(run: Run, mark: str, cited: Sequence[str]) -> str:
     ])
 
 
-def grade_user(claims: Sequence[Claim], sources: Sequence[Source], mark: str) -> str:
-    """The grade_claims message: numbered claims with their cited sources, then every source."""
+def grade_user(claims: Sequence[Claim], sources: Sequence[Source], mark: str,
+               snippets: Sequence[tuple[str, str]] = ()) -> str:
+    """The grade_claims message: numbered claims with their cited sources, every source, then the
+    search snippets (URL, text) the agent saw, labelled as snippets."""
     from gate.urls import canonical
 
     by_key = {k: s for s in sources for k in s.keys}
@@ -89,12 +94,15 @@ def grade_user(claims: Sequence[Claim], sources: Sequence[Source], mark: str) ->
         parts.append(wrap(mark, "source", body, id=f"S{s.number}", url=s.url))
     if not sources:
         parts.append("(the agent read no pages)")
+    if snippets:
+        parts.append("Search snippets the agent saw in its results (not pages it read):")
+        parts += [wrap(mark, "snippet", text, id=f"R{i}", url=url) for i, (url, text) in enumerate(snippets, 1)]
     parts.append(f"Call grade_claims with one verdict for each of the claims 1 to {len(claims)}.")
     return "\n\n".join(parts)
 
 
 def assess_user(run: Run, case: Case, mark: str, classify: Sequence[tuple[str, str]]) -> str:
-    """The assess_run message: question, case constraints, queries, and sources to classify.
+    """The assess_run message: question, case constraints, queries, search results, and sources to classify.
 
     ``classify`` holds (url, what the agent saw of it) for each cited source no rule could type.
     """
@@ -103,12 +111,15 @@ def assess_user(run: Run, case: Case, mark: str, classify: Sequence[tuple[str, s
         wrap(mark, "source", text[:CLASSIFY_EXCERPT_CHARS] or "(no text)", id=str(i), url=url)
         for i, (url, text) in enumerate(classify, 1)
     ]
+    results = _lines((f"[{i}] {r.title} <{r.url}>\n{r.snippet[:RESULT_SNIPPET_CHARS]}".rstrip()
+                      for i, r in enumerate(run.results[:MAX_ASSESSED_RESULTS], 1)), "(no results recorded)")
     return "\n\n".join([
         f"Marker: {mark}",
         "The question:\n" + wrap(mark, "question", run.question),
         "Case constraints (from the golden set): " + ("; ".join(case.constraints) or "(none listed)"),
         "Case entities (from the golden set): " + ("; ".join(case.entities) or "(none listed)"),
         "The queries the agent sent, numbered:\n" + wrap(mark, "queries", queries),
+        "The search results the agent got, numbered (title, URL, snippet):\n" + wrap(mark, "results", results),
         "Cited sources to classify, numbered:\n" + ("\n".join(sources) or "(none: give an empty list)"),
         "Call assess_run.",
     ])

@@ -60,14 +60,15 @@ EXTRACT_CLAIMS = Tool(
 )
 GRADE_CLAIMS = Tool(
     name="grade_claims",
-    prompt="grade_claims.v1",
+    prompt="grade_claims.v2",
     description="Record one verdict per claim, with a verbatim quote from the sources as evidence.",
     schema_name="judge-grade-claims",
 )
 ASSESS_RUN = Tool(
     name="assess_run",
-    prompt="assess_run.v1",
-    description="Record query scores, the question's freshness regime and the type of each listed source.",
+    prompt="assess_run.v2",
+    description="Record query scores, the relevance of the search results, the question's freshness regime "
+                "and the type of each listed source.",
     schema_name="judge-assess-run",
 )
 TOOLS: Mapping[str, Tool] = {t.name: t for t in (EXTRACT_CLAIMS, GRADE_CLAIMS, ASSESS_RUN)}

@@ -5,7 +5,8 @@ page (same normalisation, fuzzy matcher and bounds on its work as ``passage_miss
 :mod:`gate.passage`: a quote too large to align must be on a page exactly) and holds
 at least a quarter of the claim's content words and numbers (:func:`related`); otherwise it is
 overruled to ``unsupported``. A quote found on a page the claim cites is ``cited``; found only on
-another page it is ``other_source`` (grounded but misattributed).
+another page it is ``other_source`` (grounded but misattributed); found only in a search snippet it is
+``snippet`` (grounded in a snippet: the agent never read the page).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ class Graded:
 class Material:
     """The run's pages, each normalised at most once, searched for quotes."""
 
-    def __init__(self, pages: Sequence[Page]) -> None:
-        """Index ``pages`` lazily by every canonical URL they were read under."""
+    def __init__(self, pages: Sequence[Page], snippets: Sequence[tuple[str, str]] = ()) -> None:
+        """Index ``pages`` lazily by every canonical URL they were read under; ``snippets`` are (URL, text)."""
         self._pages: list[tuple[frozenset[str], Page]] = []
         seen: set[str] = set()
         for p in pages:
@@ -43,6 +44,7 @@ class Material:
                 seen.add(canonical(p.url))
                 self._pages.append((keys, p))
         self._indexes: dict[int, PageIndex] = {}
+        self._snippets = tuple((url, PageIndex(text)) for url, text in snippets)
         self._budget = WorkBudget()  # the run's quotes share one bound, as in passage_missing
 
     def _index(self, i: int) -> PageIndex:
@@ -57,6 +59,9 @@ class Material:
         for i in order:
             if self._index(i).find(quote, threshold, self._budget).found:
                 return ("cited" if self._pages[i][0] & cited else "other_source"), self._pages[i][1].url
+        for url, index in self._snippets:
+            if index.find(quote, threshold, self._budget).found:
+                return "snippet", url
         return "not_found", None
 
 

@@ -78,6 +78,9 @@ def _claim_lines(c: CaseResult, j: RunJudgement) -> list[str]:
             out.append(f"- {claim}: {v.verdict}, but the quote is only on "
                        f"{md_url(v.located_url or '', in_table=False)}, "
                        "which it does not cite (misattributed)")
+        elif v.located == "snippet" and v.verdict is not None:
+            out.append(f"- {claim}: {v.verdict}, grounded in a search snippet of "
+                       f"{md_url(v.located_url or '', in_table=False)} only (the agent never read that page)")
         elif v.verdict is None:
             out.append(f"- {claim}: unscored ({md(v.unscored_reason or '')})")
     if j.claims_error:
@@ -109,6 +112,7 @@ def judged_lines(report: Report) -> list[str]:
     lines += _usage_lines(judged, summary.usage)
     details = [line for c, j in judged for line in _claim_lines(c, j)]
     if details:
-        lines += ["<details><summary>Overruled, misattributed and unscored claims; judge notes</summary>", "",
+        lines += ["<details><summary>Overruled, misattributed, snippet-grounded and unscored claims; "
+                  "judge notes</summary>", "",
                   *details, "", "</details>", ""]
     return lines

@@ -16,6 +16,7 @@ from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
 from gate.report.sections import golden_set
+from gate.report.vector import vector_lines
 from gate.results import Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
@@ -91,6 +92,7 @@ class MarkdownReporter:
             "",
             _case_table(report),
             "",
+            *vector_lines(report),
         ]
         failing = [c for c in report.cases if c.failed]
         if failing:
@@ -108,7 +110,7 @@ class MarkdownReporter:
         if warned:
             lines += ["### Case warnings", "",
                       "Not failures: constraints or entities of the case that no query kept, "
-                      "regulatory or synthesis cases that cite no primary source, and traces whose "
+                      "realtime or fast answers that state current figures without a date, and traces whose "
                       "question differs from the case's.", ""]
             lines += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
                       for c in warned for w in c.warnings]

@@ -111,8 +111,8 @@ def regression_pair() -> tuple[Report, Report]:
         replace(case("delta", {"query_quality": 2.5, "diversity": 0.25}, [UNREAD]),
                 dropped_constraints=("July 2024",),
                 warnings=(CaseWarning("dropped_constraints", "no query kept the constraint(s) «July 2024»"),
-                          CaseWarning("no_primary_source", "a regulatory case that cites no primary source "
-                                                           "(2 cited source(s) typed, all secondary)"))),
+                          CaseWarning("missing_recency_caveat", "a fast answer states current figures without a "
+                                                                "date or \"as of\""))),
     ]
     base = Report(verdict="fail", reasons=("1 domain_cap failure(s)",), golden_name="demo", golden_version=3,
                   cases=tuple(base_cases), stamp=BaselineStamp(written_at="2026-01-15T09:30:00+00:00"))

@@ -8,8 +8,9 @@ answers each forced tool the way a careful, literal grader would:
 - ``grade_claims``: a claim is ``supported`` by the source sentence that holds most of its words and
   all of its numbers (first among the sources it cites), ``contradicted`` when that sentence has the
   words but other numbers, ``partial`` with fewer words, else ``unsupported``; evidence is that
-  sentence, copied verbatim;
-- ``assess_run``: queries lose points for dropped case constraints and entities and for padding;
+  sentence, copied verbatim; a claim no page supports is graded the same way against the search snippets;
+- ``assess_run``: queries lose points for dropped case constraints and entities and, as many, for
+  padding (an over-broad rewrite); the results' relevance is the share of the question's words they hold;
   the regime comes from words of the question; news, blog and forum sites are secondary.
 
 It is what recorded the example set's judge cache (``tests/support/make_example_judgements.py``) and
@@ -159,6 +160,15 @@ def grade(claim: str, cited: list[str], sources: list[tuple[str, str]]) -> dict[
     return {"verdict": "unsupported", "evidence": None}
 
 
+def _graded(claim: str, cited: list[str], sources: list[tuple[str, str]],
+            snippets: list[tuple[str, str]]) -> dict[str, Any]:
+    """The pages first; a claim they leave unsupported is graded against the search snippets."""
+    verdict = grade(claim, cited, sources)
+    if verdict["verdict"] == "unsupported" and snippets:
+        return grade(claim, [], snippets)
+    return verdict
+
+
 def _claims_block(body: str) -> list[tuple[int, str, list[str]]]:
     out = []
     for m in re.finditer(r"^\[(\d+)\] (.*)\n    cites: (.*)$", body, re.M):
@@ -182,7 +192,7 @@ def assess(text: str) -> dict[str, Any]:
         extra = len(terms(q) - q_terms) / max(1, len(terms(q)))
         lost = sum(1 for c in constraints if not survives(c, [q]))
         missed = sum(1 for e in entities if not survives(e, [q]))
-        padded = 1 if extra > 0.5 else 0
+        padded = 2 if extra > 0.5 else 0  # an over-broad rewrite loses as much as a dropped constraint
         scores.append({"index": i, "constraint_preservation": max(1, 5 - 2 * lost - padded),
                        "entity_recall": max(1, 5 - 2 * missed)})
     low = question.lower()
@@ -190,7 +200,11 @@ def assess(text: str) -> dict[str, Any]:
               else "insensitive" if any(w in low for w in TIMELESS) else "slow")
     sources = [{"id": int(a["id"]), "type": "secondary" if any(h in a.get("url", "") for h in SECONDARY_HINTS)
                 else "primary"} for k, a, _ in found if k == "source"]
-    return {"queries": scores, "regime": regime, "sources": sources}
+    results = next((b for k, _, b in found if k == "results"), "")
+    seen = terms(results) if results != "(no results recorded)" else set()
+    covered = len(q_terms & seen) / len(q_terms) if q_terms else 0.0
+    relevance = 1 + round(4 * covered) if seen else 1
+    return {"queries": scores, "retrieval_relevance": relevance, "regime": regime, "sources": sources}
 
 
 def scripted_judge(request: Request) -> Reply:
@@ -205,7 +219,8 @@ def scripted_judge(request: Request) -> Reply:
     if request.tool_name == "grade_claims":
         claims = _claims_block(next((b for k, _, b in found if k == "claims"), ""))
         sources = [(a["id"], b) for k, a, b in found if k == "source"]
-        return tool_reply(request, {"verdicts": [{"id": i, **grade(t, c, sources)} for i, t, c in claims]})
+        snippets = [(a["id"], b) for k, a, b in found if k == "snippet"]
+        return tool_reply(request, {"verdicts": [{"id": i, **_graded(t, c, sources, snippets)} for i, t, c in claims]})
     if request.tool_name == "assess_run":
         return tool_reply(request, assess(text))
     if request.tool_name == "grade_claim":  # the straightforward design of the benchmark
