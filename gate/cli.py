@@ -65,16 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--otlp-json", metavar="FILE",
                    help="write the runs as OTLP/JSON spans (docs/spans.md)")
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
-    c.add_argument("--shard", type=_shard, metavar="I/N",
-                   help="evaluate shard I of N only (by a hash of each case id) and write a partial report "
-                        "for `sourcegate merge`; exit 0 once written")
+    c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
     _add_baseline_options(c)
     add_console_options(c)
-    _add_merge_command(sub)
     _add_baseline_command(sub)
     _add_snapshot_command(sub)
     _add_import_command(sub)
     init_command.add_parser(sub, _Parser)
+    _add_merge_command(sub)
     add_examples(p)
     return p
 
@@ -84,7 +82,7 @@ def _add_baseline_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--baseline-ref", metavar="REF",
                    help="read baseline, golden.yaml, config and trusted judge cache at this git revision")
     c.add_argument("--trust-config", action="store_true",
-                   help="with --baseline-ref, use a --config the revision lacks (see docs/trust.md)")
+                   help="use a --config the base revision lacks (docs/trust.md)")
     c.add_argument("--junit", metavar="FILE", help="write JUnit XML ('-': stdout)")
     c.add_argument("--summary", metavar="FILE", help="write the job summary (default: $GITHUB_STEP_SUMMARY)")
     c.add_argument("--comment", action="store_true",
