@@ -22,7 +22,8 @@ test: $(STAMP)
 	@$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest
 
-# Workflows of this repository and the users' examples; action.yml is checked on its own.
+# Workflows of this repository and the users' examples; the two actions (action.yml, run/action.yml)
+# are checked on their own.
 WORKFLOWS := $(wildcard .github/workflows/*.yml) $(wildcard examples/*.yml) $(wildcard examples/*/*.yml)
 ACTION_SCHEMA := tests/fixtures/actions/github-action.schema.json
 
@@ -33,9 +34,9 @@ ACTION_SCHEMA := tests/fixtures/actions/github-action.schema.json
 lint: $(STAMP)
 	$(BIN)/python -m ruff check gate tests
 	$(BIN)/python -m mypy
-	$(BIN)/check-jsonschema --schemafile $(ACTION_SCHEMA) action.yml
+	$(BIN)/check-jsonschema --schemafile $(ACTION_SCHEMA) action.yml run/action.yml
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
-	$(BIN)/zizmor --offline --no-progress --color never action.yml $(WORKFLOWS)
+	$(BIN)/zizmor --offline --no-progress --color never action.yml run/action.yml $(WORKFLOWS)
 	@if [ ! -x $(BIN)/actionlint ] && [ -n "$(LINT_STRICT)" ]; then \
 	  $(BIN)/python -m pip install --quiet -e '.[test,actionlint]' || exit 1; fi
 	@if [ -x $(BIN)/actionlint ]; then \

@@ -57,6 +57,20 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("paths", nargs="*", metavar="PATH",
                    help="golden-set folders (each in turn: outputs then need {name}) or trace files "
                         "(default: the sets under cached-snapshots/)")
+    add_check_options(c)
+    c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
+    _add_baseline_command(sub)
+    _add_snapshot_command(sub)
+    _add_import_command(sub)
+    init_command.add_parser(sub, _Parser)
+    _add_run_command(sub)
+    _add_merge_command(sub)
+    add_examples(p)
+    return p
+
+
+def add_check_options(c: argparse.ArgumentParser) -> None:
+    """``check``'s report options (``run --check`` takes them too)."""
     c.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
     c.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
     c.add_argument("--markdown", metavar="FILE", help="write the markdown report ('-': stdout)")
@@ -65,16 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--otlp-json", metavar="FILE",
                    help="write the runs as OTLP/JSON spans (docs/spans.md)")
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
-    c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
     _add_baseline_options(c)
     add_console_options(c)
-    _add_baseline_command(sub)
-    _add_snapshot_command(sub)
-    _add_import_command(sub)
-    init_command.add_parser(sub, _Parser)
-    _add_merge_command(sub)
-    add_examples(p)
-    return p
 
 
 def _add_baseline_options(c: argparse.ArgumentParser) -> None:
@@ -218,8 +224,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _add_run_command(sub: Any) -> None:
+    from gate.runner.command import add_parser
+
+    add_parser(sub, _Parser, add_check_options)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``run GOLDEN -- CMD ARGS...``: the agent once per case against the snapshot; its traces."""
+    from gate.runner.command import run
+
+    return run(args)
+
+
 COMMANDS = {"check": cmd_check, "baseline": cmd_baseline, "comment": cmd_comment, "snapshot": cmd_snapshot,
-            "import": cmd_import, "init": init_command.run, "merge": cmd_merge}
+            "import": cmd_import, "init": init_command.run, "run": cmd_run, "merge": cmd_merge}
 
 
 def guarded(run: Callable[[], int], label: str = "") -> int:
@@ -240,10 +259,14 @@ def guarded(run: Callable[[], int], label: str = "") -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, map exceptions to exit codes."""
     def run() -> int:
+        from gate.runner.command import split_argv
+
+        own, agent = split_argv(sys.argv[1:] if argv is None else argv)
         try:
-            args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+            args = build_parser().parse_args(own)
         except SystemExit as done:  # --help and --version: printed, and a success
             return done.code if isinstance(done.code, int) else EXIT_PASS
+        args.agent = agent  # `run`'s command, after `--`: never parsed as options
         return COMMANDS[args.command](args)
 
     try:

@@ -109,6 +109,14 @@ class RecordConfig:
 
 
 @dataclass(frozen=True)
+class ReplayConfig:
+    """How the runs ``sourcegate run`` produced are gated."""
+
+    on_miss: str = "fail"
+    """``fail``: a request the snapshot does not hold is a hard failure ``replay_miss``; ``warn``: a warning."""
+
+
+@dataclass(frozen=True)
 class Config:
     """Every threshold of the gate, each with its documented default."""
 
@@ -133,6 +141,7 @@ class Config:
     soft: Mapping[str, SoftBound] = field(default_factory=lambda: DEFAULT_SOFT)
     compare: CompareConfig = field(default_factory=CompareConfig)
     record: RecordConfig = field(default_factory=RecordConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
     source: str | None = None
 
     def blocks(self, check: str) -> bool:
@@ -177,6 +186,7 @@ def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Conf
         }),
         compare=CompareConfig(**data.get("compare", {})),
         record=_record(data.get("record", {})),
+        replay=ReplayConfig(**data.get("replay", {})),
         source=source,
     )
 

@@ -20,6 +20,7 @@ from gate.figures import diversity, freshness
 from gate.load import Pairing
 from gate.model import Case, Finding, Freshness, Run
 from gate.results import INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Figures, Report
+from gate.runner.findings import run_findings
 
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement
@@ -69,9 +70,16 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     statuses: list[CheckStatus] = []
     notes: list[str] = []
     warned: list[CaseWarning] = []
+    ran, run_warnings = run_findings(run, config)
+    failures.extend(ran)
+    warned.extend(run_warnings)
     for check_id, check in CHECKS.items():
         if check_id in config.disabled:
             statuses.append(_status(check_id, "disabled", None))
+            continue
+        if run.replay is not None and run.replay.agent_error is not None:
+            # The agent gave no answer: its agent_error says so once, instead of every check failing.
+            statuses.append(_status(check_id, "not_checked", "the agent gave no answer"))
             continue
         outcome = check.run(subject)
         if outcome.findings and not config.blocks(check_id):

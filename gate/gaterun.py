@@ -45,6 +45,8 @@ def _judged(p: Pairing, config: Config, session: JudgeSession) -> CaseResult:
     """Judge one run (on a pool thread), evaluate it with the judged regime, attach the judgement."""
     if p.problem is not None or p.run is None:
         return evaluate_pairing(p, config)
+    if p.run.replay is not None and p.run.replay.agent_error is not None:
+        return evaluate_run(p.run, p.case, config)  # no answer to judge: its agent_error says so
     return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case))
 
 

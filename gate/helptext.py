@@ -24,6 +24,7 @@ EXAMPLES = {
     "snapshot record": "sourcegate snapshot record cached-snapshots/mine --port 8750",
     "import": "sourcegate import anthropic runs/q7.json --out my-set/runs --question \"...\"",
     "init": "sourcegate init my-set --from-runs traces/",
+    "run": "sourcegate run cached-snapshots/example --check -- python examples/agent/agent.py",
     "merge": "sourcegate merge cached-snapshots/example shard-*.json --json report.json",
 }
 """The example of each command, by its name after ``sourcegate`` (the empty name: the main help)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.jsonio import inside, load_json, load_yaml, parse_time, validate
-from gate.model import Case, Citation, GoldenSet, Page, Run, SearchResult
+from gate.model import Case, Citation, GoldenSet, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
@@ -58,7 +58,14 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
         case=data.get("case", default_case), question=data["question"], answer=data["answer"],
         queries=queries, results=tuple(results), pages=pages, citations=citations,
         started_at=_datetime(data.get("started_at")), agent=agent, shape="native", source=file,
+        replay=_replay(data["replay"]) if "replay" in data else None,
     )
+
+
+def _replay(data: Mapping[str, Any]) -> Replay:
+    misses = tuple(ReplayMiss(layer=m["layer"], key=m["key"], provider=m.get("provider")) for m in data["misses"])
+    return Replay(command=tuple(data["command"]), served=data["served"], misses=misses,
+                  agent_error=data.get("agent_error"))
 
 
 def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:

@@ -48,6 +48,32 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class ReplayMiss:
+    """A request the agent made that the snapshot does not hold (``sourcegate run``)."""
+
+    layer: str
+    """``search``, ``pages`` or ``extractions``"""
+    key: str
+    """the query (for a search) or the URL"""
+    provider: str | None = None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """How ``sourcegate run`` produced a trace: the command, what it missed, how it failed.
+
+    ``served`` is True when the agent wrote no trace and its queries, results and pages were
+    assembled from what the replay server answered for its case (what was served to the agent,
+    not necessarily what its model read).
+    """
+
+    command: tuple[str, ...] = ()
+    served: bool = False
+    misses: tuple[ReplayMiss, ...] = ()
+    agent_error: str | None = None
+
+
+@dataclass(frozen=True)
 class Run:
     """One recorded agent run: what it searched, saw, read and answered.
 
@@ -67,6 +93,7 @@ class Run:
     agent: tuple[tuple[str, str], ...] = ()
     shape: Literal["native", "minimal"] = "native"
     source: str = ""
+    replay: Replay | None = None
 
 
 @dataclass(frozen=True)

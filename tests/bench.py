@@ -16,6 +16,8 @@ characters and 5 quoted citations) to a temporary folder, then measures:
   backtrack): it must finish in seconds.
 - shards (``tests/bench_shards.py``, 8,000 runs): one job against 4 shards plus their merge, and
   the merge alone (``SOURCEGATE_BENCH_SHARDS=0`` skips it).
+- ``sourcegate run``: its overhead per case against the bare command, the replay server's
+  requests per second, and the whole loop on the example set (``tests/bench_run.py``).
 
 Nothing here is a pass/fail test; it prints what it measured.
 """
@@ -36,6 +38,8 @@ import time
 import tracemalloc
 from statistics import quantiles
 from typing import Any
+
+from tests.bench_run import rows as run_rows
 
 WORDS = (
     "the", "of", "and", "to", "in", "a", "is", "that", "for", "on", "with", "as", "was", "by", "at", "from",
@@ -321,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         guard_clean, guard_fresh, guard_again, guard_first = time_guard(args.page_chars)
         refusals = hostile(tmp)
         t_adversarial = time_adversarial(os.path.join(tmp, "adversarial"))
+        agent_rows = run_rows()
 
         rows = [
             ("pipeline, runs per second", f"{n_full / t_full:,.0f}", f"{n_full} runs in {t_full:.2f} s"),
@@ -340,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             *refusals,
             ("example set + one adversarial trace", f"{t_adversarial:.2f} s",
              "whole check, judge off; target: seconds"),
+            *agent_rows,
         ]
         width = max(len(r[0]) for r in rows)
         for name, value, note in rows:

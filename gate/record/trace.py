@@ -40,6 +40,12 @@ def trace_dict(run: Run) -> dict[str, Any]:
     data["answer"] = run.answer
     if run.citations is not None:
         data["citations"] = [{"url": c.url, "quote": c.quote} for c in run.citations]
+    if run.replay is not None:
+        data["replay"] = {
+            "command": list(run.replay.command), "served": run.replay.served,
+            "misses": [{"layer": m.layer, "key": m.key, "provider": m.provider} for m in run.replay.misses],
+            "agent_error": run.replay.agent_error,
+        }
     if run.agent:
         data["agent"] = dict(run.agent)
     return data

@@ -11,6 +11,11 @@ said out loud, never turned into a live request. The server never proxies to the
 entries from disk on each request (a rebuild is picked up without a restart), and binds to
 127.0.0.1 unless told otherwise.
 
+Per-case scopes (``sourcegate run``): ``/case/<token>/search`` (and ``/fetch``, ``/extract``) answer
+exactly as the unscoped endpoints and also tell the :class:`Scope` registered under ``token`` in
+:attr:`ReplayServer.scopes` what was asked and answered, so requests made in parallel are
+attributed to the right case. An unknown token answers 404.
+
 Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped,
 and at most :data:`MAX_CONNECTIONS` are served at once (one thread each). A connection over the
 bound waits for a free slot, up to a little over twice :data:`IDLE_TIMEOUT` (an idle one is dropped
@@ -62,6 +67,17 @@ _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\
          b"Connection: close\r\nRetry-After: 1\r\n\r\n" + b'{"error": "too many connections, retry"}')
 
 
+SCOPE_PREFIX = "/case/"
+
+
+class Scope(Protocol):
+    """What one case's requests were answered: told of every request under its ``/case/<token>`` prefix."""
+
+    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any) -> None:
+        """``endpoint`` (``/search``, ...) was asked with ``params`` and answered ``status`` with ``body``."""
+        ...
+
+
 class ReplayServer(ThreadingHTTPServer):
     """An HTTP server bound to one snapshot store."""
 
@@ -83,6 +99,8 @@ class ReplayServer(ThreadingHTTPServer):
         self.log = typing.cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
         self.idle_timeout = idle_timeout
         self._slots = threading.BoundedSemaphore(max_connections)
+        self.scopes: dict[str, Scope] = {}
+        """token -> the scope its ``/case/<token>/...`` requests are reported to"""
         super().__init__((host, port), _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -163,6 +181,9 @@ class _Handler(BaseHTTPRequestHandler):
     server: ReplayServer
     server_version = "sourcegate-snapshot"
     protocol_version = "HTTP/1.1"
+    # Buffered: headers and body leave in one write. Unbuffered, the body waited on the client's
+    # delayed ACK of the headers (Nagle), some 40 ms per request on a keep-alive connection.
+    wbufsize = -1
 
     def setup(self) -> None:
         """Every read and write on the connection times out after the server's idle timeout."""
@@ -173,13 +194,23 @@ class _Handler(BaseHTTPRequestHandler):
         """Answer one request: a hit, a miss (404), a bad request (400) or a damaged entry (500)."""
         parts = urlsplit(self.path)
         params = parse_qs(parts.query, keep_blank_values=True)
+        path, scope = parts.path, None
+        if path.startswith(SCOPE_PREFIX):
+            token, _, rest = path[len(SCOPE_PREFIX):].partition("/")
+            scope = self.server.scopes.get(token)
+            if scope is None:
+                self._send(404, {"error": "no such case scope"})
+                return
+            path = "/" + rest
         try:
-            status, body = self._answer(parts.path, params)
+            status, body = self._answer(path, params)
         except _BadRequest as e:
             status, body = 400, {"error": str(e)}
         except InputError as e:  # a damaged entry: the snapshot needs fixing, say which file
             self.server.log.write(f"sourcegate snapshot: ERROR {e}\n")
             status, body = 500, {"error": str(e)}
+        if scope is not None:
+            scope.saw(path, params, status, body)
         self._send(status, body)
 
     def _answer(self, path: str, params: Mapping[str, list[str]]) -> tuple[int, Any]:

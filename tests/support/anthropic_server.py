@@ -50,6 +50,11 @@ class Request:
         return name if isinstance(name, str) else None
 
     @property
+    def turn(self) -> int:
+        """How many replies the model gave before this request in its conversation (0: the first call)."""
+        return sum(1 for m in self.body.get("messages", []) if m.get("role") == "assistant")
+
+    @property
     def user_text(self) -> str:
         """All text of the user messages, joined."""
         messages = self.body.get("messages", [])

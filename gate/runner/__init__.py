@@ -1,0 +1,7 @@
+"""``sourcegate run``: the agent under test run once per case against the frozen web.
+
+:mod:`gate.runner.plan` decides what runs (pure), :mod:`gate.runner.scope` collects what the
+replay server answered each case, :mod:`gate.runner.assemble` turns a finished case into its
+trace (pure), :mod:`gate.runner.process` runs the commands, :mod:`gate.runner.orchestrate` ties
+them together, and :mod:`gate.runner.findings` says what the gate reports of it.
+"""

@@ -1,0 +1,150 @@
+"""A finished case -> its trace, as a :class:`gate.model.Run`. Pure.
+
+An agent that saved its own trace (``$SOURCEGATE_TRACE_FILE``) keeps it, with a ``replay`` section
+added: the command and the requests the snapshot did not hold. An agent that printed one JSON
+object on stdout instead, ``{"answer": "...", "citations": [{"url": "...", "quote": "..."}]}``,
+gets a trace assembled from what the replay server answered its case: the queries it asked, the
+results parsed by provider (:mod:`gate.record.providers`), the pages and extractions as served,
+and ``replay.served`` true, since a server cannot know what the model read of them.
+
+An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the tail
+of its stderr; what it was served is kept, the answer is empty.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from typing import Any
+
+from gate.errors import InputError
+from gate.jsonio import parse_time
+from gate.model import Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.record.providers import PARSERS, detect, parse_results
+from gate.runner.scope import Served
+from gate.snapshot.store import search_failure
+
+__all__ = ["STDERR_TAIL", "Finished", "assemble", "stdout_answer"]
+
+STDERR_TAIL = 300
+"""Characters of the end of an agent's stderr kept in its ``agent_error`` (the whole message then fits
+in the markdown report's 400 characters per finding)."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How one agent process ended: ``failure`` says why it gave no result (None: it exited 0)."""
+
+    failure: str | None
+    stdout: str
+    stderr: str
+
+
+def stdout_answer(stdout: str) -> tuple[str, tuple[Citation, ...] | None]:
+    """The answer an agent printed: one JSON object (alone, or the last line of its output).
+
+    Raises :class:`InputError` saying what was expected.
+    """
+    text = stdout.strip()
+    candidates = [text] + ([text.splitlines()[-1]] if "\n" in text else [])
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            return _answer(data)
+    raise InputError('printed no answer: expected one JSON object {"answer": "...", "citations": '
+                     '[{"url": "...", "quote": "..."}]} on stdout' + ("" if text else " (stdout was empty)"))
+
+
+def _answer(data: dict[str, Any]) -> tuple[str, tuple[Citation, ...] | None]:
+    answer = data.get("answer")
+    if not isinstance(answer, str):
+        raise InputError('printed JSON without a string "answer" on stdout')
+    given = data.get("citations")
+    if given is None:
+        return answer, None
+    if not isinstance(given, list):
+        raise InputError('printed "citations" that is not a list')
+    out = []
+    for i, c in enumerate(given):
+        url = c.get("url") if isinstance(c, dict) else None
+        quote = c.get("quote") if isinstance(c, dict) else None
+        if not isinstance(url, str) or not url or (quote is not None and not isinstance(quote, str)):
+            raise InputError(f"printed citation {i} without a string \"url\" (and an optional string \"quote\")")
+        out.append(Citation(url=url, quote=quote))
+    return answer, tuple(out)
+
+
+def misses(calls: Sequence[Served]) -> tuple[ReplayMiss, ...]:
+    """The requests the snapshot did not hold, each once, in the order first asked."""
+    seen: dict[tuple[str, str, str | None], ReplayMiss] = {}
+    for c in calls:
+        if not c.hit:
+            seen.setdefault((c.layer, c.key, c.provider), ReplayMiss(c.layer, c.key, c.provider))
+    return tuple(seen.values())
+
+
+def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequence[Served],
+             agent_trace: Run | None, started_at: datetime) -> Run:
+    """The run of one case; ``agent_trace`` is the trace the agent saved, if it saved one."""
+    missed = misses(calls)
+    failure = finished.failure
+    if failure is None and agent_trace is not None:
+        return replace(agent_trace, case=case.id,
+                       replay=Replay(command=tuple(command), served=False, misses=missed))
+    answer, citations = "", None
+    if failure is None:
+        try:
+            answer, citations = stdout_answer(finished.stdout)
+        except InputError as e:
+            failure = str(e)
+    if failure is not None:
+        tail = finished.stderr[-STDERR_TAIL:].strip()
+        failure += f"; the end of its stderr: {tail}" if tail else "; its stderr was empty"
+    queries, results, pages = _served(calls)
+    return Run(case=case.id, question=case.question, answer=answer, queries=queries, results=results,
+               pages=pages, citations=citations, started_at=started_at, source="<sourcegate run>",
+               replay=Replay(command=tuple(command), served=True, misses=missed, agent_error=failure))
+
+
+def _served(calls: Sequence[Served]) -> tuple[tuple[str, ...], tuple[SearchResult, ...], tuple[Page, ...]]:
+    queries: list[str] = []
+    results: list[SearchResult] = []
+    pages: list[Page] = []
+    for c in calls:
+        if c.layer == "search":
+            queries.append(c.key)
+            if c.hit:
+                results.extend(replace(r, query=len(queries) - 1) for r in _results(c))
+        elif c.hit and isinstance(c.body, dict):
+            pages.append(_page(c))
+    return tuple(queries), tuple(results), tuple(pages)
+
+
+def _results(call: Served) -> tuple[SearchResult, ...]:
+    """The results of a served search; none for a recorded failure or a shape no parser knows."""
+    if search_failure(call.body) is not None:
+        return ()
+    try:
+        provider = call.provider if call.provider in PARSERS else detect(call.body)
+        return parse_results(call.body, provider)
+    except InputError:
+        return ()
+
+
+def _page(call: Served) -> Page:
+    body = call.body
+    fetched = body.get("fetched_at")
+    published = body.get("published")
+    text = body.get("body") if call.layer == "pages" else body.get("text")
+    status = body.get("status")
+    return Page(url=call.key, text=text if isinstance(text, str) else "",
+                final_url=body.get("final_url") if isinstance(body.get("final_url"), str) else None,
+                status=status if isinstance(status, int) else None,
+                truncated=body.get("truncated") is True,
+                fetched_at=parse_time(fetched) if isinstance(fetched, str) else None,
+                published=date.fromisoformat(published) if isinstance(published, str) else None)

@@ -1,0 +1,73 @@
+"""What ``sourcegate run`` found while it ran the agent, as the gate reports it. Pure.
+
+These are not checks over a trace's content: they are facts of the run (a request the snapshot
+did not hold, an agent that failed), carried in the trace's ``replay`` section by ``sourcegate
+run`` and turned into findings here, so ``sourcegate check`` on the produced runs reports them.
+Each has a stable id and a description, like the checks of :data:`gate.checks.CHECKS`:
+
+- ``replay_miss``: the agent asked for a search, a page or an extraction the snapshot does not
+  hold; the message names the query or URL and how to record it. A hard failure, or a warning
+  with ``replay.on_miss: warn``.
+- ``agent_error``: the agent exited non-zero, timed out or printed no answer; the message has the
+  tail of its stderr (untrusted text: escaped by every renderer). Always a hard failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gate.config import Config
+from gate.model import Finding, ReplayMiss, Run
+from gate.results import CaseWarning
+
+__all__ = ["RECORD_COMMAND", "RUN_FINDINGS", "RunFindingKind", "run_findings"]
+
+RECORD_COMMAND = "sourcegate snapshot record GOLDEN"
+"""How a miss gets recorded: the server in record mode, with the agent run against it once."""
+
+
+@dataclass(frozen=True)
+class RunFindingKind:
+    """One kind of finding of a run: a stable id and a one-line description."""
+
+    id: str
+    description: str
+
+
+RUN_FINDINGS: dict[str, RunFindingKind] = {
+    k.id: k
+    for k in (
+        RunFindingKind("replay_miss", "the agent asked for a search or a page the snapshot does not hold"),
+        RunFindingKind("agent_error", "the agent exited non-zero, timed out or printed no answer"),
+    )
+}
+
+
+def _miss_message(miss: ReplayMiss) -> str:
+    if miss.layer == "search":
+        provider = f" ({miss.provider})" if miss.provider else ""
+        what = f"the search {miss.key!r}{provider}"
+    elif miss.layer == "pages":
+        what = f"the page {miss.key}"
+    else:
+        what = f"the extraction of {miss.key}"
+    return (f"{what} is not in the snapshot: record it with `{RECORD_COMMAND}` (the agent run against "
+            "it once), then run the agent again")
+
+
+def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[CaseWarning, ...]]:
+    """The hard failures and the warnings the run itself produced (none for a trace not made by ``run``)."""
+    replay = run.replay
+    if replay is None:
+        return (), ()
+    failures: list[Finding] = []
+    warnings: list[CaseWarning] = []
+    if replay.agent_error is not None:
+        failures.append(Finding("agent_error", f"the agent gave no answer: {replay.agent_error}"))
+    for miss in replay.misses:
+        message = _miss_message(miss)
+        if config.replay.on_miss == "warn":
+            warnings.append(CaseWarning("replay_miss", message + " (warning: replay.on_miss is warn)"))
+        else:
+            failures.append(Finding("replay_miss", message, url=None if miss.layer == "search" else miss.key))
+    return tuple(failures), tuple(warnings)

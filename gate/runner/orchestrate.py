@@ -1,0 +1,208 @@
+"""``sourcegate run``, the I/O: the replay server, the agent once per case, the traces written.
+
+The replay server serves the golden set's snapshot on a free loopback port, in this process; each
+case gets its own scope on it (``$SOURCEGATE_REPLAY_URL`` ends in ``/case/<token>``), so requests
+are attributed to the right case whatever runs in parallel. At most ``jobs`` agents run at once;
+one that fails or times out is that case's ``agent_error`` and the others still run.
+
+Nothing is half-written: the traces go to a temporary folder beside the target, which replaces the
+golden set's ``runs/`` only when every case has finished (``--out DIR``: each file is written
+atomically into DIR). Ctrl-C kills every agent's process group, stops the server and leaves the
+old runs as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from gate.errors import InputError
+from gate.jsonio import dump_json, validate
+from gate.load import RUNS_DIR, load_golden, load_trace
+from gate.model import Case, GoldenSet, Run
+from gate.outputs import TEMP_PREFIX, resolve_within, write_file
+from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
+from gate.record.trace import trace_dict
+from gate.runner.assemble import Finished, assemble
+from gate.runner.process import Processes, Stopped
+from gate.runner.scope import CaseScope
+from gate.snapshot.serve import ReplayServer
+from gate.snapshot.store import SnapshotStore, snapshot_dir
+
+__all__ = ["REPLAY_URL_ENV", "RunOptions", "RunSummary", "run_agent"]
+
+REPLAY_URL_ENV = "SOURCEGATE_REPLAY_URL"
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What ``sourcegate run`` was asked: the golden set, the agent's command, and how to run it."""
+
+    golden: str
+    command: tuple[str, ...]
+    jobs: int = 4
+    timeout: float = 300.0
+    out: str | None = None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What was written: the folder of traces and the run of every case, in golden.yaml's order."""
+
+    folder: str
+    runs: tuple[Run, ...]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def case_env(environ: Mapping[str, str], case: Case, url: str, trace_file: str) -> dict[str, str]:
+    """The agent's environment: the parent's (its secrets included), plus the case's variables."""
+    return {**environ, CASE_ENV: case.id, QUESTION_ENV: case.question, REPLAY_URL_ENV: url,
+            TRACE_FILE_ENV: trace_file}
+
+
+def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clock: Clock = _now,
+              log: Callable[[str], None] = lambda _line: None) -> RunSummary:
+    """Run the agent once per case of ``opts.golden`` against its snapshot and write the traces."""
+    env = dict(os.environ if environ is None else environ)
+    golden = load_golden(opts.golden)
+    _require(opts, golden, env)
+    store = SnapshotStore(snapshot_dir(golden.root))
+    store.index()  # a damaged entry is an input error now, not a miss in every case
+    target = opts.out if opts.out is not None else os.path.join(golden.root, RUNS_DIR)
+    if opts.out is None:
+        resolve_within(target, golden.root)
+    work = tempfile.mkdtemp(prefix="sourcegate-run-")
+    with open(os.devnull, "w", encoding="utf-8") as quiet, ReplayServer(store, log=quiet) as server:
+        serving = threading.Thread(target=server.serve_forever, args=(0.05,), name="sourcegate-replay", daemon=True)
+        serving.start()
+        try:
+            runs = _run_cases(golden, opts, env, server, work, clock, log)
+        finally:
+            server.shutdown()
+            shutil.rmtree(work, ignore_errors=True)
+    _write(runs, target, replace_all=opts.out is None)
+    return RunSummary(target, runs)
+
+
+def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> None:
+    if not opts.command:
+        raise InputError("usage: no agent command: sourcegate run GOLDEN -- CMD ARGS...")
+    if shutil.which(opts.command[0], path=env.get("PATH")) is None:
+        raise InputError(f"the agent's command {opts.command[0]!r} is not found (nor executable)")
+    if opts.jobs < 1 or opts.timeout <= 0:
+        raise InputError("usage: --jobs must be 1 or more and --timeout more than 0")
+    if not golden.cases:
+        raise InputError("golden.yaml lists no case to run", file=golden.root)
+    if not os.path.isdir(snapshot_dir(golden.root)):
+        raise InputError("no snapshot/ folder to replay: record one first (docs/snapshots.md)", file=golden.root)
+
+
+def _run_cases(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
+               work: str, clock: Clock, log: Callable[[str], None]) -> tuple[Run, ...]:
+    procs = Processes()
+
+    def one(index: int, case: Case) -> Run:
+        token = secrets.token_urlsafe(16)
+        scope = CaseScope()
+        server.scopes[token] = scope
+        trace_file = os.path.join(work, f"{index}.json")
+        try:
+            started = clock()
+            finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file),
+                                 opts.timeout)
+        finally:
+            del server.scopes[token]
+        run = _case_run(case, opts.command, finished, scope, trace_file, started)
+        log(_line(run))
+        return run
+
+    pool = ThreadPoolExecutor(max_workers=opts.jobs, thread_name_prefix="sourcegate-agent")
+    futures = [pool.submit(one, i, c) for i, c in enumerate(golden.cases)]
+    try:
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for f in done:
+            f.result()  # our own error (not an agent's) stops the run
+    except BaseException:  # Ctrl-C or our bug: stop every agent, write nothing
+        procs.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    try:
+        return tuple(f.result() for f in futures)
+    except Stopped as e:  # pragma: no cover (only after stop(), which re-raised above)
+        raise KeyboardInterrupt from e
+
+
+def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: CaseScope, trace_file: str,
+              started: datetime) -> Run:
+    own = None
+    if finished.failure is None and os.path.exists(trace_file):
+        try:
+            own = load_trace(trace_file)
+        except InputError as e:
+            finished = Finished(f"wrote an invalid trace ({e})", finished.stdout, finished.stderr)
+    return assemble(case, command, finished, scope.calls(), own, started)
+
+
+def _line(run: Run) -> str:
+    replay = run.replay
+    assert replay is not None
+    if replay.agent_error is not None:
+        status = "agent_error"
+    else:
+        status = "answered" + (" (trace assembled from what was served)" if replay.served else "")
+    missed = f", {len(replay.misses)} replay miss(es)" if replay.misses else ""
+    return f"sourcegate run: case {run.case}: {status}{missed}"
+
+
+def _write(runs: Sequence[Run], target: str, *, replace_all: bool) -> None:
+    texts = []
+    for run in runs:
+        data = trace_dict(run)
+        validate(data, "trace", f"the trace of case {run.case!r}")
+        texts.append((f"{run.case}.json", dump_json(data)))
+    if not replace_all:
+        os.makedirs(target, exist_ok=True)
+        for name, text in texts:
+            write_file(os.path.join(target, name), text)
+        return
+    parent = os.path.dirname(os.path.abspath(target))
+    fresh = tempfile.mkdtemp(prefix=TEMP_PREFIX + "runs-", dir=parent)
+    old = None
+    try:
+        for name, text in texts:
+            write_file(os.path.join(fresh, name), text)
+        os.chmod(fresh, 0o777 & ~_UMASK)
+        if os.path.lexists(target):
+            old = tempfile.mkdtemp(prefix=TEMP_PREFIX + "old-runs-", dir=parent)
+            os.replace(target, os.path.join(old, "runs"))
+        os.replace(fresh, target)
+    except BaseException:
+        if old is not None and not os.path.lexists(target):
+            os.replace(os.path.join(old, "runs"), target)  # the old runs back where they were
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _read_umask() -> int:
+    # The umask can only be read by setting it: once, at import, before any thread runs.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()

@@ -1,0 +1,90 @@
+"""A small golden set for ``sourcegate run`` tests: some cases of the example set, with its snapshot,
+and a scripted agent (a real Python process) that does what the test's plan says for each case."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+EXAMPLE = Path(__file__).resolve().parent.parent.parent / "cached-snapshots" / "example"
+PLAN_ENV = "SCRIPTED_AGENT_PLAN"
+
+SCRIPTED_AGENT = r'''
+import json, os, sys, time, urllib.error, urllib.parse, urllib.request
+
+plan = json.loads(os.environ["SCRIPTED_AGENT_PLAN"])[os.environ["SOURCEGATE_CASE"]]
+base = os.environ["SOURCEGATE_REPLAY_URL"]
+
+def get(path, **params):
+    try:
+        with urllib.request.urlopen(base + path + "?" + urllib.parse.urlencode(params), timeout=10) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:
+        return json.load(e)
+
+for query in plan.get("search", []):
+    get("/search", provider="trace", q=query)
+for url in plan.get("fetch", []):
+    get("/fetch", url=url)
+for url in plan.get("extract", []):
+    get("/extract", url=url)
+if "pid_file" in plan:
+    with open(plan["pid_file"] + "." + os.environ["SOURCEGATE_CASE"], "w") as f:
+        f.write(str(os.getpid()))
+sys.stderr.write(plan.get("stderr", ""))
+time.sleep(plan.get("sleep", 0))
+if "exit" in plan:
+    sys.exit(plan["exit"])
+if "stdout" in plan:
+    sys.stdout.write(plan["stdout"])
+else:
+    answer = {"answer": plan.get("answer", "")}
+    if "citations" in plan:
+        answer["citations"] = plan["citations"]
+    print(json.dumps(answer))
+'''
+
+
+def make_golden(root: Path, case_ids: Sequence[str], config: Mapping[str, Any] | None = None) -> Path:
+    """``root``: a golden set with these cases of the example set, its snapshot and its committed runs."""
+    data = yaml.safe_load((EXAMPLE / "golden.yaml").read_text(encoding="utf-8"))
+    data["cases"] = [c for c in data["cases"] if c["id"] in case_ids]
+    root.mkdir(parents=True)
+    (root / "golden.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    shutil.copytree(EXAMPLE / "snapshot", root / "snapshot")
+    (root / "runs").mkdir()
+    for case in case_ids:
+        shutil.copy(EXAMPLE / "runs" / f"{case}.json", root / "runs" / f"{case}.json")
+    if config is not None:
+        (root / "sourcegate.yaml").write_text(yaml.safe_dump(dict(config)), encoding="utf-8")
+    return root
+
+
+def scripted_agent(folder: Path) -> list[str]:
+    """The command that runs the scripted agent (its plan comes from ``$SCRIPTED_AGENT_PLAN``)."""
+    script = folder / "scripted_agent.py"
+    script.write_text(SCRIPTED_AGENT, encoding="utf-8")
+    return [sys.executable, str(script)]
+
+
+def committed(case: str) -> dict[str, Any]:
+    """The example set's committed trace of ``case``."""
+    data: dict[str, Any] = json.loads((EXAMPLE / "runs" / f"{case}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def faithful_plan(case: str) -> dict[str, Any]:
+    """What the committed run of ``case`` did, replayed: its queries, its pages, its answer and citations."""
+    run = committed(case)
+    pages = run["pages"]
+    urls = list(pages) if isinstance(pages, dict) else [p["url"] for p in pages]  # the minimal shape: {url: text}
+    plan = {"search": run.get("queries", []), "fetch": urls, "answer": run["answer"]}
+    if "citations" in run:
+        plan["citations"] = run["citations"]
+    return plan

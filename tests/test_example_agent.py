@@ -1,0 +1,127 @@
+"""The example agents end to end: ``sourcegate run`` runs them as real processes against the replay
+server and the loopback Messages API (scripted tool use), and the gate judges what they produced.
+
+The Python agent (``examples/agent/agent.py``) uses the Anthropic SDK and the recorder; the Node
+agent (``examples/agent-node/agent.mjs``) uses plain ``fetch`` and prints its answer on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cli import main
+from gate.gaterun import run_paths
+from tests.support.anthropic_server import AnthropicServer, Reply, Request, tool_reply
+from tests.support.run_golden import make_golden
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON_AGENT = [sys.executable, str(ROOT / "examples" / "agent" / "agent.py")]
+NODE = shutil.which("node")
+
+EURO = "euro-adoption-after-2010"
+SLOTS = "python-dataclass-slots"
+UK = "uk-digital-switchover"
+WIKI = "https://en.wikipedia.org/wiki/Enlargement_of_the_eurozone"
+DOCS = "https://docs.python.org/3/library/dataclasses.html"
+NEVER_SEEN = "https://realpython.com/python-dataclass-slots/"
+WIKI_QUOTE = "Latvia followed on 1 January 2014 at 0.702804 lats per euro"
+DOCS_QUOTE = "This module provides a decorator and functions for automatically adding generated special methods"
+
+# What the model does for each question, turn by turn: a tool call (name, input) per turn.
+SCRIPT: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "Which EU member states adopted the euro": [
+        ("web_search", {"query": "EU member states adopted euro after 2010"}),
+        ("read_page", {"url": WIKI}),
+        ("final_answer", {"answer": f"Estonia, Latvia, Lithuania, Croatia and Bulgaria [{WIKI}].",
+                          "citations": [{"url": WIKI, "quote": WIKI_QUOTE}]}),
+    ],
+    "@dataclass generate __slots__": [  # cites a URL it never saw
+        ("web_search", {"query": "python dataclass slots parameter version"}),
+        ("read_page", {"url": DOCS}),
+        ("final_answer", {"answer": "Since Python 3.10, with @dataclass(slots=True).",
+                          "citations": [{"url": DOCS, "quote": DOCS_QUOTE}, {"url": NEVER_SEEN}]}),
+    ],
+    "analogue TV signal": [  # searches for something the snapshot does not hold
+        ("web_search", {"query": "when did analogue tv end in the uk"}),
+        ("final_answer", {"answer": "I could not find it.", "citations": []}),
+    ],
+}
+
+
+def responder(request: Request) -> Reply:
+    """The scripted model: which question, then which turn of it."""
+    steps = next(s for q, s in SCRIPT.items() if q in request.user_text)
+    name, tool_input = steps[min(request.turn, len(steps) - 1)]
+    return tool_reply(request, tool_input, name=name)
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[AnthropicServer]:
+    with AnthropicServer(responder) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key)
+        monkeypatch.setenv("PYTHONPATH", str(ROOT))
+        yield server
+
+
+def _failed(golden: Path) -> dict[str, set[str]]:
+    report = run_paths([str(golden)], None, judge_mode="off")
+    return {c.id: {f.check for f in c.hard_failures} for c in report.cases}
+
+
+def _trace(golden: Path, case: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((golden / "runs" / f"{case}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: AnthropicServer) -> None:
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS, UK])
+    code = main(["run", str(golden), "--jobs", "3", "--check", "--judge", "off", "--json", str(tmp_path / "r.json"),
+                 "--", *PYTHON_AGENT, "--no-guard"])
+    assert code == 1
+    failed = _failed(golden)
+    assert failed[EURO] == set()
+    assert failed[SLOTS] == {"fabricated_url"}
+    assert "replay_miss" in failed[UK]
+    euro = _trace(golden, EURO)
+    assert euro["replay"]["served"] is False  # the recorder's own trace: what the model saw
+    assert euro["agent"]["name"] == "sourcegate-example-agent"
+    assert euro["queries"] == ["EU member states adopted euro after 2010"]
+    assert [p["url"] for p in euro["pages"]] == [WIKI] and len(euro["pages"][0]["text"]) <= 8000
+    uk = _trace(golden, UK)
+    assert uk["replay"]["misses"] == [{"layer": "search", "key": "when did analogue tv end in the uk",
+                                       "provider": "trace"}]
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    messages = [f["message"] for c in report["cases"] if c["id"] == UK for f in c["hard_failures"]]
+    assert any("'when did analogue tv end in the uk'" in m and "sourcegate snapshot record" in m for m in messages)
+    assert api.calls == 3 + 3 + 2
+
+
+def test_the_guard_drops_the_citation_it_never_saw(tmp_path: Path, api: AnthropicServer) -> None:
+    golden = make_golden(tmp_path / "set", [SLOTS])
+    assert main(["run", str(golden), "--", *PYTHON_AGENT]) == 0
+    assert [c["url"] for c in _trace(golden, SLOTS)["citations"]] == [DOCS]
+    assert _failed(golden)[SLOTS] == set()
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_node_agent_gets_a_trace_from_what_it_was_served(tmp_path: Path, api: AnthropicServer) -> None:
+    assert NODE is not None
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS, UK])
+    agent = str(ROOT / "examples" / "agent-node" / "agent.mjs")
+    assert main(["run", str(golden), "--jobs", "3", "--", NODE, agent]) == 0
+    failed = _failed(golden)
+    assert failed[EURO] == set()
+    assert failed[SLOTS] == {"fabricated_url"}
+    assert "replay_miss" in failed[UK]
+    euro = _trace(golden, EURO)
+    assert euro["replay"]["served"] is True
+    assert euro["queries"] == ["EU member states adopted euro after 2010"]
+    assert [p["url"] for p in euro["pages"]] == [WIKI]

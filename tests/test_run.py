@@ -1,0 +1,195 @@
+"""``sourcegate run``: a real agent process per case against the in-process replay server.
+
+The agent here is a scripted Python process (``tests/support/run_golden.py``): it searches and
+fetches what its plan says, through ``$SOURCEGATE_REPLAY_URL``, and prints its answer on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cli import main
+from gate.gaterun import run_paths
+from gate.results import CaseResult
+from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
+
+EURO = "euro-adoption-after-2010"
+SLOTS = "python-dataclass-slots"
+UK = "uk-digital-switchover"
+WIKI = "https://en.wikipedia.org/wiki/Enlargement_of_the_eurozone"
+
+
+def _plan(monkeypatch: pytest.MonkeyPatch, plan: dict[str, Any]) -> None:
+    monkeypatch.setenv(PLAN_ENV, json.dumps(plan))
+
+
+def _trace(golden: Path, case: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((golden / "runs" / f"{case}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _results(golden: Path) -> dict[str, CaseResult]:
+    return {c.id: c for c in run_paths([str(golden)], None, judge_mode="off").cases}
+
+
+def _failed(result: CaseResult) -> set[str]:
+    return {f.check for f in result.hard_failures}
+
+
+def test_a_stdout_answer_gets_a_trace_of_what_was_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    _plan(monkeypatch, {EURO: faithful_plan(EURO), SLOTS: faithful_plan(SLOTS)})
+    assert main(["run", str(golden), "--jobs", "2", "--", *scripted_agent(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert f"case {EURO}: answered (trace assembled from what was served)" in err
+    assert "wrote 2 trace(s)" in err
+    trace = _trace(golden, EURO)
+    assert trace["replay"]["served"] is True and trace["replay"]["misses"] == []
+    assert trace["replay"]["agent_error"] is None
+    assert trace["queries"] == faithful_plan(EURO)["search"]
+    assert trace["results"] and {r["query"] for r in trace["results"]} <= {0, 1}
+    assert [p["url"] for p in trace["pages"]] == faithful_plan(EURO)["fetch"]
+    assert trace["pages"][0]["status"] == 200 and "eurozone" in trace["pages"][0]["text"]
+    results = _results(golden)
+    assert _failed(results[EURO]) == set() and _failed(results[SLOTS]) == set()
+
+
+def test_a_miss_is_a_hard_failure_naming_the_query_and_how_to_record_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = make_golden(tmp_path / "set", [EURO])
+    plan = faithful_plan(EURO)
+    plan["search"] = [*plan["search"], "euro adoption 2027 candidates"]
+    plan["fetch"] = [*plan["fetch"], "https://example.org/not-recorded"]
+    _plan(monkeypatch, {EURO: plan})
+    assert main(["run", str(golden), "--", *scripted_agent(tmp_path)]) == 0
+    misses = _trace(golden, EURO)["replay"]["misses"]
+    assert misses == [{"layer": "search", "key": "euro adoption 2027 candidates", "provider": "trace"},
+                      {"layer": "pages", "key": "https://example.org/not-recorded", "provider": None}]
+    found = [f for f in _results(golden)[EURO].hard_failures if f.check == "replay_miss"]
+    assert len(found) == 2
+    assert "'euro adoption 2027 candidates' (trace) is not in the snapshot" in found[0].message
+    assert "sourcegate snapshot record" in found[0].message
+    assert found[1].url == "https://example.org/not-recorded"
+
+
+def test_on_miss_warn_makes_a_miss_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = make_golden(tmp_path / "set", [EURO], config={"replay": {"on_miss": "warn"}})
+    plan = faithful_plan(EURO)
+    plan["search"] = [*plan["search"], "euro adoption 2027 candidates"]
+    _plan(monkeypatch, {EURO: plan})
+    assert main(["run", str(golden), "--check", "--judge", "off", "--json", str(tmp_path / "r.json"),
+                 "--", *scripted_agent(tmp_path)]) == 0
+    result = _results(golden)[EURO]
+    assert "replay_miss" not in _failed(result)
+    assert [w.kind for w in result.warnings] == ["replay_miss"]
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "pass"
+
+
+def test_a_failing_agent_is_its_case_s_agent_error_and_the_others_still_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS, UK])
+    _plan(monkeypatch, {
+        EURO: {**faithful_plan(EURO), "exit": 3, "stderr": "Traceback ...\nRuntimeError: <b>boom</b>\n"},
+        SLOTS: {"sleep": 30},
+        UK: {**faithful_plan(UK), "stdout": "thinking...\nno json here\n"},
+    })
+    assert main(["run", str(golden), "--timeout", "2", "--jobs", "3", "--", *scripted_agent(tmp_path)]) == 0
+    assert capsys.readouterr().err.count("agent_error") == 3
+    results = _results(golden)
+    assert {k: _failed(v) for k, v in results.items()} == {EURO: {"agent_error"}, SLOTS: {"agent_error"},
+                                                          UK: {"agent_error"}}
+    euro = results[EURO].hard_failures[0].message
+    assert "exited with code 3" in euro and "RuntimeError: <b>boom</b>" in euro
+    assert "timed out after 2 s" in results[SLOTS].hard_failures[0].message
+    assert "printed no answer" in results[UK].hard_failures[0].message
+    assert all(s.status == "not_checked" for s in results[EURO].checks)
+    assert _trace(golden, EURO)["queries"] == faithful_plan(EURO)["search"]  # what it was served is kept
+
+
+def test_a_run_with_check_exits_with_the_gate_s_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    golden = make_golden(tmp_path / "set", [EURO])
+    _plan(monkeypatch, {EURO: {**faithful_plan(EURO), "exit": 1}})
+    assert main(["run", str(golden), "--check", "--judge", "off", "--", *scripted_agent(tmp_path)]) == 1
+    assert "agent_error" in capsys.readouterr().out  # the markdown report, on stdout by default
+
+
+def test_parallel_cases_get_only_their_own_requests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cases = [EURO, SLOTS, UK]
+    golden = make_golden(tmp_path / "set", cases)
+    _plan(monkeypatch, {c: {**faithful_plan(c), "sleep": 0.3} for c in cases})
+    assert main(["run", str(golden), "--jobs", "3", "--", *scripted_agent(tmp_path)]) == 0
+    for case in cases:
+        trace = _trace(golden, case)
+        assert trace["queries"] == faithful_plan(case)["search"]
+        assert [p["url"] for p in trace["pages"]] == faithful_plan(case)["fetch"]
+
+
+def test_out_writes_elsewhere_and_leaves_the_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = make_golden(tmp_path / "set", [EURO])
+    before = (golden / "runs" / f"{EURO}.json").read_bytes()
+    _plan(monkeypatch, {EURO: faithful_plan(EURO)})
+    out = tmp_path / "produced"
+    assert main(["run", str(golden), "--out", str(out), "--", *scripted_agent(tmp_path)]) == 0
+    assert (golden / "runs" / f"{EURO}.json").read_bytes() == before
+    assert json.loads((out / f"{EURO}.json").read_text(encoding="utf-8"))["replay"]["served"] is True
+
+
+def test_the_runs_folder_is_replaced_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = make_golden(tmp_path / "set", [EURO])
+    (golden / "runs" / "old-case.json").write_text("{}", encoding="utf-8")
+    _plan(monkeypatch, {EURO: faithful_plan(EURO)})
+    assert main(["run", str(golden), "--", *scripted_agent(tmp_path)]) == 0
+    assert sorted(os.listdir(golden / "runs")) == [f"{EURO}.json"]
+    assert sorted(os.listdir(golden)) == ["golden.yaml", "runs", "snapshot"]  # no temporary folder left
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["run", "{golden}"], "no agent command"),
+    (["run", "{golden}", "--", "no-such-agent-command"], "'no-such-agent-command' is not found"),
+    (["run", "{golden}", "--jobs", "0", "--", sys.executable], "--jobs must be 1 or more"),
+    (["run", "{golden}", "--out", "{tmp}/o", "--check", "--", sys.executable], "--check gates"),
+    (["run", "{tmp}/nowhere", "--", sys.executable], "golden"),
+])
+def test_bad_usage_is_an_input_error_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        argv: list[str], message: str) -> None:
+    golden = make_golden(tmp_path / "set", [EURO])
+    before = (golden / "runs" / f"{EURO}.json").read_bytes()
+    args = [a.format(golden=golden, tmp=tmp_path) for a in argv]
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+    assert (golden / "runs" / f"{EURO}.json").read_bytes() == before
+
+
+def test_ctrl_c_stops_every_agent_and_leaves_the_old_runs(tmp_path: Path) -> None:
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    before = {n: (golden / "runs" / n).read_bytes() for n in os.listdir(golden / "runs")}
+    pids = tmp_path / "pid"
+    plan = {c: {"sleep": 60, "pid_file": str(pids)} for c in (EURO, SLOTS)}
+    env = {**os.environ, PLAN_ENV: json.dumps(plan), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "gate.cli", "run", str(golden), "--jobs", "2", "--",
+                             *scripted_agent(tmp_path)], env=env, stderr=subprocess.PIPE)
+    files = [Path(f"{pids}.{c}") for c in (EURO, SLOTS)]
+    deadline = time.monotonic() + 60
+    while not all(f.exists() and f.read_text() for f in files) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    agents = [int(f.read_text()) for f in files]
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    for pid in agents:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert {n: (golden / "runs" / n).read_bytes() for n in os.listdir(golden / "runs")} == before
+    assert sorted(os.listdir(golden)) == ["golden.yaml", "runs", "snapshot"]

@@ -1,0 +1,108 @@
+"""The pure parts of ``sourcegate run``: reading an agent's stdout answer, assembling a trace from
+what was served, the findings of a run, and the ``replay:`` configuration."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from gate.config import Config, ReplayConfig, parse_config
+from gate.errors import InputError
+from gate.jsonio import validate
+from gate.load import parse_trace
+from gate.model import Case, Citation, Replay, ReplayMiss, Run
+from gate.record.trace import trace_dict
+from gate.runner.assemble import Finished, assemble, stdout_answer
+from gate.runner.findings import RUN_FINDINGS, run_findings
+from gate.runner.scope import CaseScope
+
+CASE = Case(id="c1", question="Which?")
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+SEARCH = {"results": [{"title": "A", "url": "https://a.example/x", "snippet": "s"}]}
+
+
+@pytest.mark.parametrize(("stdout", "expected"), [
+    ('{"answer": "yes"}', ("yes", None)),
+    ('log line\n{"answer": "yes", "citations": [{"url": "https://a.example/x"}]}\n',
+     ("yes", (Citation("https://a.example/x"),))),
+    ('{"answer": "yes", "citations": [{"url": "https://a.example/x", "quote": "q"}]}',
+     ("yes", (Citation("https://a.example/x", "q"),))),
+])
+def test_an_answer_on_stdout(stdout: str, expected: tuple[str, tuple[Citation, ...] | None]) -> None:
+    assert stdout_answer(stdout) == expected
+
+
+@pytest.mark.parametrize(("stdout", "message"), [
+    ("", "stdout was empty"),
+    ("thinking...", "printed no answer"),
+    ('["yes"]', "printed no answer"),
+    ('{"text": "yes"}', 'without a string "answer"'),
+    ('{"answer": "yes", "citations": "https://a.example"}', "not a list"),
+    ('{"answer": "yes", "citations": [{"quote": "q"}]}', "citation 0"),
+])
+def test_no_answer_on_stdout_says_what_was_expected(stdout: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        stdout_answer(stdout)
+
+
+def _scope() -> CaseScope:
+    scope = CaseScope()
+    scope.saw("/search", {"provider": ["trace"], "q": ["first"]}, 200, SEARCH)
+    scope.saw("/search", {"provider": ["trace"], "q": ["missing"]}, 404, {"miss": True})
+    scope.saw("/search", {"provider": ["trace"], "q": ["missing"]}, 404, {"miss": True})
+    scope.saw("/fetch", {"url": ["https://a.example/x"]}, 200,
+              {"url": "https://a.example/x", "status": 200, "final_url": None, "body": "page text",
+               "fetched_at": "2026-10-01T00:00:00Z", "truncated": False})
+    scope.saw("/fetch", {}, 400, {"error": "expected exactly one 'url' parameter"})  # not a call
+    scope.saw("/nowhere", {}, 404, {"error": "no such endpoint"})  # not a call
+    return scope
+
+
+def test_a_trace_is_assembled_from_the_served_calls_and_round_trips() -> None:
+    finished = Finished(None, '{"answer": "A says so https://a.example/x"}', "")
+    run = assemble(CASE, ["agent"], finished, _scope().calls(), None, NOW)
+    assert run.queries == ("first", "missing", "missing")
+    assert [(r.query, r.url) for r in run.results] == [(0, "https://a.example/x")]
+    assert [(p.url, p.text, p.status) for p in run.pages] == [("https://a.example/x", "page text", 200)]
+    assert run.replay == Replay(command=("agent",), served=True, misses=(ReplayMiss("search", "missing", "trace"),))
+    data = trace_dict(run)
+    validate(data, "trace", "assembled")
+    assert parse_trace(data, "assembled", "c1").replay == run.replay
+
+
+def test_a_failed_agent_keeps_what_it_was_served_and_the_end_of_its_stderr() -> None:
+    finished = Finished("exited with code 2", "", "x" * 1000 + "ValueError: bad")
+    run = assemble(CASE, ["agent"], finished, _scope().calls(), None, NOW)
+    assert run.answer == "" and run.queries
+    assert run.replay is not None and run.replay.agent_error is not None
+    assert run.replay.agent_error.startswith("exited with code 2; the end of its stderr: xxx")
+    assert run.replay.agent_error.endswith("ValueError: bad") and len(run.replay.agent_error) < 400
+
+
+def test_an_agent_s_own_trace_is_kept_with_the_misses_added() -> None:
+    own = Run(case="", question="Which?", answer="mine", queries=("own query",))
+    run = assemble(CASE, ["agent"], Finished(None, "", ""), _scope().calls(), own, NOW)
+    assert run.answer == "mine" and run.queries == ("own query",) and run.case == "c1"
+    assert run.replay is not None and not run.replay.served and len(run.replay.misses) == 1
+
+
+def test_run_findings_have_ids_descriptions_and_a_severity_from_the_config() -> None:
+    assert set(RUN_FINDINGS) == {"replay_miss", "agent_error"}
+    assert all(k.description for k in RUN_FINDINGS.values())
+    run = Run(case="c1", question="?", answer="", replay=Replay(
+        misses=(ReplayMiss("pages", "https://b.example/"),), agent_error="timed out after 5 s"))
+    failures, warnings = run_findings(run, Config())
+    assert [(f.check, f.url) for f in failures] == [("agent_error", None), ("replay_miss", "https://b.example/")]
+    assert warnings == ()
+    failures, warnings = run_findings(run, Config(replay=ReplayConfig(on_miss="warn")))
+    assert [f.check for f in failures] == ["agent_error"] and [w.kind for w in warnings] == ["replay_miss"]
+    assert run_findings(Run(case="c", question="?", answer=""), Config()) == ((), ())
+
+
+def test_the_replay_section_of_the_config(tmp_path: Path) -> None:
+    assert parse_config("replay: {on_miss: warn}", "s.yaml").replay.on_miss == "warn"
+    assert parse_config("{}", "s.yaml").replay.on_miss == "fail"
+    with pytest.raises(InputError, match="on_miss"):
+        parse_config("replay: {on_miss: ignore}", "s.yaml")
