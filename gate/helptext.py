@@ -25,6 +25,7 @@ EXAMPLES = {
     "import": "sourcegate import anthropic runs/q7.json --out my-set/runs --question \"...\"",
     "init": "sourcegate init my-set --from-runs traces/",
     "run": "sourcegate run cached-snapshots/example --check -- python examples/agent/agent.py",
+    "merge": "sourcegate merge cached-snapshots/example shard-*.json --json report.json",
 }
 """The example of each command, by its name after ``sourcegate`` (the empty name: the main help)."""
 

@@ -8,7 +8,7 @@ text}, answer}``), converted unchanged on load.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -149,15 +149,40 @@ def run_files(root: str) -> list[str]:
     return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
 
 
-def iter_pairings(golden: GoldenSet) -> Iterator[Pairing]:
+def trace_case_id(data: Any, default_case: str) -> str | None:
+    """The case id a parsed trace will have, read without validating it (None: it cannot be told)."""
+    if not isinstance(data, dict):
+        return None
+    if "format" not in data:
+        return default_case
+    case = data.get("case", default_case)
+    return case if isinstance(case, str) else None
+
+
+OTHER_SHARD = "in another shard"
+"""The problem of a pairing :func:`iter_pairings` passes over unvalidated, because ``keep`` refused it."""
+
+
+def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) -> Iterator[Pairing]:
     """Each case with its run, streamed one file at a time (memory does not grow with the set).
 
     A run for an unknown case, or a case with no run, is a problem for that case, never skipped.
+    With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: it is
+    yielded as a pairing without a run (problem :data:`OTHER_SHARD`), so the order stays whole.
     """
     by_id = {c.id: c for c in golden.cases}
     ran: set[str] = set()
     for file in run_files(golden.root):
-        run = load_trace(file, golden.root)
+        stem = os.path.splitext(os.path.basename(file))[0]
+        data = load_json(file, root=golden.root)
+        cid = trace_case_id(data, stem) if keep is not None else None
+        if keep is not None and cid is not None and not keep(cid):
+            if cid in ran:
+                raise InputError(f"a second run for case {cid!r}", file=file, path="$.case")
+            ran.add(cid)
+            yield Pairing(by_id.get(cid) or Case(id=cid, question=""), None, OTHER_SHARD)
+            continue
+        run = parse_trace(data, file, stem)
         if run.case in ran:
             raise InputError(f"a second run for case {run.case!r}", file=file, path="$.case")
         ran.add(run.case)

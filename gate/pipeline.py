@@ -11,6 +11,11 @@
    statuses included);
 5. :func:`gate.decide.decide` is called once, and the :class:`Report` built from its answer.
 
+With a shard (``check --shard i/n``, :mod:`gate.shards`), only that shard's cases are checked and
+judged, nothing is compared, and the report carries the :class:`gate.shards.ShardMark` that
+``sourcegate merge`` needs; the merge compares and decides the merged cases once
+(:func:`decide_set`).
+
 Reading files and git happens here and in the modules it calls at the edge; evaluation, comparison
 and decision are pure. Nothing is decided and then patched.
 """
@@ -34,12 +39,14 @@ from gate.goldensets import per_set_file, split_sets
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
 from gate.load import Pairing, iter_pairings, load_golden, load_trace
+from gate.merge import baseline_digest
 from gate.model import Case, GoldenSet
 from gate.progress import Progress
 from gate.results import CaseResult, Report
 from gate.rules import Rules, resolve_rules
+from gate.shards import Shard, ShardSelection, config_digest
 
-__all__ = ["TRACES_NAME", "SetRequest", "run_paths", "run_set"]
+__all__ = ["TRACES_NAME", "SetRequest", "decide_set", "rules_baseline_digest", "run_paths", "run_set"]
 
 TRACES_NAME = "traces"
 """The name of the report of loose trace files (they have no golden.yaml to name them)."""
@@ -65,6 +72,8 @@ class SetRequest:
     """False: no baseline is read or compared with (``baseline update`` records a new one)"""
     judge_provider: str | None = None
     """the judge provider by name (None: ``judge.provider`` in the configuration)"""
+    shard: Shard | None = None
+    """check only this shard's cases, into a partial report for ``sourcegate merge`` (None: every case)"""
 
 
 @dataclass(frozen=True)
@@ -90,14 +99,23 @@ def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
         yield Pairing(Case(id=run.case, question=run.question), run)
 
 
-def _source(paths: Sequence[str]) -> _Source:
-    """The golden set in ``paths`` (its golden.yaml read once), or its trace files."""
+def _source(paths: Sequence[str], shard: ShardSelection | None = None) -> _Source:
+    """The golden set in ``paths`` (its golden.yaml read once), or its trace files.
+
+    With ``shard``, only that shard's pairings; the others are read for their case ids alone (a
+    golden set's runs of other shards are not validated), so the shard notes the whole run's order.
+    """
     dirs = [p for p in paths if os.path.isdir(p)]
     if dirs:
         golden = load_golden(dirs[0])
-        return _Source(golden.name, golden.version, golden.root, golden, iter_pairings(golden),
+        pairings: Iterable[Pairing] = iter_pairings(golden, keep=shard.keeps if shard is not None else None)
+        return _Source(golden.name, golden.version, golden.root, golden, _selected(pairings, shard),
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
-    return _Source(TRACES_NAME, None, None, None, _trace_pairings(paths), None, len(paths))
+    return _Source(TRACES_NAME, None, None, None, _selected(_trace_pairings(paths), shard), None, len(paths))
+
+
+def _selected(pairings: Iterable[Pairing], shard: ShardSelection | None) -> Iterable[Pairing]:
+    return pairings if shard is None else shard.select(pairings, lambda p: p.case.id)
 
 
 def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[str, Check]) -> CaseResult:
@@ -123,7 +141,7 @@ def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: 
     return cases, mode, tuple(session.warnings)
 
 
-def _comparison(rules: Rules, source: _Source, cases: Sequence[CaseResult], judge_mode: str,
+def _comparison(rules: Rules, name: str, version: int | None, cases: Sequence[CaseResult], judge_mode: str,
                 now: datetime) -> tuple[Comparison | None, tuple[str, ...]]:
     """The comparison with the rules' baseline (None without one), and a note when there is none."""
     base, origin = rules.baseline, rules.origin
@@ -133,27 +151,47 @@ def _comparison(rules: Rules, source: _Source, cases: Sequence[CaseResult], judg
         where = f"{origin.ref}:{origin.file}" if origin.ref else origin.file
         return None, (f"no baseline at {where}: nothing to compare with; "
                       "record one with `sourcegate baseline update`",)
-    if base.golden_name != source.name:
-        raise InputError(f"the baseline is for golden set {base.golden_name!r}, not {source.name!r}",
+    if base.golden_name != name:
+        raise InputError(f"the baseline is for golden set {base.golden_name!r}, not {name!r}",
                          file=origin.file)
-    return compare_cases(base, cases, source.version, judge_mode, rules.config, origin, now), ()
+    return compare_cases(base, cases, version, judge_mode, rules.config, origin, now), ()
+
+
+def decide_set(name: str, version: int | None, cases: Sequence[CaseResult], rules: Rules, judge_mode: str,
+               *, warnings: Sequence[str] = (), now: datetime) -> Report:
+    """The report of a set whose cases are already evaluated (the merged shards): compared with the
+    rules' baseline and decided once. ``warnings`` come before the rules' own; ``now`` dates the
+    baseline."""
+    cases = tuple(cases)
+    comparison, notes = _comparison(rules, name, version, cases, judge_mode, now)
+    verdict, reasons = decide(cases, rules.config, comparison)
+    return Report(verdict=verdict, reasons=reasons, golden_name=name, golden_version=version,
+                  cases=cases, config_source=rules.config.source, judge_mode=judge_mode,
+                  warnings=(*warnings, *rules.warnings, *notes), comparison=comparison,
+                  config_changes=rules.config_changes)
 
 
 def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | None,
-         checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None) -> Report:
-    """Evaluate, compare and decide once. ``now`` also dates the set's snapshot (None: not dated)."""
+         checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None, *,
+         partial: bool = False) -> Report:
+    """Evaluate, compare and decide once. ``now`` also dates the set's snapshot (None: not dated).
+
+    ``partial`` (a shard): nothing is compared, and the rules' warnings are left to the merge, which
+    says them once for every shard.
+    """
     config = rules.config
     cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements, checks,
                                             progress)
     aged = snapshot_age_warning(source.golden, config, now) if source.golden and now else None
     if aged:
         judge_warnings = (*judge_warnings, aged)
-    comparison, notes = _comparison(rules, source, cases, mode, now or datetime.now(UTC))
-    verdict, reasons = decide(cases, config, comparison)
-    return Report(verdict=verdict, reasons=reasons, golden_name=source.name, golden_version=source.version,
-                  cases=cases, config_source=config.source, judge_mode=mode,
-                  warnings=(*judge_warnings, *rules.warnings, *notes), comparison=comparison,
-                  config_changes=rules.config_changes)
+    if partial:
+        verdict, reasons = decide(cases, config, None)
+        return Report(verdict=verdict, reasons=reasons, golden_name=source.name,
+                      golden_version=source.version, cases=cases, config_source=config.source,
+                      judge_mode=mode, warnings=judge_warnings)
+    return decide_set(source.name, source.version, cases, rules, mode, warnings=judge_warnings,
+                      now=now or datetime.now(UTC))
 
 
 def run_set(request: SetRequest, *, now: datetime | None = None,
@@ -166,16 +204,31 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
     revision that cannot be read) raise :class:`gate.errors.InputError`; a check that raises on a
     run is a ``check_error`` finding of that case (:attr:`Report.check_errors`), the rest still runs.
     """
-    source = _source(request.paths)
+    shard = ShardSelection(request.shard) if request.shard is not None else None
+    if shard is not None and not request.compare:
+        raise InputError("a shard is checked against the baseline's rules: it cannot record a baseline")
+    source = _source(request.paths, shard)
     if request.compare:
         rules = resolve_rules(request.paths, request.config_file,
                               baseline=per_set_file(request.baseline, source.name),
                               ref=request.baseline_ref, trust_config=request.trust_config)
+        # The mark names the configuration the merge resolves too: the one before --judge-provider.
+        digest = config_digest(rules.config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
-        return _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress)
+        report = _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress,
+                      partial=shard is not None)
+        if shard is None:
+            return report
+        # A shard is not compared with the baseline: `sourcegate merge` does that once, for all.
+        return replace(report, shard=shard.mark(digest, rules_baseline_digest(rules)))
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
                 checks, progress)
+
+
+def rules_baseline_digest(rules: Rules) -> str | None:
+    """The digest of the baseline the rules compare with, and the revision it was read at (None: none)."""
+    return baseline_digest(rules.baseline, rules.origin.commit if rules.origin else None)
 
 
 def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,

@@ -13,6 +13,7 @@ from gate.model import Finding, Verdict
 if TYPE_CHECKING:
     from gate.configdiff import ConfigChange
     from gate.judgement import RunJudgement
+    from gate.shards import ShardMark
 
 __all__ = [
     "CHECK_ERROR", "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Counts", "Report",
@@ -117,6 +118,8 @@ class Report:
     """the comparison with the baseline, when there was one"""
     config_changes: tuple[ConfigChange, ...] = ()
     """settings the pull request changes in the configuration; they apply after the merge"""
+    shard: ShardMark | None = None
+    """set on a partial report (``check --shard i/n``), which ``sourcegate merge`` combines"""
 
     @property
     def check_errors(self) -> tuple[Finding, ...]:

@@ -97,8 +97,13 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     sets = split_sets(list(inputs.golden_set) or list(discover_golden_sets(root)))
     pr = _pr_context(env)
     several = len(sets) > 1
+    if (inputs.shard or inputs.merge_from) and (several or not os.path.isdir(sets[0].paths[0])):
+        raise InputError("inputs 'shard' and 'merge-from' take one golden-set folder: set 'golden-set'")
+    if inputs.shard:
+        inputs = replace(inputs, fail_on="none")  # a shard never gates: the merge job does
+    partials = _partials(inputs.merge_from, root) if inputs.merge_from else ()
     plans = [plan_check(replace(inputs, report_dir=os.path.join(inputs.report_dir, file_name(s.name)))
-                        if several and s.name else inputs, s.paths, pr) for s in sets]
+                        if several and s.name else inputs, s.paths, pr, partials) for s in sets]
     plan = plans[0]  # the judge, the baseline commit, the comment and the notes are the same for all
     files = [f for p in plans for f in p.files.values()]
     for f in files:
@@ -133,6 +138,19 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     if why is not None:
         print(why, file=out)
     return final
+
+
+def _partials(folder: str, root: str) -> tuple[str, ...]:
+    """The partial reports under ``folder``: every ``report.json`` in it or below (one per artifact)."""
+    where = resolve_within(folder, root, "the workspace")
+    if not os.path.isdir(where):
+        raise InputError("input 'merge-from' must be a folder holding the shards' partial reports", file=folder)
+    found = sorted(os.path.join(d, f) for d, _, names in os.walk(folder) for f in names if f == "report.json")
+    if not found:
+        raise InputError("no partial report (report.json) in input 'merge-from' or below", file=folder)
+    for f in found:
+        resolve_within(f, root, "the workspace")
+    return tuple(found)
 
 
 def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, updates: Mapping[str, str | None],

@@ -34,6 +34,7 @@ __all__ = [
 INPUT_NAMES = (
     "golden-set", "config", "trust-config", "judge", "judge-provider", "anthropic-api-key", "openai-api-key",
     "github-token", "comment", "comment-author", "baseline-ref", "fail-on", "report-dir", "comment-from", "pr-number",
+    "shard", "merge-from",
 )
 """Every input ``action.yml`` declares; a test keeps the two lists equal."""
 OUTPUT_NAMES = (
@@ -79,6 +80,10 @@ class Inputs:
     report_dir: str = "sourcegate-report"
     comment_from: str | None = None
     pr_number: int | None = None
+    shard: str | None = None
+    """``i/n``: run one shard of the golden set and write its partial report (no comment, no gate)"""
+    merge_from: str | None = None
+    """merge mode: a folder holding every shard's partial report, merged, gated and commented"""
 
     @property
     def judge_keys(self) -> dict[str, str]:
@@ -126,6 +131,14 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise InputError(f"input {name!r} must be true or false; got {raw!r}")
 
 
+def _relative(env: Mapping[str, str], name: str) -> str:
+    """A path input that must stay inside the workspace (relative, no '..')."""
+    value = _get(env, name)
+    if os.path.isabs(value) or ".." in value.replace("\\", "/").split("/"):
+        raise InputError(f"input {name!r} must be a relative path inside the workspace; got {value!r}")
+    return value
+
+
 def read_inputs(env: Mapping[str, str]) -> Inputs:
     """Parse the ``INPUT_*`` variables; a malformed value is an :class:`InputError` (exit 2)."""
     # Paths are separated by newlines or any other whitespace (a path cannot hold a space).
@@ -134,11 +147,16 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     if ref is not None and (ref.startswith("-") or any(c.isspace() for c in ref)):
         # A ref starting with '-' would be read by git as an option.
         raise InputError(f"input 'baseline-ref' is not a git revision: {ref!r}")
-    report_dir = _get(env, "report-dir") or "sourcegate-report"
-    if os.path.isabs(report_dir) or ".." in report_dir.replace("\\", "/").split("/"):
-        raise InputError(
-            f"input 'report-dir' must be a relative path inside the workspace; got {report_dir!r}"
-        )
+    report_dir = _relative(env, "report-dir") or "sourcegate-report"
+    shard = _get(env, "shard") or None
+    if shard is not None:
+        from gate.shards import parse_shard
+
+        parse_shard(shard)
+    merge_from = _relative(env, "merge-from") or None
+    if shard is not None and merge_from is not None:
+        raise InputError("inputs 'shard' and 'merge-from' exclude each other: shard jobs write partial "
+                         "reports, one merge job reads them")
     number_text = _get(env, "pr-number")
     number: int | None = None
     if number_text:
@@ -161,6 +179,8 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         report_dir=report_dir,
         comment_from=_get(env, "comment-from") or None,
         pr_number=number,
+        shard=shard,
+        merge_from=merge_from,
     )
 
 

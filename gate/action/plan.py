@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gate.action.inputs import Inputs, resolve_judge
@@ -33,9 +33,19 @@ class Plan:
     files: Mapping[str, str]
 
 
-def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None) -> Plan:
-    """The CLI arguments and the notes for the log and the summary. Pure: no I/O."""
+def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None,
+               partials: Sequence[str] = ()) -> Plan:
+    """The CLI arguments and the notes for the log and the summary. Pure: no I/O.
+
+    With ``inputs.shard``, one shard of the set is checked (``check --shard``) and nothing is
+    commented; with ``inputs.merge_from``, the ``partials`` found there are merged
+    (``sourcegate merge``), then gated and commented as a check would be.
+    """
     notes: list[str] = []
+    if inputs.shard:
+        notes.append(f"shard {inputs.shard}: a partial report for the merge job, which compares, gates "
+                     "and comments; this step does not fail on the verdict")
+        inputs = replace(inputs, comment=False)
     judge, why = resolve_judge(inputs.judge, inputs.has_judge_key, inputs.key_inputs)
     if why:
         notes.append(why)
@@ -56,9 +66,14 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
         )
     d = inputs.report_dir
     files = {name: os.path.join(d, entry.file_name) for name, entry in REPORTERS.items() if entry.file_name}
-    argv = ["check", *paths, *(x for name, file in files.items() for x in (f"--{name}", file)), "--judge", judge]
-    if inputs.judge_provider is not None:
-        argv += ["--judge-provider", inputs.judge_provider]
+    head = ["merge", *paths, *partials] if inputs.merge_from else ["check", *paths]
+    argv = [*head, *(x for name, file in files.items() for x in (f"--{name}", file))]
+    if not inputs.merge_from:  # the merge judges nothing: the shards did
+        argv += ["--judge", judge]
+        if inputs.judge_provider is not None:
+            argv += ["--judge-provider", inputs.judge_provider]
+    if inputs.shard:
+        argv += ["--shard", inputs.shard]
     if inputs.config:
         argv += ["--config", inputs.config]
         if inputs.trust_config:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from gate.commands import baseline, check, comment, import_, init, run, snapshot
+from gate.commands import baseline, check, comment, import_, init, merge, run, snapshot
 from gate.commands.base import Command, Parser
 
 __all__ = ["COMMANDS", "Command", "Parser"]
@@ -21,5 +21,6 @@ COMMANDS: MappingProxyType[str, Command] = MappingProxyType({
     "import": import_,
     "init": init,
     "run": run,
+    "merge": merge,
 })
 """Sub-command name -> its module, in the order ``sourcegate --help`` lists them."""

@@ -24,7 +24,8 @@ from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
 from gate.console import add_options as add_console_options
 from gate.console import progress, show, terminal_mode
-from gate.exitcodes import report_exit
+from gate.errors import InputError
+from gate.exitcodes import ExitCode, report_exit
 from gate.goldensets import GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
 from gate.judge.providers import PROVIDERS
 from gate.outputs import is_stdout
@@ -32,9 +33,10 @@ from gate.pipeline import SetRequest, run_set
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters
 from gate.results import CHECK_ERROR, Report
+from gate.shards import Shard, parse_shard
 from gate.spans import prepare
 
-__all__ = ["JUDGE_MODES", "Outputs", "add_parser", "file_flags", "run"]
+__all__ = ["JUDGE_MODES", "Outputs", "add_parser", "deliver", "file_flags", "run"]
 
 SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
@@ -55,6 +57,14 @@ def add_parser(sub: Subparsers) -> None:
                    help="golden-set folders (each in turn: outputs then need {name}) or trace files "
                         "(default: the sets under cached-snapshots/)")
     add_check_options(c)
+    c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
+
+
+def _shard(value: str) -> Shard:
+    try:
+        return parse_shard(value)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
 
 
 def add_check_options(c: argparse.ArgumentParser) -> None:
@@ -71,9 +81,9 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
     c.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: SET/baseline.json)")
     c.add_argument("--baseline-ref", metavar="REF",
-                   help="read baseline, golden.yaml, config and trusted judge cache at this git revision")
+                   help="rules, baseline and judge cache at this git revision")
     c.add_argument("--trust-config", action="store_true",
-                   help="with --baseline-ref, use a --config the revision lacks (see docs/trust.md)")
+                   help="use a --config the base revision lacks (docs/trust.md)")
     c.add_argument("--comment", action="store_true",
                    help="post or update the PR comment (exit code unchanged)")
     add_comment_author(c)
@@ -109,20 +119,34 @@ def run(args: argparse.Namespace) -> int:
     require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
-    return each_set(sets, lambda s: _check_one(s, args, authors), "check")
+    shard = getattr(args, "shard", None)
+    if shard is not None and (args.comment or len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
+        raise InputError("--shard takes one golden-set folder and no --comment: "
+                         "`sourcegate merge` writes the comment once the shards are merged")
+    return each_set(sets, lambda s: _check_one(s, args, authors, shard), "check")
 
 
-def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str]) -> int:
+def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str],
+               shard: Shard | None) -> int:
     report = run_set(SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                                 baseline_ref=args.baseline_ref, trust_config=args.trust_config,
-                                judge_provider=args.judge_provider),
+                                judge_provider=args.judge_provider, shard=shard),
                      now=datetime.now(UTC), progress=progress(args))
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
+    code = deliver(report, golden.paths, out, args, authors)
+    # A shard does not gate: `sourcegate merge` decides, for every shard at once.
+    return ExitCode.PASS if shard is not None else code
+
+
+def deliver(report: Report, paths: Sequence[str], out: Outputs, args: argparse.Namespace,
+            authors: Sequence[str]) -> int:
+    """Render and write the reports of one set, then publish; the verdict's exit code."""
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
-    if out.otlp_json is not None or args.otlp_endpoint is not None:
-        spans = prepare(report, golden.paths, json_file=out.otlp_json, endpoint=args.otlp_endpoint)
+    otlp_endpoint = getattr(args, "otlp_endpoint", None)
+    if out.otlp_json is not None or otlp_endpoint is not None:
+        spans = prepare(report, paths, json_file=out.otlp_json, endpoint=otlp_endpoint)
     url = run_url(os.environ)
     rendered = [(target, REPORTERS[name].make(url).render(report))
                 for name, target in out.reports.items() if target is not None and name != SUMMARY]

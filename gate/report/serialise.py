@@ -23,11 +23,12 @@ from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.model import Finding
 from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
+from gate.shards import ShardMark
 from gate.version import __version__
 
 __all__ = [
     "case_from_dict", "case_to_dict", "comparison_from_dict", "comparison_to_dict", "dump_report",
-    "report_from_dict", "report_to_dict",
+    "report_from_dict", "report_to_dict", "shard_from_dict", "shard_to_dict",
 ]
 
 
@@ -77,6 +78,7 @@ def report_to_dict(r: Report) -> dict[str, Any]:
         **({"baseline": {**asdict(r.stamp), "forced_over": list(r.stamp.forced_over)}} if r.stamp else {}),
         **({"comparison": comparison_to_dict(r.comparison)} if r.comparison is not None else {}),
         **({"config_changes": [asdict(c) for c in r.config_changes]} if r.config_changes else {}),
+        **({"shard": shard_to_dict(r.shard)} if r.shard is not None else {}),
     }
 
 
@@ -132,7 +134,19 @@ def report_from_dict(d: Mapping[str, Any]) -> Report:
         comparison=comparison_from_dict(cmp, d["golden"]["version"]) if cmp else None,
         warnings=tuple(d.get("warnings", ())), judge_mode=d.get("judge_mode", "off"),
         config_changes=tuple(ConfigChange(**c) for c in d.get("config_changes", ())),
+        shard=shard_from_dict(d["shard"]) if d.get("shard") is not None else None,
     )
+
+
+def shard_to_dict(m: ShardMark) -> dict[str, Any]:
+    """A partial report's shard mark as JSON data."""
+    return {**asdict(m), "positions": list(m.positions)}
+
+
+def shard_from_dict(d: Mapping[str, Any]) -> ShardMark:
+    """A shard mark read back from (schema-valid) JSON data."""
+    return ShardMark(index=d["index"], count=d["count"], config=d["config"], baseline=d.get("baseline"),
+                     ids=d["ids"], total=d["total"], positions=tuple(d["positions"]))
 
 
 def _finding(f: Finding) -> dict[str, Any]:

@@ -1,0 +1,58 @@
+"""``sourcegate merge GOLDEN PARTIAL...``: the shards of one golden set back into one report.
+
+The partial reports of ``check GOLDEN --shard i/n --json FILE`` are merged, compared with the
+baseline and decided once (:mod:`gate.mergerun`), then written and published as ``check`` writes
+and publishes one set's report: the same report options, job summary and PR comment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from datetime import UTC, datetime
+
+from gate.commands.base import Subparsers, add_comment_author
+from gate.commands.check import Outputs, deliver
+from gate.console import add_options as add_console_options
+from gate.console import terminal_mode
+from gate.errors import InputError
+from gate.mergerun import MergeRequest, merged_report
+from gate.publish import comment_authors
+from gate.report.registry import REPORTERS, file_reporters
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Add ``merge`` to the main parser: the golden set, the partial reports, and check's report options."""
+    m = sub.add_parser("merge", help="combine the partial reports of `check --shard i/n` into one report",
+                       description="Combine the partial reports of every shard of one golden set into the "
+                                   "report an unsharded `sourcegate check` writes, then compare and decide.")
+    m.add_argument("golden", metavar="GOLDEN", help="the golden-set folder the shards ran on")
+    m.add_argument("partials", nargs="+", metavar="PARTIAL",
+                   help="partial reports written by `sourcegate check GOLDEN --shard i/n --json FILE`")
+    m.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
+    for name in file_reporters():
+        m.add_argument(f"--{name}", metavar="FILE", help=REPORTERS[name].help)
+    m.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: SET/baseline.json)")
+    m.add_argument("--baseline-ref", metavar="REF",
+                   help="rules, baseline and judge cache at this git revision")
+    m.add_argument("--trust-config", action="store_true",
+                   help="use a --config the base revision lacks (docs/trust.md)")
+    m.add_argument("--comment", action="store_true",
+                   help="post or update the PR comment (exit code unchanged)")
+    add_comment_author(m)
+    add_console_options(m)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Merge the partial reports, compare and decide once, write the reports; the verdict's exit code."""
+    if not os.path.isdir(args.golden):
+        raise InputError("expected the golden-set folder the shards ran on", file=args.golden)
+    # A malformed author (flag or variable) stops the merge before anything is read.
+    authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
+    report = merged_report(MergeRequest(args.golden, tuple(args.partials), args.config, args.baseline,
+                                        args.baseline_ref, args.trust_config), now=datetime.now(UTC))
+    out = Outputs.of(argparse.Namespace(otlp_json=None, **vars(args)), report.golden_name,
+                     default_markdown=not terminal_mode(args))
+    return deliver(report, [args.golden], out, args, authors)

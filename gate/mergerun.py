@@ -1,0 +1,56 @@
+"""The partial reports of every shard of one golden set, back into the report of one run.
+
+    sourcegate check cached-snapshots/example --shard 1/4 --json shard-1.json   # one per matrix job
+    sourcegate merge cached-snapshots/example shard-*.json --json report.json --baseline-ref "$BASE"
+
+The rules (configuration, baseline, trusted judge-cache entries) are resolved from the golden set
+as ``check`` resolves them, and every partial report must have run under the same configuration
+and would have been compared with the same baseline (:mod:`gate.merge` refuses anything else,
+naming the file). The cases are put back in the run's order, then compared with the baseline and
+decided once by the pipeline (:func:`gate.pipeline.decide_set`): the result is the report an
+unsharded ``check`` writes. The command itself is :mod:`gate.commands.merge`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from gate.goldensets import per_set_file
+from gate.jsonio import load_json
+from gate.load import load_golden
+from gate.merge import Partial, merge_cases, parse_partial
+from gate.pipeline import decide_set, rules_baseline_digest
+from gate.results import Report
+from gate.rules import resolve_rules
+from gate.shards import config_digest
+
+__all__ = ["MergeRequest", "merged_report"]
+
+
+@dataclass(frozen=True)
+class MergeRequest:
+    """Which golden set the shards ran on, their partial reports, and the rules to decide under."""
+
+    golden: str
+    """the golden-set folder"""
+    partials: tuple[str, ...]
+    """the partial reports (``check --shard i/n --json FILE``), in any order"""
+    config_file: str | None = None
+    baseline: str | None = None
+    """an explicit baseline file (None: the set's baseline.json)"""
+    baseline_ref: str | None = None
+    trust_config: bool = False
+
+
+def merged_report(request: MergeRequest, *, now: datetime) -> Report:
+    """Read the partial reports, merge their cases, compare and decide once (``now`` dates the baseline)."""
+    golden = load_golden(request.golden)
+    rules = resolve_rules([request.golden], request.config_file, baseline=per_set_file(request.baseline, golden.name),
+                          ref=request.baseline_ref, trust_config=request.trust_config)
+    partials: Sequence[Partial] = [Partial(f, parse_partial(load_json(f), f)) for f in request.partials]
+    merged = merge_cases(partials, golden_name=golden.name, golden_version=golden.version,
+                         config=config_digest(rules.config), baseline=rules_baseline_digest(rules))
+    return decide_set(merged.golden_name, merged.golden_version, merged.cases, rules, merged.judge_mode,
+                      warnings=merged.warnings, now=now)
