@@ -67,18 +67,11 @@ def _shard(value: str) -> Shard:
         raise argparse.ArgumentTypeError(str(e)) from e
 
 
-def add_check_options(c: argparse.ArgumentParser) -> None:
-    """``check``'s options but its paths (``run --check`` takes them too)."""
+def add_report_options(c: argparse.ArgumentParser) -> None:
+    """The rules, report, baseline and comment options that ``check`` and ``merge`` share."""
     c.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
     for name in file_reporters():
         c.add_argument(f"--{name}", metavar="FILE", help=REPORTERS[name].help)
-    c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
-                   help="live, replay (cache only) or off (default: judge.mode)")
-    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
-                   help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
-    c.add_argument("--otlp-json", metavar="FILE",
-                   help="write the runs as OTLP/JSON spans (docs/spans.md)")
-    c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
     c.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: SET/baseline.json)")
     c.add_argument("--baseline-ref", metavar="REF",
                    help="rules, baseline and judge cache at this git revision")
@@ -88,6 +81,18 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
                    help="post or update the PR comment (exit code unchanged)")
     add_comment_author(c)
     add_console_options(c)
+
+
+def add_check_options(c: argparse.ArgumentParser) -> None:
+    """``check``'s options but its paths (``run --check`` takes them too)."""
+    add_report_options(c)
+    c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
+                   help="live, replay (cache only) or off (default: judge.mode)")
+    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
+                   help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
+    c.add_argument("--otlp-json", metavar="FILE",
+                   help="write the runs as OTLP/JSON spans (docs/spans.md)")
+    c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,12 @@ import argparse
 import os
 from datetime import UTC, datetime
 
-from gate.commands.base import Subparsers, add_comment_author
-from gate.commands.check import Outputs, deliver
-from gate.console import add_options as add_console_options
+from gate.commands.base import Subparsers
+from gate.commands.check import Outputs, add_report_options, deliver
 from gate.console import terminal_mode
 from gate.errors import InputError
 from gate.mergerun import MergeRequest, merged_report
 from gate.publish import comment_authors
-from gate.report.registry import REPORTERS, file_reporters
 
 __all__ = ["add_parser", "run"]
 
@@ -31,18 +29,7 @@ def add_parser(sub: Subparsers) -> None:
     m.add_argument("golden", metavar="GOLDEN", help="the golden-set folder the shards ran on")
     m.add_argument("partials", nargs="+", metavar="PARTIAL",
                    help="partial reports written by `sourcegate check GOLDEN --shard i/n --json FILE`")
-    m.add_argument("--config", metavar="FILE", help="sourcegate.yaml (default: the one beside the set)")
-    for name in file_reporters():
-        m.add_argument(f"--{name}", metavar="FILE", help=REPORTERS[name].help)
-    m.add_argument("--baseline", metavar="FILE", help="baseline to compare with (default: SET/baseline.json)")
-    m.add_argument("--baseline-ref", metavar="REF",
-                   help="rules, baseline and judge cache at this git revision")
-    m.add_argument("--trust-config", action="store_true",
-                   help="use a --config the base revision lacks (docs/trust.md)")
-    m.add_argument("--comment", action="store_true",
-                   help="post or update the PR comment (exit code unchanged)")
-    add_comment_author(m)
-    add_console_options(m)
+    add_report_options(m)
 
 
 def run(args: argparse.Namespace) -> int:
