@@ -44,7 +44,7 @@ OUTPUT_NAMES = (
 """Every output ``action.yml`` declares (``comment-url`` in comment mode only)."""
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
 """Inputs that are masked in the log (``::add-mask::``) before anything else is printed."""
-JUDGE_MODES = ("auto", "live", "replay", "off")
+JUDGE_MODES = ("auto", "live", "batch", "replay", "off")
 JUDGE_KEYS = {"anthropic": ("anthropic-api-key", "ANTHROPIC_API_KEY"), "openai": ("openai-api-key", "OPENAI_API_KEY")}
 """Each judge provider that needs a key: the input that holds it and the variable its SDK reads."""
 FAIL_ON = ("hard", "soft", "none")
@@ -196,9 +196,9 @@ def resolve_judge(requested: str, has_key: bool, key_input: str = "anthropic-api
             "the judge replays its cache; claims missing from it stay unscored, and too many unscored "
             "claims make the run inconclusive, never a pass"
         )
-    if requested == "live" and not has_key:
+    if requested in ("live", "batch") and not has_key:
         return "replay", (
-            f"judge 'live' was asked for but no {key_input} was given: the judge replays its cache "
+            f"judge '{requested}' was asked for but no {key_input} was given: the judge replays its cache "
             "instead; claims missing from it stay unscored"
         )
     return requested, None

@@ -1,8 +1,13 @@
 """One gate run's judging: the judge for the mode, bounded concurrency in case order, SDK warnings.
 
-Modes: ``live`` calls the API and writes the judge cache; ``replay`` reads the cache only (a miss
-leaves claims unscored with "not in judge cache"; a golden set with no ``judgements/`` folder at all is
-not judged, and the report says so); ``off`` does not judge.
+Modes: ``live`` calls the API and writes the judge cache; ``batch`` sends the requests the cache
+misses as message batches at the batch price, writes their replies to the cache and then judges
+from it (:mod:`gate.judge.batch`); ``replay`` reads the cache only (a miss leaves claims unscored
+with "not in judge cache"; a golden set with no ``judgements/`` folder at all is not judged, and the
+report says so); ``off`` does not judge.
+
+Batch mode holds the set's runs in memory for its rounds: the judge passes over them once to learn
+its requests, once per round of batches, and once more to judge them from the cache.
 
 Runs are judged on a thread pool of ``judge.concurrency`` workers. At most twice that many runs are
 in flight, and results come back in case order, so memory stays flat however large the set is.
@@ -22,8 +27,10 @@ the calls, tokens and cost each judgement spent); the caller chooses where that 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -33,13 +40,21 @@ from typing import TypeVar
 
 from gate.config import Config
 from gate.judge.base import Judge, JudgeRequest, Provider
+from gate.judge.batch.base import Batches
+from gate.judge.batch.pending import PendingBatches
+from gate.judge.batch.replies import BatchReplies
+from gate.judge.batch.runner import BatchRunner, Polling
 from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
-from gate.judge.providers import build_provider
+from gate.judge.providers import build_batches, build_provider
 from gate.judgement import RunJudgement
 from gate.model import Case, Run
 from gate.progress import NullProgress, Progress
 
-MODES = ("live", "replay", "off")
+MODES = ("live", "batch", "replay", "off")
+CALLING = ("live", "batch")
+"""The modes that call the API (and report their progress)."""
+MAX_ROUNDS = 4
+"""Rounds of message batches at most: the judge needs two (claims and assessment, then verdicts)."""
 A = TypeVar("A")
 B = TypeVar("B")
 
@@ -73,16 +88,24 @@ def _is_sdk(filename: str) -> bool:
     return False
 
 
+class _Learnt(Exception):
+    """Batch mode's first pass stops a run's evaluation once the session knows the run."""
+
+
 class JudgeSession:
     """Context manager around judging one set: ``with JudgeSession(...) as s: s.judge(run, case)``."""
 
     def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
                  *, caller: Provider | None = None, trusted: TrustedEntries | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, batches: Batches | None = None,
+                 polling: Polling | None = None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         """Prepare a session; ``caller`` replaces the configured provider (tests, benchmarks).
 
         ``trusted``: only these judge-cache entries are used as they are (the base revision's).
-        ``progress``: where a live session reports how far it got (default: nowhere).
+        ``progress``: where a live or batch session reports how far it got (default: nowhere).
+        ``batches``, ``polling``, ``clock``, ``sleep``: batch mode's Message Batches API (default: the
+        configured provider's), how often it polls, and the time it waits by (tests never wait).
         """
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {MODES}")
@@ -94,7 +117,14 @@ class JudgeSession:
         self._trusted = trusted
         self._cache: JudgeCache | None = None
         self._judge: Judge | None = None
-        self._progress: Progress = NullProgress() if progress is None or mode != "live" else progress
+        self._progress: Progress = NullProgress() if progress is None or mode not in CALLING else progress
+        self._batches = batches
+        self._polling = polling
+        self._clock = clock
+        self._sleep = sleep
+        self._runner: BatchRunner | None = None
+        self._replies: BatchReplies | None = None
+        self._learning: list[JudgeRequest] | None = None
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
         self._records: list[warnings.WarningMessage] = []
@@ -113,13 +143,22 @@ class JudgeSession:
                 return None
             self._cache = JudgeCache(str(self._cache_dir), self._trusted)
             return LLMJudge(self.config, cache=self._cache, caller=None, expected_runs=self._expected)
-        caller = self._caller
-        if caller is None:
-            caller = build_provider(self.config.judge)
         if self._cache_dir is None:
             self._notes.append("judge: trace files have no golden set, so judge replies are not cached")
         if self._cache_dir is not None:
             self._cache = JudgeCache(self._cache_dir, self._trusted)
+        if self.mode == "batch":
+            batches = self._batches if self._batches is not None else build_batches(self.config.judge)
+            pending = PendingBatches(self._cache_dir) if self._cache_dir is not None else None
+            self._runner = BatchRunner(batches, pending, deadline_seconds=self.config.judge.batch_deadline_seconds,
+                                       progress=self._progress, polling=self._polling, clock=self._clock,
+                                       sleep=self._sleep)
+            self._replies = BatchReplies(self.config.judge.prices)
+            return LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected,
+                            billed=self._replies.billed)
+        caller = self._caller
+        if caller is None:
+            caller = build_provider(self.config.judge)
         return LLMJudge(self.config, cache=self._cache, caller=caller, expected_runs=self._expected)
 
     def __enter__(self) -> JudgeSession:
@@ -154,6 +193,9 @@ class JudgeSession:
         """Judge one run, or None when the session does not judge."""
         if self._judge is None:
             return None
+        if self._learning is not None:  # batch mode's first pass: only which runs there are
+            self._learning.append(JudgeRequest(run, case))
+            raise _Learnt
         judgement = self._judge.judge(JudgeRequest(run, case))
         u = judgement.usage
         self._progress.advance(0, calls=u.calls, cost=u.cost_usd, tokens=u.input_tokens + u.output_tokens
@@ -167,15 +209,45 @@ class JudgeSession:
             self._progress.advance(1)
             return result
 
+        if self._replies is not None:
+            items = self._batch_rounds(fn, items)
         return ordered_map(step, items, self.config.judge.concurrency if self.active else 1)
+
+    def _batch_rounds(self, fn: Callable[[A], B], items: Iterable[A]) -> list[A]:
+        """Batch mode, before the items are judged: learn the runs, then rounds of batches until the
+        judge cache (or the batches' failures) answers every request the judge will make."""
+        from gate.judge.llm import LLMJudge
+
+        assert self._replies is not None and self._runner is not None
+        held = list(items)
+        self._learning = []
+        try:
+            for item in held:
+                with contextlib.suppress(_Learnt):
+                    fn(item)
+            requests = self._learning
+        finally:
+            self._learning = None
+        for n in range(MAX_ROUNDS):
+            judge = LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected)
+            for request in requests:
+                judge.judge(request)
+            self._runner.consumed()  # the replies this pass read are in the judge cache now
+            wanted = self._replies.take_wanted()
+            if not wanted:
+                break
+            self._replies.add(self._runner.run(wanted, first_round=n == 0))
+        self._replies.close(f"no message batch answered this request within {MAX_ROUNDS} rounds")
+        return held
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """What the report should say: setup notes, then each distinct SDK warning."""
         sdk = [f"{w.category.__name__}: {w.message}" for w in self._records if _is_sdk(w.filename)]
-        fatal = getattr(self._judge, "fatal", None)
+        fatal = getattr(self._judge, "fatal", None) or (self._runner.fatal if self._runner else None)
         stopped = [f"judge: stopped calling the API: {fatal}"] if fatal else []
-        return tuple(dict.fromkeys(stopped + self._notes + self._trust_notes() + sdk))
+        batch = self._runner.notes if self._runner else []
+        return tuple(dict.fromkeys(stopped + self._notes + batch + self._trust_notes() + sdk))
 
     def _trust_notes(self) -> list[str]:
         """How many judge-cache entries the pull request brought along, and which a fresh judge contradicted."""
