@@ -122,6 +122,8 @@ class JudgeSession:
         self._polling = polling
         self._clock = clock
         self._sleep = sleep
+        self._built: Batches | None = None
+        """the Message Batches client this session built, and closes"""
         self._runner: BatchRunner | None = None
         self._replies: BatchReplies | None = None
         self._learning: list[JudgeRequest] | None = None
@@ -148,7 +150,9 @@ class JudgeSession:
         if self._cache_dir is not None:
             self._cache = JudgeCache(self._cache_dir, self._trusted)
         if self.mode == "batch":
-            batches = self._batches if self._batches is not None else build_batches(self.config.judge)
+            if self._batches is None:
+                self._batches = self._built = build_batches(self.config.judge)
+            batches = self._batches
             pending = PendingBatches(self._cache_dir) if self._cache_dir is not None else None
             self._runner = BatchRunner(batches, pending, deadline_seconds=self.config.judge.batch_deadline_seconds,
                                        progress=self._progress, polling=self._polling, clock=self._clock,
@@ -178,6 +182,8 @@ class JudgeSession:
                  tb: TracebackType | None) -> None:
         assert self._catcher is not None
         self._progress.close()
+        if self._built is not None:
+            self._built.close()
         self._catcher.__exit__(et, ev, tb)
         if et is None:
             for w in self._records:

@@ -73,3 +73,7 @@ class Batches(Protocol):
     def cancel(self, batch_id: str) -> BatchStatus:
         """Ask the API to cancel the batch; it ends once the requests in flight are done."""
         ...
+
+    def close(self) -> None:
+        """Close the client's connections."""
+        ...

@@ -65,6 +65,10 @@ class AnthropicBatches:
         except anthropic.AnthropicError as e:
             raise JudgeUnavailable(f"the SDK failed: {e}") from e
 
+    def close(self) -> None:
+        """Close the SDK's connections."""
+        self._client.close()
+
     def size(self, call: ToolCall) -> int:
         """The bytes of ``call`` as one request of a batch."""
         return len(json.dumps({"custom_id": call.key, "params": body(call)}, ensure_ascii=False).encode("utf-8"))
