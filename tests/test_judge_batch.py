@@ -249,3 +249,26 @@ def test_a_refused_key_stops_the_batches_at_once(api: AnthropicServer, tmp_path:
     assert api.batches_created == 0 and len(api.batch_calls) == 1
     assert all(j.claims_error and "refused the key" in j.claims_error for j in judgements)
     assert sum("stopped calling the API" in w for w in session.warnings) == 1
+
+
+def test_the_judges_deadline_starts_after_the_wait_for_the_batches(api: AnthropicServer) -> None:
+    api.polls_to_end = 5  # 1 + 2 + 4 + 8 s of polling, past the judge's 5 s deadline
+    config = Config(judge=JudgeConfig(model="claude-sonnet-4-6", deadline_seconds=5))
+    time = FakeTime()
+    judgements, _ = _judge_all("batch", None, n=2, config=config, time=time)  # no cache: every reply from memory
+    assert time.now > 5
+    assert all(j.unscored_count == 0 and j.claims_error is None for j in judgements)
+    assert sum(j.usage.batch_calls for j in judgements) == 3  # each batched reply billed once
+
+
+def test_judging_one_run_at_a_time_outside_map_settles_its_own_batches(api: AnthropicServer, tmp_path: Path) -> None:
+    run = make_run()
+    time = FakeTime()
+    with JudgeSession("batch", CONFIG, str(tmp_path / "set" / "judgements"), polling=NO_WAIT, clock=time.clock,
+                      sleep=time.sleep) as session:
+        first = session.judge(run, Case("c0", run.question))
+        second = session.judge(run, Case("c1", run.question))
+    assert first is not None and second is not None
+    assert first.unscored_count == 0 and first.usage.batch_calls == 3
+    assert second.usage.calls == 0 and second.usage.from_judge_cache
+    assert api.batches_created == 2

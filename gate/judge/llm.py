@@ -183,7 +183,9 @@ class LLMJudge:
             # An entry the pull request brought along is not evidence: its claims stay unscored.
             raise JudgeUnavailable(NOT_VERIFIED if unverified else NOT_IN_CACHE)
         reply = self._send(call)
-        tally.usage += priced(replace(reply.usage, calls=1), call.model, self._cfg.prices, batch=reply.batched)
+        # A batch's reply counts the one call it was; served again (no judge cache to read it from), none.
+        calls = reply.usage.calls if reply.batched else 1
+        tally.usage += priced(replace(reply.usage, calls=calls), call.model, self._cfg.prices, batch=reply.batched)
         if reply.stop_reason == "refusal":
             raise JudgeUnavailable("the model refused to answer")
         if reply.tool_input is None:

@@ -127,6 +127,8 @@ class JudgeSession:
         self._runner: BatchRunner | None = None
         self._replies: BatchReplies | None = None
         self._learning: list[JudgeRequest] | None = None
+        self._settled = False
+        self._rounds = 0
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
         self._records: list[warnings.WarningMessage] = []
@@ -199,10 +201,14 @@ class JudgeSession:
         """Judge one run, or None when the session does not judge."""
         if self._judge is None:
             return None
+        request = JudgeRequest(run, case)
         if self._learning is not None:  # batch mode's first pass: only which runs there are
-            self._learning.append(JudgeRequest(run, case))
+            self._learning.append(request)
             raise _Learnt
-        judgement = self._judge.judge(JudgeRequest(run, case))
+        if self._replies is not None and not self._settled:  # batch mode outside map: this run's own rounds
+            self._settle([request])
+        assert self._judge is not None
+        judgement = self._judge.judge(request)
         u = judgement.usage
         self._progress.advance(0, calls=u.calls, cost=u.cost_usd, tokens=u.input_tokens + u.output_tokens
                                + u.cache_read_tokens + u.cache_write_tokens)
@@ -220,11 +226,8 @@ class JudgeSession:
         return ordered_map(step, items, self.config.judge.concurrency if self.active else 1)
 
     def _batch_rounds(self, fn: Callable[[A], B], items: Iterable[A]) -> list[A]:
-        """Batch mode, before the items are judged: learn the runs, then rounds of batches until the
-        judge cache (or the batches' failures) answers every request the judge will make."""
-        from gate.judge.llm import LLMJudge
-
-        assert self._replies is not None and self._runner is not None
+        """Batch mode, before the items are judged: learn their runs (``fn`` stops at the judge),
+        then settle every request the judge will make."""
         held = list(items)
         self._learning = []
         try:
@@ -234,17 +237,31 @@ class JudgeSession:
             requests = self._learning
         finally:
             self._learning = None
-        for n in range(MAX_ROUNDS):
-            judge = LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected)
+        self._settle(requests)
+        self._settled = True
+        return held
+
+    def _settle(self, requests: list[JudgeRequest]) -> None:
+        """Rounds of message batches until the judge cache (or a batch's failure) answers every request
+        the judge makes of ``requests``; then a fresh judge (its deadline starting now) to judge them."""
+        from gate.judge.llm import LLMJudge
+
+        assert self._replies is not None and self._runner is not None
+        self._replies.reopen()
+        for _ in range(MAX_ROUNDS):
+            judge = LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected,
+                             clock=self._clock)
             for request in requests:
                 judge.judge(request)
             self._runner.consumed()  # the replies this pass read are in the judge cache now
             wanted = self._replies.take_wanted()
             if not wanted:
                 break
-            self._replies.add(self._runner.run(wanted, first_round=n == 0))
+            self._replies.add(self._runner.run(wanted, first_round=self._rounds == 0))
+            self._rounds += 1
         self._replies.close(f"no message batch answered this request within {MAX_ROUNDS} rounds")
-        return held
+        self._judge = LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected,
+                               clock=self._clock, billed=self._replies.billed)
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -49,7 +49,7 @@ class BatchReplies:
             if isinstance(outcome, ToolReply) and self._closed is not None:
                 # The last pass: the reply is charged once, however many runs ask for it.
                 if call.key in self._billed:
-                    return replace(outcome, usage=Usage())
+                    return replace(outcome, usage=Usage(calls=0))
                 self._billed.add(call.key)
         if isinstance(outcome, str):
             raise Settled(outcome)
@@ -65,6 +65,11 @@ class BatchReplies:
         """A round's results."""
         with self._lock:
             self._outcomes.update(outcomes)
+
+    def reopen(self) -> None:
+        """Rounds are coming: a request with no result yet is wanted again."""
+        with self._lock:
+            self._closed = None
 
     def close(self, reason: str) -> None:
         """No further round: a request with no result yet is unscored with ``reason``."""
