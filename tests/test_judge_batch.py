@@ -197,7 +197,6 @@ def test_an_interrupted_run_resumes_its_batch_and_pays_once(api: AnthropicServer
 
     judgements, session = _judge_all("batch", cache, n=1)
     assert api.batches_created == 2  # the first resumed, only the verdicts' round is new
-    assert session._runner is not None and session._runner.resumed == [first]
     assert api.batches[first].polls >= 4
     assert judgements[0].unscored_count == 0 and judgements[0].usage.batch_calls == 3
     assert not (cache / FILE_NAME).exists()

@@ -42,8 +42,8 @@ from gate.config import Config
 from gate.judge.base import Judge, JudgeRequest, Provider
 from gate.judge.batch.base import Batches
 from gate.judge.batch.pending import PendingBatches
-from gate.judge.batch.replies import BatchReplies
 from gate.judge.batch.runner import BatchRunner, Polling
+from gate.judge.batch.settle import Settler
 from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
 from gate.judge.providers import build_batches, build_provider
 from gate.judgement import RunJudgement
@@ -53,8 +53,6 @@ from gate.progress import NullProgress, Progress
 MODES = ("live", "batch", "replay", "off")
 CALLING = ("live", "batch")
 """The modes that call the API (and report their progress)."""
-MAX_ROUNDS = 4
-"""Rounds of message batches at most: the judge needs two (claims and assessment, then verdicts)."""
 A = TypeVar("A")
 B = TypeVar("B")
 
@@ -124,11 +122,9 @@ class JudgeSession:
         self._sleep = sleep
         self._built: Batches | None = None
         """the Message Batches client this session built, and closes"""
-        self._runner: BatchRunner | None = None
-        self._replies: BatchReplies | None = None
+        self._settler: Settler | None = None
         self._learning: list[JudgeRequest] | None = None
         self._settled = False
-        self._rounds = 0
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
         self._records: list[warnings.WarningMessage] = []
@@ -154,14 +150,11 @@ class JudgeSession:
         if self.mode == "batch":
             if self._batches is None:
                 self._batches = self._built = build_batches(self.config.judge)
-            batches = self._batches
             pending = PendingBatches(self._cache_dir) if self._cache_dir is not None else None
-            self._runner = BatchRunner(batches, pending, deadline_seconds=self.config.judge.batch_deadline_seconds,
-                                       progress=self._progress, polling=self._polling, clock=self._clock,
-                                       sleep=self._sleep)
-            self._replies = BatchReplies(self.config.judge.prices)
-            return LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected,
-                            billed=self._replies.billed)
+            runner = BatchRunner(self._batches, pending, deadline_seconds=self.config.judge.batch_deadline_seconds,
+                                 progress=self._progress, polling=self._polling, clock=self._clock, sleep=self._sleep)
+            self._settler = Settler(self.config, self._cache, runner, expected_runs=self._expected, clock=self._clock)
+            return self._settler.settle(())
         caller = self._caller
         if caller is None:
             caller = build_provider(self.config.judge)
@@ -205,8 +198,8 @@ class JudgeSession:
         if self._learning is not None:  # batch mode's first pass: only which runs there are
             self._learning.append(request)
             raise _Learnt
-        if self._replies is not None and not self._settled:  # batch mode outside map: this run's own rounds
-            self._settle([request])
+        if self._settler is not None and not self._settled:  # batch mode outside map: this run's own rounds
+            self._judge = self._settler.settle([request])
         assert self._judge is not None
         judgement = self._judge.judge(request)
         u = judgement.usage
@@ -221,7 +214,7 @@ class JudgeSession:
             self._progress.advance(1)
             return result
 
-        if self._replies is not None:
+        if self._settler is not None:
             items = self._batch_rounds(fn, items)
         return ordered_map(step, items, self.config.judge.concurrency if self.active else 1)
 
@@ -237,39 +230,19 @@ class JudgeSession:
             requests = self._learning
         finally:
             self._learning = None
-        self._settle(requests)
+        assert self._settler is not None
+        self._judge = self._settler.settle(requests)
         self._settled = True
         return held
-
-    def _settle(self, requests: list[JudgeRequest]) -> None:
-        """Rounds of message batches until the judge cache (or a batch's failure) answers every request
-        the judge makes of ``requests``; then a fresh judge (its deadline starting now) to judge them."""
-        from gate.judge.llm import LLMJudge
-
-        assert self._replies is not None and self._runner is not None
-        self._replies.reopen()
-        for _ in range(MAX_ROUNDS):
-            judge = LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected,
-                             clock=self._clock)
-            for request in requests:
-                judge.judge(request)
-            self._runner.consumed()  # the replies this pass read are in the judge cache now
-            wanted = self._replies.take_wanted()
-            if not wanted:
-                break
-            self._replies.add(self._runner.run(wanted, first_round=self._rounds == 0))
-            self._rounds += 1
-        self._replies.close(f"no message batch answered this request within {MAX_ROUNDS} rounds")
-        self._judge = LLMJudge(self.config, cache=self._cache, caller=self._replies, expected_runs=self._expected,
-                               clock=self._clock, billed=self._replies.billed)
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """What the report should say: setup notes, then each distinct SDK warning."""
         sdk = [f"{w.category.__name__}: {w.message}" for w in self._records if _is_sdk(w.filename)]
-        fatal = getattr(self._judge, "fatal", None) or (self._runner.fatal if self._runner else None)
+        runner = self._settler.runner if self._settler else None
+        fatal = getattr(self._judge, "fatal", None) or (runner.fatal if runner else None)
         stopped = [f"judge: stopped calling the API: {fatal}"] if fatal else []
-        batch = self._runner.notes if self._runner else []
+        batch = runner.notes if runner else []
         return tuple(dict.fromkeys(stopped + self._notes + batch + self._trust_notes() + sdk))
 
     def _trust_notes(self) -> list[str]:
