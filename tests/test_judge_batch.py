@@ -112,6 +112,15 @@ def test_openai_has_no_batch_mode_here(tmp_path: Path) -> None:
         pass
 
 
+def test_judge_batch_with_the_openai_provider_is_an_input_error_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = write_golden(tmp_path / "set", ["a"])
+    out = tmp_path / "report.json"
+    assert main(["check", str(root), "--judge", "batch", "--judge-provider", "openai", "--json", str(out)]) == 2
+    assert "judge.provider is 'openai'" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def _only_grading(outcome: str) -> object:
     return lambda request: outcome if request.tool_name == "grade_claims" else "succeeded"
 
@@ -171,6 +180,10 @@ def test_the_report_shows_the_billed_cost_and_the_live_cost(api: AnthropicServer
     assert "6 through message batches, billed at the batch price; live it would be $" in text
     assert api.calls == 0 and api.batches_created == 2  # no live call at all
     assert not (root / "judgements" / FILE_NAME).exists()
+    assert main(["comment", str(out), "--output", "-"]) == 0
+    comment = capsys.readouterr().out
+    assert "Judge (batch): 6 API call(s)" in comment
+    assert "(6 through message batches, billed at the batch price; live it would be $" in comment
 
 
 class Interrupted(Exception):
