@@ -21,6 +21,7 @@ __all__ = [
     "INPUT_NAMES",
     "JUDGE_KEYS",
     "JUDGE_MODES",
+    "KEYED_MODES",
     "OUTPUT_NAMES",
     "SECRET_INPUTS",
     "SNAPSHOT_ROOT",
@@ -45,6 +46,8 @@ OUTPUT_NAMES = (
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
 """Inputs that are masked in the log (``::add-mask::``) before anything else is printed."""
 JUDGE_MODES = ("auto", "live", "batch", "replay", "off")
+KEYED_MODES = ("live", "batch")
+"""The judge modes that call the provider's API, and so need (and alone may see) its key."""
 JUDGE_KEYS = {"anthropic": ("anthropic-api-key", "ANTHROPIC_API_KEY"), "openai": ("openai-api-key", "OPENAI_API_KEY")}
 """Each judge provider that needs a key: the input that holds it and the variable its SDK reads."""
 FAIL_ON = ("hard", "soft", "none")
@@ -196,7 +199,7 @@ def resolve_judge(requested: str, has_key: bool, key_input: str = "anthropic-api
             "the judge replays its cache; claims missing from it stay unscored, and too many unscored "
             "claims make the run inconclusive, never a pass"
         )
-    if requested in ("live", "batch") and not has_key:
+    if requested in KEYED_MODES and not has_key:
         return "replay", (
             f"judge '{requested}' was asked for but no {key_input} was given: the judge replays its cache "
             "instead; claims missing from it stay unscored"
