@@ -12,6 +12,11 @@ it; an overall deadline; and after ``BREAKER_AFTER`` failed calls in a row (the 
 the judge stops calling, so an outage costs seconds, not the deadline. A refused key (401, 403:
 :class:`gate.errors.JudgeAuthError`) opens the breaker at once, and until one call has succeeded the
 calls go out one at a time, so a wrong key costs one call however many runs and workers there are.
+
+In judge mode ``batch`` the provider answers from message batches (:mod:`gate.judge.batch`): its
+replies are priced at the batch price, its :class:`gate.judge.base.Settled` failures (a request a
+batch could not answer) leave claims unscored without tripping the breaker, and ``billed`` charges a
+batched reply the last pass reads back from the cache.
 """
 
 from __future__ import annotations
