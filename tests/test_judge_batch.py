@@ -284,3 +284,19 @@ def test_judging_one_run_at_a_time_outside_map_settles_its_own_batches(api: Anth
     assert first.unscored_count == 0 and first.usage.batch_calls == 3
     assert second.usage.calls == 0 and second.usage.from_judge_cache
     assert api.batches_created == 2
+
+
+def test_a_pending_batch_the_api_does_not_know_is_sent_again(api: AnthropicServer, tmp_path: Path) -> None:
+    cache = tmp_path / "set" / "judgements"
+    first, _ = _judge_all("batch", tmp_path / "fresh" / "judgements", n=1)  # learn the first round's keys
+    key = next(iter(api.batches.values())).requests[0]["custom_id"]  # asked for in the first round
+    cache.mkdir(parents=True)
+    (cache / FILE_NAME).write_text('{"format": "sourcegate-batch/1", "batches": [{"id": "msgbatch_elsewhere", '
+                                   f'"keys": ["{key}"]}}]}}', encoding="utf-8")
+    created = api.batches_created
+    again, session = _judge_all("batch", cache, n=1)
+    assert _verdicts(again) == _verdicts(first) and again[0].unscored_count == 0
+    assert api.batches_created == created + 2
+    assert any("batch msgbatch_elsewhere of an earlier run could not be resumed (API error 404" in w
+               for w in session.warnings)
+    assert not (cache / FILE_NAME).exists()

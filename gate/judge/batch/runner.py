@@ -123,12 +123,21 @@ class BatchRunner:
         resumed: list[tuple[str, frozenset[str]]] = []
         stale: list[str] = []
         for batch in self._pending.load():
-            if batch.keys & calls.keys():
-                resumed.append((batch.id, batch.keys))
-                self.resumed.append(batch.id)
-                self._progress.note(f"judge: resuming message batch {batch.id} of an earlier run")
-            elif first_round:
-                stale.append(batch.id)
+            if not batch.keys & calls.keys():
+                if first_round:
+                    stale.append(batch.id)
+                continue
+            try:
+                self._batches.retrieve(batch.id)
+            except JudgeUnavailable as e:  # not this key's, deleted, or the API is down: send afresh
+                self._failed(e)
+                self.notes.append(f"judge: the pending message batch {batch.id} of an earlier run could not be "
+                                  f"resumed ({e}); its requests were sent again")
+                self._pending.drop([batch.id])
+                continue
+            resumed.append((batch.id, batch.keys))
+            self.resumed.append(batch.id)
+            self._progress.note(f"judge: resuming message batch {batch.id} of an earlier run")
         if stale:
             self.notes.append(f"judge: dropped {len(stale)} pending message batch(es) of an earlier run that "
                               f"no request of this run matches: {', '.join(stale)}")
