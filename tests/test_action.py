@@ -265,6 +265,22 @@ def test_an_unavailable_judge_makes_the_run_inconclusive_never_a_silent_pass(
     assert not list((runner.ws / golden).rglob("judgements/*.json"))  # failures are never cached
 
 
+def test_a_live_judge_gets_the_key_input_and_never_a_process_variable(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only an OpenAI key is given, and the configuration's provider is anthropic: the Anthropic key
+    # set on the step's environment must not stand in for the missing input.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    with AnthropicServer(lambda request: error_reply(529), api_key=API_KEY) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+        code = run(runner.env(None, golden_set=golden, openai_api_key="sk-proj-x", comment="false"))
+        assert api.calls == 0
+    assert code == 2
+    [cannot] = [a for a in annotations(capsys.readouterr().out) if "could not run" in a]
+    assert "the anthropic provider needs its API key" in cannot
+
+
 # --------------------------------------------------------------------------------------------
 # Plumbing, against a stand-in for the gate
 
