@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from gate.errors import InputError
 from gate.judge.providers import PROVIDERS
 from gate.publish import parse_logins
+from gate.shards import parse_shard
 
 __all__ = [
     "FAIL_ON",
@@ -151,8 +152,6 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     report_dir = _relative(env, "report-dir") or "sourcegate-report"
     shard = _get(env, "shard") or None
     if shard is not None:
-        from gate.shards import parse_shard
-
         parse_shard(shard)
     merge_from = _relative(env, "merge-from") or None
     if shard is not None and merge_from is not None:
