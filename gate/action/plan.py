@@ -87,7 +87,8 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
     trust = inputs.trust_config and bool(inputs.config)
     request: SetRequest | MergeRequest
     if inputs.merge_from:  # the merge judges nothing: the shards did
-        request = MergeRequest(paths[0], tuple(paths[1:]) + tuple(partials), inputs.config, None, baseline, trust)
+        request = MergeRequest(paths[0], (*paths[1:], *partials), config_file=inputs.config, baseline_ref=baseline,
+                               trust_config=trust)
     else:
         keys = MappingProxyType(inputs.judge_keys) if judge == "live" else None
         request = SetRequest(tuple(paths), inputs.config, judge, baseline_ref=baseline, trust_config=trust,
