@@ -33,7 +33,7 @@ import sys
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import TypeVar
@@ -95,13 +95,16 @@ class JudgeSession:
 
     def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
                  *, caller: Provider | None = None, trusted: TrustedEntries | None = None,
-                 progress: Progress | None = None, batches: Batches | None = None,
-                 polling: Polling | None = None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 progress: Progress | None = None, api_keys: Mapping[str, str] | None = None,
+                 batches: Batches | None = None, polling: Polling | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         """Prepare a session; ``caller`` replaces the configured provider (tests, benchmarks).
 
         ``trusted``: only these judge-cache entries are used as they are (the base revision's).
         ``progress``: where a live or batch session reports how far it got (default: nowhere).
+        ``api_keys``: the judge's API keys by provider name, given to the provider only when a live or
+        batch session builds it (None, or a provider not in it: its SDK reads the key from the
+        environment; an empty key is refused, see :func:`gate.judge.providers.build_provider`).
         ``batches``, ``polling``, ``clock``, ``sleep``: batch mode's Message Batches API (default: the
         configured provider's), how often it polls, and the time it waits by (tests never wait).
         """
@@ -112,6 +115,7 @@ class JudgeSession:
         self._cache_dir = cache_dir
         self._expected = expected_runs
         self._caller = caller
+        self._api_keys = api_keys
         self._trusted = trusted
         self._cache: JudgeCache | None = None
         self._judge: Judge | None = None
@@ -128,6 +132,10 @@ class JudgeSession:
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
         self._records: list[warnings.WarningMessage] = []
+
+    def _api_key(self) -> str | None:
+        """The key given for the configured provider (None: its SDK reads the environment)."""
+        return None if self._api_keys is None else self._api_keys.get(self.config.judge.provider)
 
     def _open(self) -> Judge | None:
         from gate.judge.llm import LLMJudge
@@ -149,7 +157,7 @@ class JudgeSession:
             self._cache = JudgeCache(self._cache_dir, self._trusted)
         if self.mode == "batch":
             if self._batches is None:
-                self._batches = self._built = build_batches(self.config.judge)
+                self._batches = self._built = build_batches(self.config.judge, api_key=self._api_key())
             pending = PendingBatches(self._cache_dir) if self._cache_dir is not None else None
             runner = BatchRunner(self._batches, pending, deadline_seconds=self.config.judge.batch_deadline_seconds,
                                  progress=self._progress, polling=self._polling, clock=self._clock, sleep=self._sleep)
@@ -157,7 +165,7 @@ class JudgeSession:
             return self._settler.settle(())
         caller = self._caller
         if caller is None:
-            caller = build_provider(self.config.judge)
+            caller = build_provider(self.config.judge, api_key=self._api_key())
         return LLMJudge(self.config, cache=self._cache, caller=caller, expected_runs=self._expected)
 
     def __enter__(self) -> JudgeSession:
