@@ -19,15 +19,23 @@ from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 
 SLOTS = 4
-IDLE = 0.5
+# Short, so that forty idle clients are dropped in a second (ten rounds of four slots); a real request
+# arrives whole with its connection and is read at once, however short this is.
+IDLE = 0.1
+
+
+class _Replay(ReplayServer):
+    # A listen backlog that holds every idle client at once: with socketserver's 5, each connect beyond
+    # it waits for the client's SYN to be sent again (1 s, then 2 s, ...), which is not what is tested.
+    request_queue_size = 64
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ReplayServer]:
     store = SnapshotStore(str(tmp_path / "snapshot"))
     store.put_page(PageRecord(url="https://a.test/", status=200, body="A page", content_type="text/html"))
-    replay = ReplayServer(store, port=0, log=io.StringIO(), idle_timeout=IDLE, max_connections=SLOTS)
-    thread = threading.Thread(target=replay.serve_forever, daemon=True)
+    replay = _Replay(store, port=0, log=io.StringIO(), idle_timeout=IDLE, max_connections=SLOTS)
+    thread = threading.Thread(target=replay.serve_forever, args=(0.05,), daemon=True)  # a prompt shutdown()
     thread.start()
     try:
         yield replay
