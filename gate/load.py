@@ -54,8 +54,7 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     )
     citations = None
     if "citations" in data:
-        # A lone surrogate in a cited URL reads as U+FFFD, as the URL parsed from an answer does.
-        citations = tuple(Citation(url=usv(c["url"]), quote=c.get("quote")) for c in data["citations"])
+        citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
     agent = tuple(sorted((k, str(v)) for k, v in data.get("agent", {}).items()))
     return Run(
         case=data.get("case", default_case), question=data["question"], answer=data["answer"],
@@ -84,15 +83,31 @@ def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     )
 
 
+def _usv(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD.
+
+    JSON can escape one (``"\\ud800"``), but no UTF-8 text can hold it: a title, a snippet, a quote,
+    an answer or a page that kept it would stop every report that quotes it. A browser reads such
+    a string the same way. Called on validated data, so the depth is bounded.
+    """
+    if isinstance(value, str):
+        return usv(value)
+    if isinstance(value, list):
+        return [_usv(v) for v in value]
+    if isinstance(value, dict):
+        return {usv(k): _usv(v) for k, v in value.items()}
+    return value
+
+
 def parse_trace(data: Any, file: str, default_case: str) -> Run:
-    """Validate a parsed trace of either shape and convert it to a Run."""
+    """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD)."""
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, got {type(data).__name__}", file=file, path="$")
     if "format" in data:
         validate(data, "trace", file)
-        return _native(data, file, default_case)
+        return _native(_usv(data), file, default_case)
     validate(data, "trace-minimal", file)
-    return _minimal(data, file, default_case)
+    return _minimal(_usv(data), file, default_case)
 
 
 def load_trace(file: str, root: str | None = None) -> Run:
