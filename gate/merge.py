@@ -52,8 +52,8 @@ _COUNTS = ("citations", "unique_domains", "results", "pages_read", "quoted_citat
 
 @cache
 def _case_shape() -> Shape:
-    """A case as sourcegate writes it: the report schema's case, closed (every key, no other), the
-    judgement left to :func:`_judgement_shape` (it is written only when there is one)."""
+    """A case as sourcegate writes it: the report schema's case, closed (every key, no other; the
+    judgement only when there is one)."""
     report = schema("report")
     case = report["properties"]["cases"]["items"]
     return compile_shape(case, report, closed=True, optional={"judgement"})
@@ -63,12 +63,6 @@ def _case_shape() -> Shape:
 def _header_shape() -> Shape:
     """The report schema, for everything but the cases (its shard mark lists a position per case)."""
     return compile_shape(schema("report"), formats=validator("report").format_checker)
-
-
-@cache
-def _judgement_shape() -> Shape:
-    report = schema("report")
-    return compile_shape(report["$defs"]["judgement"], report)
 
 
 def _read_case(d: object) -> CaseResult:
@@ -83,24 +77,22 @@ def _read_case(d: object) -> CaseResult:
     if negative is not None:
         raise Mismatch("expected a count of at least 0", ["figures", negative])
     case = case_from_dict(d)
-    if case.judgement is not None:
-        _judgement_shape()(d["judgement"])
-        if (json.dumps(judgement_to_dict(case.judgement), allow_nan=False)
-                != json.dumps(d["judgement"], allow_nan=False)):
-            raise Mismatch("the judgement does not read back the same (its counts and figures follow from its claims)",
-                           ["judgement"])
+    if case.judgement is not None and (json.dumps(judgement_to_dict(case.judgement), allow_nan=False)
+                                       != json.dumps(d["judgement"], allow_nan=False)):
+        raise Mismatch("the judgement does not read back the same (its counts and figures follow from its claims)",
+                       ["judgement"])
     return case
 
 
 def parse_partial(data: object, file: str) -> Report:
     """A partial report read from JSON data, checked as strictly as a report and in linear time.
 
-    Everything but the cases is validated against the report schema (compiled once into a shape,
-    :mod:`gate.shapes`; ``jsonschema`` says what is wrong when it does not fit). Each case is checked once
-    against the schema's case compiled into a closed shape (:mod:`gate.shapes`): every key
-    sourcegate writes, no other, each value of its type; a case that does not fit is refused,
-    naming its JSON path. ``jsonschema`` itself, case by case, costs about a millisecond per
-    case, which at tens of thousands of cases would make the merge the slowest job of the matrix.
+    The report schema is compiled once into shapes (:mod:`gate.shapes`): ``jsonschema`` itself,
+    case by case, costs about a millisecond per case, which at tens of thousands of cases would
+    make the merge the slowest job of the matrix. Everything but the cases is checked against the
+    schema (``jsonschema`` says what is wrong when it does not fit). Each case is checked once
+    against the schema's case as a closed shape: every key sourcegate writes, no other, each value
+    of its type; a case that does not fit is refused, naming its JSON path.
     """
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise InputError("expected a report: a JSON object with a list of cases", file=file, path="$.cases")
@@ -118,7 +110,7 @@ def parse_partial(data: object, file: str) -> Report:
         except Mismatch as m:
             raise InputError(f"not a case as sourcegate writes it: {m.why}", file=file,
                              path=json_path(["cases", i, *m.path])) from None
-        except (KeyError, TypeError, ValueError) as e:  # a shape the schema allows but the values cannot be
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # values the shape let through, unreadable
             raise InputError(f"not a case as sourcegate writes it ({type(e).__name__}: {e})", file=file,
                              path=f"$.cases[{i}]") from e
     return replace(report_from_dict({**data, "cases": []}), cases=tuple(read))

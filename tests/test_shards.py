@@ -199,16 +199,23 @@ def test_a_case_sourcegate_would_not_write_is_refused_with_its_path(
     assert where in err and "not a case as sourcegate writes it" in err
 
 
-def test_a_case_whose_judgement_does_not_add_up_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("tamper", "why"), [
+    (lambda j: j.update(claim_count=j["claim_count"] + 1), "does not read back the same"),
+    (lambda j: j["usage"].pop("calls"), "missing the key 'calls'"),
+    (lambda j: j["verdicts"][0].update(verdict="true"), "expected one of"),
+])
+def test_a_case_whose_judgement_does_not_add_up_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           tamper: Any, why: str) -> None:
     """A judgement's counts and figures follow from its claims: a partial report cannot say otherwise."""
     files = _shards(EXAMPLE, tmp_path, 2)
     data = _read(files[0])
-    judged = next(i for i, c in enumerate(data["cases"]) if c.get("judgement", {}).get("claim_count"))
-    data["cases"][judged]["judgement"]["claim_count"] += 1
+    judged = next(i for i, c in enumerate(data["cases"]) if c.get("judgement", {}).get("verdicts"))
+    tamper(data["cases"][judged]["judgement"])
     files[0].write_text(json.dumps(data), encoding="utf-8")
     code, out = _merge(EXAMPLE, files, tmp_path)
     assert code == 2 and not out.exists()
-    assert f"$.cases[{judged}].judgement" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"$.cases[{judged}].judgement" in err and why in err
 
 
 def test_the_key_order_of_a_case_does_not_matter(demo: Path, tmp_path: Path) -> None:
