@@ -20,9 +20,10 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import FormatChecker
+if TYPE_CHECKING:  # the checker is handed in by the caller: importing jsonschema is left to gate.jsonio
+    from jsonschema import FormatChecker
 
 __all__ = ["Mismatch", "Shape", "compile_shape"]
 
