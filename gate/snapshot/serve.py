@@ -94,6 +94,9 @@ class ReplayServer(ThreadingHTTPServer):
     """An HTTP server bound to one snapshot store."""
 
     daemon_threads = True
+    request_queue_size = 128
+    """The listen backlog: ``sourcegate run --jobs N`` agents connect at once, and with socketserver's 5
+    each connection beyond it waits for its client to send its SYN again (1 s, then 2 s, ...)."""
 
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
                  log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
