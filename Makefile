@@ -17,10 +17,12 @@ demo: $(STAMP)
 	@$(BIN)/sourcegate check cached-snapshots/example --markdown - ; \
 	  rc=$$?; if [ $$rc -le 1 ] || [ $$rc -eq 3 ]; then exit 0; else exit $$rc; fi
 
-# Linters first, so the last lines a reader (or CI) sees are the test summary.
+# Linters first, so the last lines a reader (or CI) sees are the test summary. The tests run on every
+# core (pytest-xdist); PYTEST_JOBS=0 runs them serially in one process, like plain pytest.
+PYTEST_JOBS ?= auto
 test: $(STAMP)
 	@$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_JOBS)
 
 # Workflows of this repository and the users' examples; the two actions (action.yml, run/action.yml)
 # are checked on their own.

@@ -24,6 +24,7 @@ import pytest
 from gate.pipeline import run_paths
 from gate.results import Report
 from tests.support.action_runner import Runner
+from tests.support.fresh_import import FreshImport, fresh_import
 from tests.support.github_server import FakeGitHub
 from tests.support.live_providers import LIVE_PROVIDERS, LiveProvider
 from tests.support.network import GUARD, NetworkGuard
@@ -114,6 +115,14 @@ def example_report() -> Report:
     Built once per run: a report is a frozen value, which tests may read and ``replace``
     but never change."""
     return run_paths([str(EXAMPLE)], None, judge_mode="replay")
+
+
+@pytest.fixture(scope="session")
+def cli_import() -> FreshImport:
+    """What a fresh process loads when it imports the CLI (see ``tests/support/fresh_import.py``).
+
+    One process for every test that pins what start-up must leave unloaded."""
+    return fresh_import()
 
 
 @pytest.fixture(params=LIVE_PROVIDERS, ids=lambda p: p.name)

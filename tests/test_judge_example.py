@@ -52,11 +52,13 @@ def test_the_cli_replays_in_a_fresh_process_with_no_key_and_no_sdk() -> None:
             "rc = main(['check', sys.argv[1], '--json', '-']); print('SDK', 'anthropic' in sys.modules); "
             "sys.exit(rc)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    for seed in ("1", "2"):  # a different hash seed must render the same prompts, so the same keys
-        out = subprocess.run([sys.executable, "-c", code, str(EXAMPLE)], capture_output=True, text=True,
-                             cwd=ROOT, env={**env, "PYTHONHASHSEED": seed})
-        assert out.returncode in (1, 3), out.stderr
-        text, sdk = out.stdout.rsplit("SDK", 1)
+    # A different hash seed must render the same prompts, so the same keys: both processes run at once.
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(EXAMPLE)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**env, "PYTHONHASHSEED": seed})
+             for seed in ("1", "2")]
+    for proc, (stdout, stderr) in [(proc, proc.communicate(timeout=300)) for proc in procs]:
+        assert proc.returncode in (1, 3), stderr
+        text, sdk = stdout.rsplit("SDK", 1)
         assert sdk.strip() == "False"
         data = json.loads(text)
         assert data["judge_mode"] == "replay" and data["judge"]["counts"]["unscored"] == 0, RERECORD

@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,17 +119,22 @@ def test_a_live_judge_on_a_terminal_draws_a_bar_with_calls_tokens_and_cost(api: 
     assert "sourcegate: judging done" not in out  # no plain lines on a terminal
 
 
-def test_a_live_judge_in_a_ci_log_prints_plain_lines_and_quiet_prints_none(api: AnthropicServer,
-                                                                          tmp_path: Path) -> None:
+def test_a_live_judge_in_a_ci_log_prints_plain_lines_and_quiet_prints_none(
+        api: AnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # In-process: stderr is a pipe here as in a CI log (the terminal case above needs its own process).
+    for name, value in _live_env(api).items():
+        if name.startswith("ANTHROPIC_") or name == "TERM":
+            monkeypatch.setenv(name, value)
     root = write_golden(tmp_path / "set", ["a", "b", "c"])
-    argv = [sys.executable, "-m", "gate", "check", str(root), "--judge", "live", "--json", str(tmp_path / "r.json")]
-    piped = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=_live_env(api), timeout=120)
-    assert piped.returncode == 0, piped.stderr
-    lines = [line for line in piped.stderr.splitlines() if line.startswith("sourcegate: judging")]
+    argv = ["check", str(root), "--judge", "live", "--json", str(tmp_path / "r.json")]
+    assert main(argv) == 0
+    stderr = capsys.readouterr().err
+    lines = [line for line in stderr.splitlines() if line.startswith("sourcegate: judging")]
     assert lines[-1].startswith("sourcegate: judging done: 3/3, 9 calls, ")
-    assert "\x1b[" not in piped.stderr and "━" not in piped.stderr
-    quiet = subprocess.run([*argv, "-q"], capture_output=True, text=True, cwd=ROOT, env=_live_env(api), timeout=120)
-    assert quiet.returncode == 0 and "judging" not in quiet.stderr
+    assert "\x1b[" not in stderr and "━" not in stderr
+    assert main([*argv, "-q"]) == 0
+    assert "judging" not in capsys.readouterr().err
 
 
 def test_a_replay_run_shows_no_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

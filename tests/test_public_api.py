@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import gate
+from tests.support.fresh_import import FreshImport
 
 
 def test_every_exported_name_resolves() -> None:
@@ -28,10 +26,12 @@ def test_unknown_names_raise_attribute_error() -> None:
     raise AssertionError("expected AttributeError")
 
 
-def test_importing_the_package_and_cli_does_not_import_the_sdk() -> None:
-    code = "import sys, gate, gate.cli; gate.CHECKS; print('anthropic' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+def test_importing_the_package_and_cli_does_not_import_the_sdk(cli_import: FreshImport) -> None:
+    assert cli_import.loaded("anthropic") == []
+
+
+def test_importing_the_cli_leaves_jsonschema_until_a_schema_is_validated(cli_import: FreshImport) -> None:
+    assert cli_import.loaded("jsonschema", "referencing") == []
 
 
 def test_all_lists_exactly_the_lazy_exports() -> None:

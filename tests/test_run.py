@@ -178,7 +178,11 @@ def test_ctrl_c_stops_every_agent_and_leaves_the_old_runs(tmp_path: Path) -> Non
     pids = tmp_path / "pid"
     plan = {c: {"sleep": 60, "pid_file": str(pids)} for c in (EURO, SLOTS)}
     env = {**os.environ, PLAN_ENV: json.dumps(plan), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    proc = subprocess.Popen([sys.executable, "-m", "gate.cli", "run", str(golden), "--jobs", "2", "--",
+    # Python leaves SIGINT ignored when its parent ignored it (as a shell does for a job started in the
+    # background, which may be this test run): the gate is started with Ctrl-C handled as it is by default.
+    gate = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "runpy.run_module('gate.cli', run_name='__main__', alter_sys=True)")
+    proc = subprocess.Popen([sys.executable, "-c", gate, "run", str(golden), "--jobs", "2", "--",
                              *scripted_agent(tmp_path)], env=env, stderr=subprocess.PIPE)
     files = [Path(f"{pids}.{c}") for c in (EURO, SLOTS)]
     deadline = time.monotonic() + 60

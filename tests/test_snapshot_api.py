@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import gate.snapshot
+from tests.support.fresh_import import FreshImport
 
 
 def test_every_name_resolves_and_is_documented() -> None:
@@ -15,10 +13,7 @@ def test_every_name_resolves_and_is_documented() -> None:
         assert (value.__doc__ or "").strip(), f"{name} has no docstring"
 
 
-def test_building_the_cli_parser_does_not_load_the_live_recorder() -> None:
+def test_building_the_cli_parser_does_not_load_the_live_recorder(cli_import: FreshImport) -> None:
     # The replay side (build, verify, serve) is imported with the command; the live web, which
     # needs the HTTP client, only when a recording runs.
-    code = ("import sys, gate.cli; gate.cli.build_parser(); "
-            "print(sorted(m for m in sys.modules if m.startswith('gate.snapshot.live') or m == 'requests'))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert cli_import.loaded("gate.snapshot.live", "requests") == []

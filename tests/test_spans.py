@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from gate.cli import main
 from gate.errors import InputError
 from gate.spans import traces_endpoint
 from gate.spans.ids import span_id, trace_id
+from tests.support.fresh_import import FreshImport
 from tests.support.otlp_receiver import attributes, decode_json_lines, otlp_receiver, spans_of
 
 ROOT = Path(__file__).parent.parent
@@ -179,8 +179,5 @@ def test_several_sets_need_name_in_the_otlp_json_path(tmp_path: Path, capsys: py
     assert code == 2 and "--otlp-json needs {name}" in capsys.readouterr().err
 
 
-def test_importing_the_cli_does_not_import_opentelemetry() -> None:
-    probe = "import sys, gate.cli; print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
-    out = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.strip() == "[]" and "opentelemetry" not in out.stderr
+def test_importing_the_cli_does_not_import_opentelemetry(cli_import: FreshImport) -> None:
+    assert cli_import.loaded("opentelemetry") == [] and "opentelemetry" not in cli_import.importtime

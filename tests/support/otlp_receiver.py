@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,6 +17,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from tests.support.loopback import ServerThread
 
 IDS = ("traceId", "spanId", "parentSpanId")
 
@@ -80,12 +81,5 @@ def otlp_receiver(status: int = 200) -> Iterator[Receiver]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Receiver(f"http://127.0.0.1:{server.server_address[1]}", got)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with ServerThread(ThreadingHTTPServer(("127.0.0.1", 0), Handler), "otlp-receiver") as running:
+        yield Receiver(running.url, got)
