@@ -300,3 +300,17 @@ def test_a_pending_batch_the_api_does_not_know_is_sent_again(api: AnthropicServe
     assert any("batch msgbatch_elsewhere of an earlier run could not be resumed (API error 404" in w
                for w in session.warnings)
     assert not (cache / FILE_NAME).exists()
+
+
+def test_shards_judged_in_batches_merge(api: AnthropicServer, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    api.polls_to_end = 1
+    root = write_golden(tmp_path / "set", ["a", "b", "c", "d"])
+    parts = [tmp_path / f"shard-{i}.json" for i in (1, 2)]
+    for i, part in enumerate(parts, 1):
+        assert main(["check", str(root), "--judge", "batch", "--shard", f"{i}/2", "--json", str(part)]) == 0
+    out = tmp_path / "merged.json"
+    assert main(["merge", str(root), *map(str, parts), "--json", str(out)]) == 0
+    merged = load_json(str(out))
+    assert merged["judge_mode"] == "batch" and merged["judge"]["usage"]["batch_calls"] == 12
+    capsys.readouterr()
