@@ -38,7 +38,8 @@ DEFAULT_MODELS: Mapping[str, str] = MappingProxyType({
 """The model each judge provider uses when ``judge.model`` is not set."""
 
 DEFAULT_PRICES: Mapping[str, Mapping[str, float]] = MappingProxyType({
-    # USD per million tokens; cache writes (5 minute) cost 1.25x input, cache reads 0.1x.
+    # USD per million tokens; cache writes (5 minute) cost 1.25x input, cache reads 0.1x. A call sent
+    # through the Message Batches API costs an entry's optional "batch" share of each (default 0.5).
     "claude-sonnet-4-5": MappingProxyType({"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}),
     "claude-sonnet-4-6": MappingProxyType({"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}),
     "claude-haiku-4-5": MappingProxyType({"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.10}),
@@ -68,6 +69,8 @@ class JudgeConfig:
     max_retries: int = 4
     max_evidence_chars: int = 60_000
     inconclusive_unscored_share: float = 0.2
+    batch_deadline_seconds: float = 86_400.0
+    """judge mode ``batch``: how long to wait for a batch before cancelling it (the API expires it at 24 h)"""
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: DEFAULT_PRICES)
 
 

@@ -88,7 +88,9 @@ class Usage:
     ``cost_usd`` is None when the model has no price in the configuration. ``cache_read_tokens`` and
     ``cache_write_tokens`` are Anthropic *prompt* caching; ``judge_cache_hits`` and
     ``judge_cache_misses`` count replies read from (or, in replay, missing from) the golden set's
-    *judge* cache, which cost no call at all.
+    *judge* cache, which cost no call at all. ``batch_calls`` counts the calls among ``calls`` sent
+    through the Message Batches API (billed at the batch price), and ``live_cost_usd`` is what the
+    calls would have cost at live prices (equal to ``cost_usd`` when none was batched).
     """
 
     calls: int = 0
@@ -99,6 +101,8 @@ class Usage:
     cost_usd: float | None = 0.0
     judge_cache_hits: int = 0
     judge_cache_misses: int = 0
+    batch_calls: int = 0
+    live_cost_usd: float | None = 0.0
 
     @property
     def from_judge_cache(self) -> bool:
@@ -107,6 +111,8 @@ class Usage:
 
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        live = None if self.live_cost_usd is None or other.live_cost_usd is None \
+            else self.live_cost_usd + other.live_cost_usd
         return Usage(
             calls=self.calls + other.calls,
             input_tokens=self.input_tokens + other.input_tokens,
@@ -116,6 +122,8 @@ class Usage:
             cost_usd=cost,
             judge_cache_hits=self.judge_cache_hits + other.judge_cache_hits,
             judge_cache_misses=self.judge_cache_misses + other.judge_cache_misses,
+            batch_calls=self.batch_calls + other.batch_calls,
+            live_cost_usd=live,
         )
 
 

@@ -18,7 +18,7 @@ from functools import cache
 
 from gate.errors import InputError
 from gate.jsonio import check_depth, json_path, schema, validate, validator
-from gate.judge.summary import judgement_to_dict
+from gate.judge.summary import BATCH_FIELDS, judgement_to_dict
 from gate.report.serialise import case_from_dict, report_from_dict
 from gate.results import CaseResult, Report
 from gate.shapes import Mismatch, Shape, compile_shape
@@ -53,10 +53,10 @@ _COUNTS = ("citations", "unique_domains", "results", "pages_read", "quoted_citat
 @cache
 def _case_shape() -> Shape:
     """A case as sourcegate writes it: the report schema's case, closed (every key, no other; the
-    judgement only when there is one)."""
+    judgement only when there is one, its usage's batch fields only when a call was batched)."""
     report = schema("report")
     case = report["properties"]["cases"]["items"]
-    return compile_shape(case, report, closed=True, optional={"judgement"})
+    return compile_shape(case, report, closed=True, optional={"judgement", *BATCH_FIELDS})
 
 
 @cache

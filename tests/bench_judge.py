@@ -4,15 +4,25 @@ A synthetic set (by default 20 runs, each with 3 pages of 15,000 characters and 
 cited claims: 4 taken from the pages, 1 paraphrased, 1 made up) is judged both ways against the local
 fake Messages API with the scripted judge, in the same run (:func:`gate.judge.bench.compare_designs`).
 Targets: at most 3 calls per run, at least 8x fewer billed input tokens.
+
+Then the same set is judged in ``live`` and in ``batch`` mode (:func:`batch_vs_live`), each into a
+fresh judge cache: the API calls, the message batches and the billed cost of each, and what the
+batched calls would have cost live. Target: the same calls, half the cost.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
+import tempfile
+from typing import Any
 
-from gate.model import Citation, Page, Run, SearchResult
+from gate.config import Config
+from gate.judge.session import JudgeSession
+from gate.judgement import Usage
+from gate.model import Case, Citation, Page, Run, SearchResult
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.scripted_judge import scripted_judge
 
@@ -70,6 +80,36 @@ def make_run(i: int, rng: random.Random, page_chars: int) -> Run:
                citations=tuple(Citation(urls[k]) for _, k in claims))
 
 
+def _judged(mode: str, runs: list[Run], url: str, key: str, folder: str) -> Usage:
+    """The summed usage of judging ``runs`` in ``mode`` into a fresh judge cache under ``folder``."""
+    os.environ["ANTHROPIC_BASE_URL"], os.environ["ANTHROPIC_API_KEY"] = url, key
+    total = Usage()
+    cache = os.path.join(folder, mode, "judgements")
+    with JudgeSession(mode, Config(), cache, expected_runs=len(runs)) as session:
+        for j in session.map(lambda r: session.judge(r, Case(r.case, r.question)), runs):
+            total += j.usage if j is not None else Usage()
+    return total
+
+
+def batch_vs_live(runs: list[Run]) -> dict[str, Any]:
+    """Calls and billed cost of the same set judged live and in message batches, each from an empty cache."""
+    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")}
+    try:
+        with tempfile.TemporaryDirectory() as folder, AnthropicServer(scripted_judge) as api:
+            live = _judged("live", runs, api.url, api.api_key, folder)
+            live_calls = api.calls
+            batch = _judged("batch", runs, api.url, api.api_key, folder)
+            return {"live": live, "batch": batch, "live_requests": live_calls,
+                    "batch_requests": sum(len(b.requests) for b in api.batches.values()),
+                    "batches": api.batches_created, "batch_live_calls": api.calls - live_calls}
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the comparison; exit 0 whatever it measured (``make bench`` reports, it does not judge)."""
     from gate.judge.bench import compare_designs
@@ -91,6 +131,15 @@ def main(argv: list[str] | None = None) -> int:
          f"{out['runs']} runs, this design vs straightforward"),
         ("judge: billed input tokens, ratio", f"{out['billed_input_ratio']:.1f}x fewer", "target >= 8x"),
         ("judge: input characters, ratio", f"{out['input_chars_ratio']:.1f}x fewer", ""),
+    ]
+    modes = batch_vs_live(runs)
+    live, batch = modes["live"], modes["batch"]
+    rows += [
+        ("judge: calls, live vs batch", f"{live.calls} vs {batch.calls}",
+         f"batch: {modes['batch_requests']} requests in {modes['batches']} message batches, "
+         f"{modes['batch_live_calls']} live calls"),
+        ("judge: billed cost, live vs batch", f"${live.cost_usd or 0:.4f} vs ${batch.cost_usd or 0:.4f}",
+         f"batch at live prices ${batch.live_cost_usd or 0:.4f}; target: half"),
     ]
     width = max(len(r[0]) for r in rows)
     for name, value, note in rows:

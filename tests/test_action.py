@@ -501,7 +501,7 @@ def test_every_golden_set_is_found_and_none_is_an_input_error(
     ("name", "value", "message"),
     [
         ("fail-on", "sometimes", "input 'fail-on' must be one of hard, soft, none; got 'sometimes'"),
-        ("judge", "maybe", "input 'judge' must be one of auto, live, replay, off"),
+        ("judge", "maybe", "input 'judge' must be one of auto, live, batch, replay, off"),
         ("comment", "perhaps", "input 'comment' must be true or false"),
         ("baseline-ref", "--output=/etc/passwd", "input 'baseline-ref' is not a git revision"),
         ("report-dir", "../outside", "input 'report-dir' must be a relative path inside the workspace"),

@@ -95,7 +95,7 @@ def test_every_configuration_error_is_reported_at_once_with_its_path(
     for line in ("  $.extra: unknown key 'extra' (known: format, checks,",
                  "  $.checks.bogus: unknown key 'bogus' (known: disabled, domain_cap,",
                  "  $.checks.domain_cap: 'two' is not of type 'integer'",
-                 "  $.judge.mode: 'sometimes' is not one of ['live', 'replay', 'off']",
+                 "  $.judge.mode: 'sometimes' is not one of ['live', 'batch', 'replay', 'off']",
                  "  $.soft.grounding_rate.flor: unknown key 'flor' (did you mean 'floor'?)"):
         assert line in err
 

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-PACKAGES = ("gate.github", "gate.action", "gate.urls", "gate.importers", "gate.record")
+PACKAGES = ("gate.github", "gate.action", "gate.urls", "gate.importers", "gate.record", "gate.judge.batch")
 
 
 def _public_names(package: ModuleType) -> set[str]:

@@ -22,6 +22,7 @@ __all__ = [
     "INPUT_NAMES",
     "JUDGE_KEYS",
     "JUDGE_MODES",
+    "KEYED_MODES",
     "OUTPUT_NAMES",
     "SECRET_INPUTS",
     "SNAPSHOT_ROOT",
@@ -45,7 +46,9 @@ OUTPUT_NAMES = (
 """Every output ``action.yml`` declares (``comment-url`` in comment mode only)."""
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
 """Inputs that are masked in the log (``::add-mask::``) before anything else is printed."""
-JUDGE_MODES = ("auto", "live", "replay", "off")
+JUDGE_MODES = ("auto", "live", "batch", "replay", "off")
+KEYED_MODES = ("live", "batch")
+"""The judge modes that call the provider's API, and so need (and alone may see) its key."""
 JUDGE_KEYS = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
 """Each judge provider that needs a key, and the input that holds it."""
 FAIL_ON = ("hard", "soft", "none")
@@ -196,9 +199,9 @@ def resolve_judge(requested: str, has_key: bool, key_input: str = "anthropic-api
             "the judge replays its cache; claims missing from it stay unscored, and too many unscored "
             "claims make the run inconclusive, never a pass"
         )
-    if requested == "live" and not has_key:
+    if requested in KEYED_MODES and not has_key:
         return "replay", (
-            f"judge 'live' was asked for but no {key_input} was given: the judge replays its cache "
+            f"judge '{requested}' was asked for but no {key_input} was given: the judge replays its cache "
             "instead; claims missing from it stay unscored"
         )
     return requested, None

@@ -43,7 +43,7 @@ SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
 SET_FILES = ("baseline", "otlp_json")
 """The ``check`` options that name a file and are not reports."""
-JUDGE_MODES = ("live", "replay", "off")
+JUDGE_MODES = ("live", "batch", "replay", "off")
 
 
 def file_flags() -> tuple[str, ...]:
@@ -88,7 +88,7 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
     """``check``'s options but its paths (``run --check`` takes them too)."""
     add_report_options(c)
     c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
-                   help="live, replay (cache only) or off (default: judge.mode)")
+                   help="live, batch (Message Batches), replay (cache only) or off (default: judge.mode)")
     c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
                    help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
     c.add_argument("--otlp-json", metavar="FILE",

@@ -1,7 +1,7 @@
 """The LLM judges: claims, verdicts with verified quotes, query quality, freshness regime, source type.
 
 The seam is ``Judge.judge(request) -> RunJudgement`` (:mod:`gate.judge.base`); :class:`LLMJudge` is
-the implementation, :class:`JudgeSession` runs it over a set in a mode (``live``, ``replay``,
+the implementation, :class:`JudgeSession` runs it over a set in a mode (``live``, ``batch``, ``replay``,
 ``off``). The model behind it is a provider picked by name (:mod:`gate.judge.providers`: ``anthropic``,
 ``openai``, ``scripted``); only a provider module imports its SDK, and only a live session builds one.
 The judgement values live in :mod:`gate.judgement` and are re-exported here. Names here load on

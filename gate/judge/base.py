@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from gate.errors import JudgeUnavailable
 from gate.judge.tools import Tool
 from gate.judgement import RunJudgement, Usage
 from gate.model import Case, Run
@@ -121,6 +122,15 @@ class ToolReply:
     stop_reason: str | None
     usage: Usage = field(default_factory=Usage)
     text: str = ""
+    batched: bool = False
+    """the reply came from a message batch, billed at the batch price"""
+
+
+class Settled(JudgeUnavailable):
+    """No reply for this one request, already decided elsewhere (a batch's errored or expired result).
+
+    It says nothing of the API's health now, so it does not count towards the judge's breaker.
+    """
 
 
 class Provider(Protocol):

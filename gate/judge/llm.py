@@ -12,6 +12,11 @@ it; an overall deadline; and after ``BREAKER_AFTER`` failed calls in a row (the 
 the judge stops calling, so an outage costs seconds, not the deadline. A refused key (401, 403:
 :class:`gate.errors.JudgeAuthError`) opens the breaker at once, and until one call has succeeded the
 calls go out one at a time, so a wrong key costs one call however many runs and workers there are.
+
+In judge mode ``batch`` the provider answers from message batches (:mod:`gate.judge.batch`): its
+replies are priced at the batch price, its :class:`gate.judge.base.Settled` failures (a request a
+batch could not answer) leave claims unscored without tripping the breaker, and ``billed`` charges a
+batched reply the last pass reads back from the cache.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any, TypeVar
 from gate.checks.base import Subject
 from gate.config import Config
 from gate.errors import JudgeAuthError, JudgeUnavailable
-from gate.judge.base import JudgeRequest, Provider, ToolCall, ToolReply, worth_caching
+from gate.judge.base import JudgeRequest, Provider, Settled, ToolCall, ToolReply, worth_caching
 from gate.judge.cache import NOT_VERIFIED, JudgeCache
 from gate.judge.cost import priced
 from gate.judge.evidence import select_snippets, select_sources
@@ -85,9 +90,15 @@ class LLMJudge:
     """
 
     def __init__(self, config: Config, *, cache: JudgeCache | None, caller: Provider | None,
-                 expected_runs: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
-        """Set up the judge; the overall deadline starts now."""
+                 expected_runs: int = 1, clock: Callable[[], float] = time.monotonic,
+                 billed: Callable[[ToolCall], Usage | None] | None = None) -> None:
+        """Set up the judge; the overall deadline starts now.
+
+        ``billed``: for a reply read from the cache, what it cost if this run paid for it (a message
+        batch's result, written to the cache before this judge read it), else None: a cache hit.
+        """
         self._config = config
+        self._billed = billed
         self._cfg = config.judge
         self._cache = cache
         self._caller = caller
@@ -151,6 +162,8 @@ class LLMJudge:
             with self._lock:
                 self._fatal = self._fatal or str(e)
             raise
+        except Settled:
+            raise
         except JudgeUnavailable as e:
             with self._lock:
                 self._failures += 1
@@ -166,7 +179,8 @@ class LLMJudge:
         if self._cache is not None:
             hit = self._cache.get(call)
             if hit is not None:
-                tally.usage += Usage(judge_cache_hits=1)
+                billed = self._billed(call) if self._billed is not None else None
+                tally.usage += billed or Usage(judge_cache_hits=1)
                 return parse(hit)[0]
             unverified = call.key in self._cache.unverified_keys
         if self._caller is None:
@@ -174,7 +188,9 @@ class LLMJudge:
             # An entry the pull request brought along is not evidence: its claims stay unscored.
             raise JudgeUnavailable(NOT_VERIFIED if unverified else NOT_IN_CACHE)
         reply = self._send(call)
-        tally.usage += priced(replace(reply.usage, calls=1), call.model, self._cfg.prices)
+        # A batch's reply counts the one call it was; served again (no judge cache to read it from), none.
+        calls = reply.usage.calls if reply.batched else 1
+        tally.usage += priced(replace(reply.usage, calls=calls), call.model, self._cfg.prices, batch=reply.batched)
         if reply.stop_reason == "refusal":
             raise JudgeUnavailable("the model refused to answer")
         if reply.tool_input is None:

@@ -1,8 +1,13 @@
 """One gate run's judging: the judge for the mode, bounded concurrency in case order, SDK warnings.
 
-Modes: ``live`` calls the API and writes the judge cache; ``replay`` reads the cache only (a miss
-leaves claims unscored with "not in judge cache"; a golden set with no ``judgements/`` folder at all is
-not judged, and the report says so); ``off`` does not judge.
+Modes: ``live`` calls the API and writes the judge cache; ``batch`` sends the requests the cache
+misses as message batches at the batch price, writes their replies to the cache and then judges
+from it (:mod:`gate.judge.batch`); ``replay`` reads the cache only (a miss leaves claims unscored
+with "not in judge cache"; a golden set with no ``judgements/`` folder at all is not judged, and the
+report says so); ``off`` does not judge.
+
+Batch mode holds the set's runs in memory for its rounds: the judge passes over them once to learn
+its requests, once per round of batches, and once more to judge them from the cache.
 
 Runs are judged on a thread pool of ``judge.concurrency`` workers. At most twice that many runs are
 in flight, and results come back in case order, so memory stays flat however large the set is.
@@ -22,8 +27,10 @@ the calls, tokens and cost each judgement spent); the caller chooses where that 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -33,13 +40,19 @@ from typing import TypeVar
 
 from gate.config import Config
 from gate.judge.base import Judge, JudgeRequest, Provider
+from gate.judge.batch.base import Batches
+from gate.judge.batch.pending import PendingBatches
+from gate.judge.batch.runner import BatchRunner, Polling
+from gate.judge.batch.settle import Settler
 from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
-from gate.judge.providers import build_provider
+from gate.judge.providers import build_batches, build_provider
 from gate.judgement import RunJudgement
 from gate.model import Case, Run
 from gate.progress import NullProgress, Progress
 
-MODES = ("live", "replay", "off")
+MODES = ("live", "batch", "replay", "off")
+CALLING = ("live", "batch")
+"""The modes that call the API (and report their progress)."""
 A = TypeVar("A")
 B = TypeVar("B")
 
@@ -73,19 +86,27 @@ def _is_sdk(filename: str) -> bool:
     return False
 
 
+class _Learnt(Exception):
+    """Batch mode's first pass stops a run's evaluation once the session knows the run."""
+
+
 class JudgeSession:
     """Context manager around judging one set: ``with JudgeSession(...) as s: s.judge(run, case)``."""
 
     def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
                  *, caller: Provider | None = None, trusted: TrustedEntries | None = None,
-                 progress: Progress | None = None, api_keys: Mapping[str, str] | None = None) -> None:
+                 progress: Progress | None = None, api_keys: Mapping[str, str] | None = None,
+                 batches: Batches | None = None, polling: Polling | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         """Prepare a session; ``caller`` replaces the configured provider (tests, benchmarks).
 
         ``trusted``: only these judge-cache entries are used as they are (the base revision's).
-        ``progress``: where a live session reports how far it got (default: nowhere).
-        ``api_keys``: the judge's API keys by provider name, given to the provider only when a live
-        session builds it (None, or a provider not in it: its SDK reads the key from the environment;
-        an empty key is refused, see :func:`gate.judge.providers.build_provider`).
+        ``progress``: where a live or batch session reports how far it got (default: nowhere).
+        ``api_keys``: the judge's API keys by provider name, given to the provider only when a live or
+        batch session builds it (None, or a provider not in it: its SDK reads the key from the
+        environment; an empty key is refused, see :func:`gate.judge.providers.build_provider`).
+        ``batches``, ``polling``, ``clock``, ``sleep``: batch mode's Message Batches API (default: the
+        configured provider's), how often it polls, and the time it waits by (tests never wait).
         """
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {MODES}")
@@ -98,10 +119,23 @@ class JudgeSession:
         self._trusted = trusted
         self._cache: JudgeCache | None = None
         self._judge: Judge | None = None
-        self._progress: Progress = NullProgress() if progress is None or mode != "live" else progress
+        self._progress: Progress = NullProgress() if progress is None or mode not in CALLING else progress
+        self._batches = batches
+        self._polling = polling
+        self._clock = clock
+        self._sleep = sleep
+        self._built: Batches | None = None
+        """the Message Batches client this session built, and closes"""
+        self._settler: Settler | None = None
+        self._learning: list[JudgeRequest] | None = None
+        self._settled = False
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
         self._records: list[warnings.WarningMessage] = []
+
+    def _api_key(self) -> str | None:
+        """The key given for the configured provider (None: its SDK reads the environment)."""
+        return None if self._api_keys is None else self._api_keys.get(self.config.judge.provider)
 
     def _open(self) -> Judge | None:
         from gate.judge.llm import LLMJudge
@@ -117,15 +151,21 @@ class JudgeSession:
                 return None
             self._cache = JudgeCache(str(self._cache_dir), self._trusted)
             return LLMJudge(self.config, cache=self._cache, caller=None, expected_runs=self._expected)
-        caller = self._caller
-        if caller is None:
-            provider = self.config.judge.provider
-            key = None if self._api_keys is None else self._api_keys.get(provider)
-            caller = build_provider(self.config.judge, api_key=key)
         if self._cache_dir is None:
             self._notes.append("judge: trace files have no golden set, so judge replies are not cached")
         if self._cache_dir is not None:
             self._cache = JudgeCache(self._cache_dir, self._trusted)
+        if self.mode == "batch":
+            if self._batches is None:
+                self._batches = self._built = build_batches(self.config.judge, api_key=self._api_key())
+            pending = PendingBatches(self._cache_dir) if self._cache_dir is not None else None
+            runner = BatchRunner(self._batches, pending, deadline_seconds=self.config.judge.batch_deadline_seconds,
+                                 progress=self._progress, polling=self._polling, clock=self._clock, sleep=self._sleep)
+            self._settler = Settler(self.config, self._cache, runner, expected_runs=self._expected, clock=self._clock)
+            return self._settler.settle(())
+        caller = self._caller
+        if caller is None:
+            caller = build_provider(self.config.judge, api_key=self._api_key())
         return LLMJudge(self.config, cache=self._cache, caller=caller, expected_runs=self._expected)
 
     def __enter__(self) -> JudgeSession:
@@ -145,6 +185,8 @@ class JudgeSession:
                  tb: TracebackType | None) -> None:
         assert self._catcher is not None
         self._progress.close()
+        if self._built is not None:
+            self._built.close()
         self._catcher.__exit__(et, ev, tb)
         if et is None:
             for w in self._records:
@@ -160,7 +202,14 @@ class JudgeSession:
         """Judge one run, or None when the session does not judge."""
         if self._judge is None:
             return None
-        judgement = self._judge.judge(JudgeRequest(run, case))
+        request = JudgeRequest(run, case)
+        if self._learning is not None:  # batch mode's first pass: only which runs there are
+            self._learning.append(request)
+            raise _Learnt
+        if self._settler is not None and not self._settled:  # batch mode outside map: this run's own rounds
+            self._judge = self._settler.settle([request])
+        assert self._judge is not None
+        judgement = self._judge.judge(request)
         u = judgement.usage
         self._progress.advance(0, calls=u.calls, cost=u.cost_usd, tokens=u.input_tokens + u.output_tokens
                                + u.cache_read_tokens + u.cache_write_tokens)
@@ -173,15 +222,36 @@ class JudgeSession:
             self._progress.advance(1)
             return result
 
+        if self._settler is not None:
+            items = self._batch_rounds(fn, items)
         return ordered_map(step, items, self.config.judge.concurrency if self.active else 1)
+
+    def _batch_rounds(self, fn: Callable[[A], B], items: Iterable[A]) -> list[A]:
+        """Batch mode, before the items are judged: learn their runs (``fn`` stops at the judge),
+        then settle every request the judge will make."""
+        held = list(items)
+        self._learning = []
+        try:
+            for item in held:
+                with contextlib.suppress(_Learnt):
+                    fn(item)
+            requests = self._learning
+        finally:
+            self._learning = None
+        assert self._settler is not None
+        self._judge = self._settler.settle(requests)
+        self._settled = True
+        return held
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """What the report should say: setup notes, then each distinct SDK warning."""
         sdk = [f"{w.category.__name__}: {w.message}" for w in self._records if _is_sdk(w.filename)]
-        fatal = getattr(self._judge, "fatal", None)
+        runner = self._settler.runner if self._settler else None
+        fatal = getattr(self._judge, "fatal", None) or (runner.fatal if runner else None)
         stopped = [f"judge: stopped calling the API: {fatal}"] if fatal else []
-        return tuple(dict.fromkeys(stopped + self._notes + self._trust_notes() + sdk))
+        batch = runner.notes if runner else []
+        return tuple(dict.fromkeys(stopped + self._notes + batch + self._trust_notes() + sdk))
 
     def _trust_notes(self) -> list[str]:
         """How many judge-cache entries the pull request brought along, and which a fresh judge contradicted."""

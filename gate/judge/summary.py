@@ -69,9 +69,23 @@ def summarise(cases: Sequence[CaseResult]) -> JudgeSummary | None:
     )
 
 
+BATCH_FIELDS = ("batch_calls", "live_cost_usd")
+"""Usage fields a report carries only when some call went through the Message Batches API."""
+
+
+def usage_to_dict(u: Usage) -> dict[str, Any]:
+    """Usage as report JSON; the batch fields only when some call was batched."""
+    data = asdict(u)
+    if not u.batch_calls:
+        for name in BATCH_FIELDS:
+            del data[name]
+    return data
+
+
 def judgement_to_dict(j: RunJudgement) -> dict[str, Any]:
     """A run's judgement as report JSON: every field, plus its counts and figures."""
-    return {**asdict(j), "claim_count": j.claim_count, "unscored_count": j.unscored_count,
+    return {**asdict(j), "usage": usage_to_dict(j.usage), "claim_count": j.claim_count,
+            "unscored_count": j.unscored_count,
             "counts": j.counts, "attributed_count": j.attributed_count,
             "misattributed_count": j.misattributed_count, "attribution_share": j.attribution_share,
             "figures": j.figures()}
@@ -79,5 +93,5 @@ def judgement_to_dict(j: RunJudgement) -> dict[str, Any]:
 
 def summary_to_dict(s: JudgeSummary) -> dict[str, Any]:
     """The set's judged summary as report JSON."""
-    return {**asdict(s), "counts": dict(s.counts), "means": dict(s.means),
+    return {**asdict(s), "usage": usage_to_dict(s.usage), "counts": dict(s.counts), "means": dict(s.means),
             "hallucination_by_retrieval": dict(s.hallucination_by_retrieval)}

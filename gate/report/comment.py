@@ -32,7 +32,7 @@ from gate.judge.model import Usage
 from gate.model import Finding
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code, md_url
-from gate.report.judged import judge_cache_line
+from gate.report.judged import batch_note, judge_cache_line
 from gate.report.marker import marker
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table
 from gate.results import CaseResult, Report
@@ -279,7 +279,7 @@ def usage_line(report: Report) -> str:
     cost = "n/a" if total.cost_usd is None else f"${total.cost_usd:.2f}"
     return (f"Judge ({report.judge_mode}): {total.calls} API call(s), {total.input_tokens:,} input and "
             f"{total.output_tokens:,} output tokens, prompt cache {total.cache_read_tokens:,} read / "
-            f"{total.cache_write_tokens:,} written, estimated cost {cost}; "
+            f"{total.cache_write_tokens:,} written, estimated cost {cost}{batch_note(total)}; "
             f"{judge_cache_line([j.usage for j in judged])}.")
 
 

@@ -17,11 +17,19 @@ def _cost(u: Usage) -> str:
     return "unknown (model not in the price table)" if u.cost_usd is None else f"${u.cost_usd:.4f}"
 
 
+def batch_note(u: Usage) -> str:
+    """For calls sent through the Message Batches API: how many, and what they would have cost live."""
+    if not u.batch_calls:
+        return ""
+    live = "unknown" if u.live_cost_usd is None else f"${u.live_cost_usd:.4f}"
+    return f" ({u.batch_calls} through message batches, billed at the batch price; live it would be {live})"
+
+
 def usage_line(u: Usage) -> str:
     """API calls, tokens, prompt-cache tokens and estimated cost, in one sentence."""
     return (f"{u.calls} API call(s), {u.input_tokens:,} input and {u.output_tokens:,} output tokens, "
             f"prompt cache {u.cache_read_tokens:,} read and {u.cache_write_tokens:,} written, "
-            f"estimated cost {_cost(u)}")
+            f"estimated cost {_cost(u)}{batch_note(u)}")
 
 
 def judge_cache_line(usages: list[Usage]) -> str:

@@ -9,6 +9,15 @@ SDK reads first, so tests wait milliseconds).
 
 Responders are scripted with :mod:`tests.support.llm_wire` (re-exported here).
 
+The Message Batches API is served too, as the SDK's ``client.messages.batches`` calls it:
+``POST /v1/messages/batches`` (a ``message_batch`` object, ``in_progress``), ``GET
+/v1/messages/batches/{id}`` (its ``processing_status``, ``ended`` on the ``polls_to_end``-th poll,
+with ``request_counts`` and a ``results_url``), ``GET .../results`` (JSON Lines of ``succeeded``,
+``errored``, ``canceled`` and ``expired`` results, in reverse order: the API does not keep it) and
+``POST .../cancel`` (``canceling``; every request still processing ends ``canceled``). Each request of
+a batch is answered by the same responder as ``/v1/messages``; ``batch_outcome`` may make a request
+end ``errored``, ``canceled`` or ``expired`` instead.
+
 ``usage`` is filled in as the API would: input tokens estimated as characters / 4 of the tools,
 system prompt and messages; a block marked ``cache_control`` ends a cacheable prefix, which (at or
 above the model's minimum: 1024 tokens, 2048 for Haiku) is billed as ``cache_creation_input_tokens``
@@ -20,7 +29,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +107,38 @@ class _Accounting:
                 "cache_creation_input_tokens": write, "cache_read_input_tokens": read}
 
 
+BATCHES = "/v1/messages/batches"
+OUTCOMES = ("succeeded", "errored", "canceled", "expired")
+
+
+@dataclass
+class FakeBatch:
+    """One message batch the fake API holds: its requests, status and, once ended, results."""
+
+    id: str
+    requests: list[dict[str, Any]]
+    headers: dict[str, str]
+    created: datetime
+    polls: int = 0
+    status: str = "in_progress"
+    cancel_initiated: datetime | None = None
+    ended: datetime | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """``request_counts`` as the API reports them: all processing until the batch ends."""
+        counts = dict.fromkeys(("processing", *OUTCOMES), 0)
+        if self.ended is None:
+            counts["processing"] = len(self.requests)
+        for r in self.results:
+            counts[r["result"]["type"]] += 1
+        return counts
+
+
+def _time(t: datetime | None) -> str | None:
+    return t.isoformat().replace("+00:00", "Z") if t is not None else None
+
+
 class AnthropicServer(FakeAPI):
     """The fake Messages API: ``with AnthropicServer(responder) as api: api.url``."""
 
@@ -103,10 +146,94 @@ class AnthropicServer(FakeAPI):
     name = "fake-anthropic"
     default_key = "sk-ant-test"
 
-    def __init__(self, responder: Responder, *, api_key: str | None = None) -> None:
-        """Serve ``responder`` on a free loopback port once entered."""
+    def __init__(self, responder: Responder, *, api_key: str | None = None, polls_to_end: int = 1,
+                 batch_outcome: Callable[[Request], str] | None = None) -> None:
+        """Serve ``responder`` on a free loopback port once entered.
+
+        ``polls_to_end``: a batch ends on this poll (``GET`` of the batch). ``batch_outcome``: how
+        each batched request ends (one of :data:`OUTCOMES`; default: ``succeeded``, or ``errored``
+        when the responder answers an error status).
+        """
         super().__init__(responder, api_key=api_key)
         self._accounting = _Accounting()
+        self.polls_to_end = polls_to_end
+        self.batch_outcome = batch_outcome
+        self.batches: dict[str, FakeBatch] = {}
+        self.batch_calls: list[tuple[str, str]] = []
+        """every request to the batch routes, as (method, path)"""
+
+    @property
+    def batches_created(self) -> int:
+        """How many batches were created."""
+        return len(self.batches)
+
+    def route(self, method: str, path: str, body: dict[str, Any] | None, headers: dict[str, str]) -> Reply | None:
+        """The Message Batches API routes."""
+        if not path.startswith(BATCHES):
+            return None
+        with self._lock:
+            self.batch_calls.append((method, path))
+            if self.key_of(headers) != self.api_key:
+                return self.unauthorised()
+            parts = path[len(BATCHES):].strip("/").split("/")
+            if method == "POST" and parts == [""]:
+                return self._create(body or {}, headers)
+            batch = self.batches.get(parts[0])
+            if batch is None:
+                return self.not_found(path)
+            if method == "GET" and len(parts) == 1:
+                batch.polls += 1
+                if batch.ended is None and (batch.polls >= self.polls_to_end or batch.status == "canceling"):
+                    self._end(batch)
+                return Reply(200, self._batch(batch))
+            if method == "GET" and parts[1:] == ["results"] and batch.ended is not None:
+                lines = "".join(json.dumps(r) + "\n" for r in reversed(batch.results))
+                return Reply(200, raw=lines.encode("utf-8"), content_type="application/binary")
+            if method == "POST" and parts[1:] == ["cancel"]:
+                if batch.ended is None:
+                    batch.status, batch.cancel_initiated = "canceling", datetime.now(UTC)
+                return Reply(200, self._batch(batch))
+            return self.not_found(path)
+
+    def _create(self, body: Mapping[str, Any], headers: dict[str, str]) -> Reply:
+        requests = body.get("requests")
+        if not isinstance(requests, list) or not requests:
+            return Reply(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                          "message": "requests: at least one request is required"}})
+        ids = [r.get("custom_id") for r in requests]
+        if len(set(ids)) != len(ids):
+            return Reply(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                          "message": "custom_id values must be unique"}})
+        batch = FakeBatch(f"msgbatch_fake{next(_ids):08d}", list(requests), headers, datetime.now(UTC))
+        self.batches[batch.id] = batch
+        return Reply(200, self._batch(batch))
+
+    def _end(self, batch: FakeBatch) -> None:
+        """Answer every request of ``batch`` (cancelled ones not at all) and mark it ended."""
+        for item in batch.requests:
+            request = Request(item["params"], batch.headers)
+            outcome = "canceled" if batch.status == "canceling" else \
+                self.batch_outcome(request) if self.batch_outcome else "succeeded"
+            result: dict[str, Any] = {"type": outcome}
+            if outcome == "succeeded":
+                reply = self.render(request, self.responder(request))
+                if reply.status == 200:
+                    result["message"] = reply.body
+                else:
+                    result = {"type": "errored", "error": reply.body}
+            elif outcome == "errored":
+                result["error"] = {"type": "error", "error": {"type": "api_error", "message": "Internal server error"},
+                                   "request_id": "req_fakebatch"}
+            batch.results.append({"custom_id": item["custom_id"], "result": result})
+        batch.status, batch.ended = "ended", datetime.now(UTC)
+
+    def _batch(self, batch: FakeBatch) -> dict[str, Any]:
+        """The ``message_batch`` object."""
+        return {"id": batch.id, "type": "message_batch", "processing_status": batch.status,
+                "request_counts": batch.counts(), "created_at": _time(batch.created),
+                "expires_at": _time(batch.created + timedelta(hours=24)), "ended_at": _time(batch.ended),
+                "cancel_initiated_at": _time(batch.cancel_initiated), "archived_at": None,
+                "results_url": f"{self.url}{BATCHES}/{batch.id}/results" if batch.ended else None}
 
     def key_of(self, headers: Mapping[str, str]) -> str:
         """``x-api-key``, or a bearer token."""

@@ -66,6 +66,9 @@ class Reply:
     text: str | None = None
     stop_reason: str = "tool_use"
     trickle: float = 0.0
+    raw: bytes | None = None
+    """sent as it is instead of ``body`` as JSON (JSON Lines, say), with ``content_type``"""
+    content_type: str = "application/json"
 
 
 Responder = Callable[[Request], Reply]
@@ -149,6 +152,10 @@ class FakeAPI:
         """The reply to an unknown route."""
         return Reply(404, {"error": {"message": f"no route {path}"}})
 
+    def route(self, method: str, path: str, body: dict[str, Any] | None, headers: dict[str, str]) -> Reply | None:
+        """The reply to a route other than :attr:`path` (``GET``s included), or None: not one of them."""
+        return None
+
     def handle(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         """Record a request and answer it (under a lock, so scripted responders stay simple)."""
         with self._lock:
@@ -182,9 +189,9 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _send(self, reply: Reply) -> None:
-            data = json.dumps(reply.body).encode("utf-8")
+            data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode("utf-8")
             self.send_response(reply.status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", reply.content_type)
             self.send_header("content-length", str(len(data)))
             for k, v in reply.headers.items():
                 self.send_header(k, v)
@@ -203,16 +210,28 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
             except OSError:
                 return  # the client gave up
 
+        def _headers(self) -> dict[str, str]:
+            return {k.lower(): v for k, v in self.headers.items()}
+
+        def do_GET(self) -> None:  # noqa: N802 - the http.server convention
+            path = self.path.split("?")[0]
+            self._send(api.route("GET", path, None, self._headers()) or api.not_found(self.path))
+
         def do_POST(self) -> None:  # noqa: N802 - the http.server convention
             raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-            if not api.serves(self.path.split("?")[0]):
-                self._send(api.not_found(self.path))
+            path = self.path.split("?")[0]
+            if not api.serves(path):
+                try:
+                    routed = api.route("POST", path, json.loads(raw or b"{}"), self._headers())
+                except ValueError:
+                    routed = None
+                self._send(routed or api.not_found(self.path))
                 return
             try:
                 body = json.loads(raw)
             except ValueError:
                 self._send(api.render(Request({}, {}), Reply(400)))
                 return
-            self._send(api.handle(body, {k.lower(): v for k, v in self.headers.items()}))
+            self._send(api.handle(body, self._headers()))
 
     return Handler

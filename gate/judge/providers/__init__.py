@@ -1,5 +1,8 @@
 """Judge providers by name: each one module implementing ``Provider.call(call, timeout) -> ToolReply``.
 
+:data:`BATCHES` holds the providers that also have a Message Batches API (judge mode ``batch``):
+``anthropic`` only. OpenAI's Batch API works through uploaded files and is not supported.
+
 ``judge.provider`` in ``sourcegate.yaml`` picks one of :data:`PROVIDERS`; a provider is built from the
 judge configuration (plus an optional ``base_url`` and ``api_key`` that override it and the
 environment: the action passes its key input as a value, never through the environment). SDKs are
@@ -15,11 +18,13 @@ from typing import Protocol
 from gate.config import JudgeConfig
 from gate.errors import InputError
 from gate.judge.base import Provider
+from gate.judge.batch.base import Batches
 from gate.judge.providers.anthropic import AnthropicProvider
+from gate.judge.providers.anthropic_batches import AnthropicBatches
 from gate.judge.providers.openai import OpenAIProvider
 from gate.judge.providers.scripted import ScriptedProvider
 
-__all__ = ["PROVIDERS", "ProviderFactory", "build_provider"]
+__all__ = ["BATCHES", "PROVIDERS", "BatchesFactory", "ProviderFactory", "build_batches", "build_provider"]
 
 
 class ProviderFactory(Protocol):
@@ -36,6 +41,33 @@ PROVIDERS: Mapping[str, ProviderFactory] = MappingProxyType({
     "openai": OpenAIProvider,
     "scripted": ScriptedProvider,
 })
+
+
+class BatchesFactory(Protocol):
+    """Builds a provider's Message Batches API from the judge configuration."""
+
+    def __call__(self, config: JudgeConfig, *, base_url: str | None = None,
+                 api_key: str | None = None) -> Batches:
+        """A ready client; ``InputError`` when it cannot be set up (no key, no SDK)."""
+        ...
+
+
+BATCHES: Mapping[str, BatchesFactory] = MappingProxyType({
+    "anthropic": AnthropicBatches,
+})
+
+
+def build_batches(config: JudgeConfig, *, api_key: str | None = None) -> Batches:
+    """The Message Batches API of the provider ``config.provider`` names, with ``api_key`` when given
+    (as :func:`build_provider` takes it); an input error for a provider that has none."""
+    factory = BATCHES.get(config.provider)
+    if factory is None:
+        raise InputError(f"judge mode batch needs a provider with a Message Batches API ({', '.join(BATCHES)}); "
+                         f"judge.provider is {config.provider!r}: use --judge live with it")
+    if api_key == "":
+        raise InputError(f"judging in message batches with the {config.provider} provider needs its API key, "
+                         "and none was given for it (or judge in replay mode)")
+    return factory(config) if api_key is None else factory(config, api_key=api_key)
 
 
 def build_provider(config: JudgeConfig, *, api_key: str | None = None) -> Provider:

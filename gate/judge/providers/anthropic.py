@@ -46,7 +46,7 @@ def body(call: ToolCall) -> dict[str, Any]:
     }
 
 
-def _usage(usage: Any) -> Usage:
+def usage_of(usage: Any) -> Usage:
     def n(name: str) -> int:
         value = getattr(usage, name, None)
         return int(value) if isinstance(value, int) else 0
@@ -56,7 +56,7 @@ def _usage(usage: Any) -> Usage:
                  cache_write_tokens=n("cache_creation_input_tokens"))
 
 
-def _status_error(e: anthropic.APIStatusError) -> JudgeUnavailable:
+def status_error(e: anthropic.APIStatusError) -> JudgeUnavailable:
     kind = e.type or "error"
     detail = e.api_message or e.message
     request = f" (request {e.request_id})" if e.request_id else ""
@@ -100,18 +100,23 @@ class AnthropicProvider:
         except DeadlineExceeded as e:
             raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
         except anthropic.APIStatusError as e:
-            raise _status_error(e) from e
+            raise status_error(e) from e
         except anthropic.APITimeoutError as e:
             raise JudgeUnavailable(f"the API did not answer within {timeout:.0f} s") from e
         except anthropic.APIConnectionError as e:
             raise JudgeUnavailable(f"cannot reach the API: {e.message}") from e
         except anthropic.AnthropicError as e:
             raise JudgeUnavailable(f"the SDK failed: {e}") from e
-        tool_input = None
-        text = []
-        for block in message.content:
-            if block.type == "tool_use" and block.name == call.tool.name and isinstance(block.input, dict):
-                tool_input = block.input
-            elif block.type == "text":
-                text.append(block.text)
-        return ToolReply(tool_input, message.stop_reason, _usage(message.usage), "\n".join(text))
+        return reply_of(message, call)
+
+
+def reply_of(message: Any, call: ToolCall, *, batched: bool = False) -> ToolReply:
+    """The :class:`ToolReply` in a Messages API ``message`` (an SDK object) answering ``call``."""
+    tool_input = None
+    text = []
+    for block in message.content:
+        if block.type == "tool_use" and block.name == call.tool.name and isinstance(block.input, dict):
+            tool_input = block.input
+        elif block.type == "text":
+            text.append(block.text)
+    return ToolReply(tool_input, message.stop_reason, usage_of(message.usage), "\n".join(text), batched)
