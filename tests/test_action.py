@@ -377,6 +377,17 @@ def test_a_key_turns_the_judge_live_and_is_masked_before_anything_else(
     assert "ANTHROPIC_API_KEY" not in os.environ  # a value, never a process variable
 
 
+def test_a_batch_judge_gets_the_key_input_too(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    fake = FakeGate(_report("pass"))
+    env = runner.env(runner.event(runner.commit()), golden_set=golden, judge="batch", anthropic_api_key=API_KEY)
+    assert run(env, fake) == 0
+    request = fake.request()
+    assert request.judge_mode == "batch"
+    assert request.judge_keys is not None and request.judge_keys["anthropic"] == API_KEY
+    assert "is not used" not in capsys.readouterr().out
+
+
 def test_live_without_a_key_falls_back_to_replay_and_says_so(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:

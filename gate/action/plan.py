@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gate.action.inputs import Inputs, resolve_judge
+from gate.action.inputs import KEYED_MODES, Inputs, resolve_judge
 from gate.mergerun import MergeRequest
 from gate.pipeline import SetRequest
 from gate.report.registry import REPORTERS
@@ -49,7 +49,7 @@ def _notes(inputs: Inputs, judge: str, why: str | None, baseline: str | None,
     notes = []
     if why:
         notes.append(why)
-    elif any(inputs.judge_keys.values()) and judge != "live":
+    elif any(inputs.judge_keys.values()) and judge not in KEYED_MODES:
         notes.append(f"judge '{judge}' was asked for: the judge's API key is not used")
     if baseline is None:
         notes.append("not a pull request and no baseline-ref: the baseline is read from the working tree")
@@ -90,7 +90,7 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
         request = MergeRequest(paths[0], (*paths[1:], *partials), config_file=inputs.config, baseline_ref=baseline,
                                trust_config=trust)
     else:
-        keys = MappingProxyType(inputs.judge_keys) if judge == "live" else None
+        keys = MappingProxyType(inputs.judge_keys) if judge in KEYED_MODES else None
         request = SetRequest(tuple(paths), inputs.config, judge, baseline_ref=baseline, trust_config=trust,
                              judge_provider=inputs.judge_provider,
                              shard=parse_shard(inputs.shard) if inputs.shard else None, judge_keys=keys)
