@@ -21,6 +21,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from enum import IntEnum
+from typing import TextIO
 
 from gate.errors import (
     EXIT_FAIL,
@@ -33,7 +34,7 @@ from gate.errors import (
 )
 from gate.results import Report
 
-__all__ = ["VERDICT_EXIT", "ExitCode", "guarded", "report_exit"]
+__all__ = ["VERDICT_EXIT", "ExitCode", "error_line", "guarded", "report_exit"]
 
 
 class ExitCode(IntEnum):
@@ -57,16 +58,31 @@ def report_exit(report: Report) -> ExitCode:
     return ExitCode.INTERNAL if report.check_errors else VERDICT_EXIT[report.verdict]
 
 
-def guarded(run: Callable[[], int], label: str = "") -> int:
+def error_line(error: Exception, label: str = "") -> str:
+    """The line an error is said with: a GateError's message, or that anything else is our bug."""
+    if isinstance(error, GateError):
+        return f"sourcegate: error: {label}{error}"
+    return f"sourcegate: {label}internal error (please report it):"
+
+
+def guarded(run: Callable[[], int], label: str = "", *, err: TextIO | None = None,
+            say: Callable[[Exception], None] | None = None) -> int:
     """``run()``, with its exceptions mapped to exit codes: a GateError is its message and its code,
     anything else is our bug (the trace, exit 4). ``label`` names the golden set when a run has
-    several, each guarded on its own so that one set's error does not stop the next."""
+    several, each guarded on its own so that one set's error does not stop the next.
+
+    ``err`` is where the message and the trace go (None: stderr). ``say``, when given, is told the
+    error instead of the message line being written (the action says it as a workflow command);
+    the trace of our bug is written to ``err`` either way."""
+    stream = sys.stderr if err is None else err
     try:
         return run()
-    except GateError as e:
-        print(f"sourcegate: error: {label}{e}", file=sys.stderr)
-        return e.exit_code
-    except Exception:  # the last resort: say it is our bug, with the trace
-        print(f"sourcegate: {label}internal error (please report it):", file=sys.stderr)
-        traceback.print_exc()
+    except Exception as e:  # the last resort: a GateError is the user's, anything else our bug
+        if say is None:
+            print(error_line(e, label), file=stream)
+        else:
+            say(e)
+        if isinstance(e, GateError):
+            return e.exit_code
+        traceback.print_exc(file=stream)
         return ExitCode.INTERNAL

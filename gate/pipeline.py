@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from gate.casestore import CaseStore
@@ -75,6 +75,9 @@ class SetRequest:
     """the judge provider by name (None: ``judge.provider`` in the configuration)"""
     shard: Shard | None = None
     """check only this shard's cases, into a partial report for ``sourcegate merge`` (None: every case)"""
+    judge_keys: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    """the judge's API keys by provider name, for a live judge only (None: the SDK's environment
+    variable); never shown nor written anywhere (see :class:`gate.judge.session.JudgeSession`)"""
 
 
 @dataclass(frozen=True)
@@ -129,8 +132,8 @@ def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[s
 
 
 def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: TrustedEntries | None,
-              checks: Mapping[str, Check],
-              progress: Progress | None = None) -> tuple[CaseStore, str, tuple[str, ...]]:
+              checks: Mapping[str, Check], progress: Progress | None = None,
+              keys: Mapping[str, str] | None = None) -> tuple[CaseStore, str, tuple[str, ...]]:
     """Every pairing checked, and judged unless the mode is ``off``: (cases, judge mode, warnings).
 
     The cases go to a :class:`CaseStore` as they come: one run is in memory at a time.
@@ -140,7 +143,7 @@ def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: 
         return CaseStore.collect(evaluate_pairing(p, config, checks) for p in source.pairings), "off", ()
     trusted = trusted if source.root is not None else None
     with JudgeSession(mode, config, source.judgements, source.expected_runs, trusted=trusted,
-                      progress=progress) as session:
+                      progress=progress, api_keys=keys) as session:
         cases = CaseStore.collect(session.map(lambda p: _judged(p, config, session, checks), source.pairings))
     return cases, mode, tuple(session.warnings)
 
@@ -176,7 +179,7 @@ def decide_set(name: str, version: int | None, cases: Sequence[CaseResult], rule
 
 def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | None,
          checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None, *,
-         partial: bool = False) -> Report:
+         partial: bool = False, keys: Mapping[str, str] | None = None) -> Report:
     """Evaluate, compare and decide once. ``now`` also dates the set's snapshot (None: not dated).
 
     ``partial`` (a shard): nothing is compared, and the rules' warnings are left to the merge, which
@@ -184,7 +187,7 @@ def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | 
     """
     config = rules.config
     cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements, checks,
-                                            progress)
+                                            progress, keys)
     aged = snapshot_age_warning(source.golden, config, now) if source.golden and now else None
     if aged:
         judge_warnings = (*judge_warnings, aged)
@@ -219,14 +222,14 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
         digest = config_digest(rules.config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
         report = _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress,
-                      partial=shard is not None)
+                      partial=shard is not None, keys=request.judge_keys)
         if shard is None:
             return report
         # A shard is not compared with the baseline: `sourcegate merge` does that once, for all.
         return replace(report, shard=shard.mark(digest, rules_baseline_digest(rules)))
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
-                checks, progress)
+                checks, progress, keys=request.judge_keys)
 
 
 def rules_baseline_digest(rules: Rules) -> str | None:

@@ -17,7 +17,7 @@ from gate.errors import GitHubError, InputError
 from gate.outputs import append_file, write_file
 
 if TYPE_CHECKING:
-    from gate.github import PullRequestContext
+    from gate.github import PullRequestContext, UpsertResult
 
 __all__ = [
     "COMMENT_AUTHORS_ENV",
@@ -131,8 +131,8 @@ def _context(env: Mapping[str, str], number: int | None) -> PullRequestContext |
 
 
 def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | None = None,
-                 err: TextIO | None = None, authors: Collection[str] | None = None) -> bool:
-    """Create or update sourcegate's comment on a PR; True when it was posted.
+                 err: TextIO | None = None, authors: Collection[str] | None = None) -> UpsertResult | None:
+    """Create or update sourcegate's comment on a PR: what was done and where, or None when it was not.
 
     The PR is ``number`` (in ``GITHUB_REPOSITORY``), else the one of this Actions run
     (``GITHUB_EVENT_PATH``); the API root is ``GITHUB_API_URL``, the token ``GITHUB_TOKEN``.
@@ -150,25 +150,25 @@ def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | N
             authors = comment_authors(None, env)
     except InputError as e:
         out.write(f"sourcegate: --comment: {e}; no comment posted\n")
-        return False
+        return None
     try:
         ctx = _context(env, number)
         if ctx is None:
             out.write("sourcegate: --comment: this is not a pull_request event (GITHUB_EVENT_PATH); "
                       "no comment posted\n")
-            return False
+            return None
         token = env.get("GITHUB_TOKEN", "")
         if not token:
             out.write("sourcegate: --comment: GITHUB_TOKEN is not set; no comment posted "
                       "(pass `env: GITHUB_TOKEN: ${{ github.token }}` to the step)\n")
-            return False
+            return None
         with GitHubClient(ctx.api_url, token) as client:
             done = upsert_comment(client, ctx.repository, ctx.number, key, body, extra_authors=authors)
     except GitHubError as e:
         hint = f" ({FORK_HINT})" if e.status == 403 else ""
         out.write(f"sourcegate: --comment: could not post the PR comment: {e}{hint}. The verdict and "
                   "exit code are unchanged; the job summary and the report artifact have the full report\n")
-        return False
+        return None
     out.write(f"sourcegate: PR comment {done.action}: {done.url or done.comment_id}\n")
     who = done.unrecognised_author
     if who is not None:
@@ -178,5 +178,5 @@ def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | N
         out.write(f"sourcegate: --comment: GitHub wrote the comment as {who if is_login(who) else repr(who)}, "
                   "which is not an accepted comment author, so the next run would not recognise it and "
                   f"would post a second comment: {fix}\n")
-    return True
+    return done
 

@@ -5,10 +5,10 @@ action (``INPUT_*`` variables, ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` fil
 ``pull_request`` webhook payload, ``GITHUB_API_URL`` pointing at the loopback fake GitHub), in a
 workspace that is a real git repository.
 
-Tests that run the real gate need the ``check`` flags the action passes (``--judge``,
-``--summary``, ``--junit``, ``--baseline-ref``, ``--comment``); a test fails when one is missing,
-rather than skipping the others. The plumbing (outputs, annotations, exit codes, masking) is also
-tested against a stand-in for ``gate.cli.main`` that writes a given report.
+Tests run the real gate, in-process as the action calls it. The plumbing (the request planned
+from the inputs and the event, outputs, annotations, exit codes, masking) is also tested against a
+stand-in for the gate, passed in as the action's ``gate`` value, that returns a given report: the
+action writes its files, summary and comment as it would the real one's.
 """
 
 from __future__ import annotations
@@ -18,14 +18,21 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
 
 import pytest
 
 from gate import action, cli
-from gate.github import MARKER_PREFIX, marker
+from gate.action.plan import plan_check
+from gate.errors import InputError
+from gate.github import MARKER_PREFIX, marker, pr_context_from_env
+from gate.mergerun import MergeRequest
+from gate.model import Finding, Verdict
+from gate.pipeline import SetRequest
+from gate.progress import Progress
+from gate.results import CaseResult, Counts, Report
 from tests.support.action_runner import (
     FABRICATED,
     GOOD,
@@ -42,6 +49,7 @@ from tests.support.github_server import DEFAULT_TOKEN, FakeGitHub, forbidden_int
 
 API_KEY = "sk-ant-api03-DoNotLeakThisKey0123456789abcdefABCDEF"
 
+# What the action's inputs offer, `sourcegate check` offers too: the two run the same code.
 NEEDED_FLAGS = {"--judge", "--summary", "--junit", "--baseline-ref", "--comment", "--comment-author"}
 
 
@@ -51,7 +59,7 @@ def _check_flags() -> set[str]:
     return {opt for a in sub.choices["check"]._actions for opt in a.option_strings}
 
 
-def test_the_check_command_has_every_flag_the_action_passes() -> None:
+def test_the_check_command_has_every_option_the_action_offers() -> None:
     assert sorted(NEEDED_FLAGS - _check_flags()) == []
 
 
@@ -257,154 +265,173 @@ def test_an_unavailable_judge_makes_the_run_inconclusive_never_a_silent_pass(
     assert not list((runner.ws / golden).rglob("judgements/*.json"))  # failures are never cached
 
 
+def test_a_live_judge_gets_the_key_input_and_never_a_process_variable(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only an OpenAI key is given, and the configuration's provider is anthropic: the Anthropic key
+    # set on the step's environment must not stand in for the missing input.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    with AnthropicServer(lambda request: error_reply(529), api_key=API_KEY) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+        code = run(runner.env(None, golden_set=golden, openai_api_key="sk-proj-x", comment="false"))
+        assert api.calls == 0
+    assert code == 2
+    [cannot] = [a for a in annotations(capsys.readouterr().out) if "could not run" in a]
+    assert "the anthropic provider needs its API key" in cannot
+
+
 # --------------------------------------------------------------------------------------------
-# Plumbing, against a stand-in for the CLI
+# Plumbing, against a stand-in for the gate
 
 
-Report = dict[str, Any]
-
-
-def _report(verdict: str, failures: Sequence[tuple[str, str, str]] = (), reasons: Sequence[str] = (),
+def _report(verdict: Verdict, failures: Sequence[tuple[str, str, str]] = (), reasons: Sequence[str] = (),
             soft: dict[str, float] | None = None) -> Report:
-    cases: dict[str, Report] = {}
+    cases: dict[str, list[Finding]] = {}
     for case, check, url in failures:
-        c = cases.setdefault(case, {"id": case, "hard_failures": [], "figures": {}, "soft": soft or {}})
-        message = f"{url} was never in any search result"
-        c["hard_failures"].append({"check": check, "url": url, "message": message})
+        cases.setdefault(case, []).append(Finding(check, f"{url} was never in any search result", url))
     if not cases:
-        cases["moons"] = {"id": "moons", "hard_failures": [], "figures": {}, "soft": soft or {}}
-    return {"format": "sourcegate-report/1", "verdict": verdict, "reasons": list(reasons),
-            "golden": {"name": "t", "version": 1}, "cases": list(cases.values())}
+        cases["moons"] = []
+    return Report(verdict=verdict, reasons=tuple(reasons), golden_name="t", golden_version=1,
+                  cases=tuple(CaseResult(id=case, question="How many moons does Jupiter have?",
+                                         hard_failures=tuple(found), checks=(), counts=Counts(),
+                                         soft=MappingProxyType(dict(soft or {})))
+                              for case, found in cases.items()))
 
 
-class FakeCli:
-    """Records each call and writes ``report`` where ``--json`` says, like the real CLI."""
+class FakeGate:
+    """Stands in for the gate: records each request, and returns ``report`` (or raises ``error``)."""
 
-    def __init__(self, report: Report | None, code: int, seen_env: Sequence[str] = ()) -> None:
-        self.report, self.code, self.seen_env = report, code, seen_env
-        self.calls: list[list[str]] = []
-        self.env: list[dict[str, str | None]] = []
+    def __init__(self, report: Report | None, error: Exception | None = None) -> None:
+        self.report, self.error = report, error
+        self.requests: list[SetRequest | MergeRequest] = []
 
-    def __call__(self, argv: Sequence[str] | None = None) -> int:
-        args = list(argv or [])
-        self.calls.append(args)
-        self.env.append({k: os.environ.get(k) for k in self.seen_env})
-        if self.report is not None:
-            target = Path(args[args.index("--json") + 1])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(self.report), encoding="utf-8")
-        return self.code
+    def __call__(self, request: SetRequest | MergeRequest, progress: Progress) -> Report:
+        self.requests.append(request)
+        if self.error is not None:
+            raise self.error
+        assert self.report is not None
+        return self.report
 
-
-@pytest.fixture
-def fake_cli(monkeypatch: pytest.MonkeyPatch) -> Callable[..., FakeCli]:
-    def install(report: Report | None, code: int, seen_env: Sequence[str] = ()) -> FakeCli:
-        fake = FakeCli(report, code, seen_env)
-        monkeypatch.setattr(cli, "main", fake)
-        return fake
-
-    return install
+    def request(self, i: int = 0) -> SetRequest:
+        """The ``i``-th request, a golden set's (not a merge's)."""
+        request = self.requests[i]
+        assert isinstance(request, SetRequest)
+        return request
 
 
-def test_the_arguments_come_from_inputs_and_event(runner: Runner, fake_cli: Callable[..., FakeCli]) -> None:
+def test_the_request_comes_from_inputs_and_event(runner: Runner) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
     base = runner.commit()
-    fake = fake_cli(_report("pass"), 0, seen_env=("GITHUB_TOKEN", "ANTHROPIC_API_KEY"))
-    assert run(runner.env(runner.event(base), golden_set=golden, config="sg.yaml")) == 0
-    [argv] = fake.calls
-    assert argv[:2] == ["check", golden]
-    pairs = dict(zip(argv[2::2], argv[3::2], strict=False))
-    assert pairs["--judge"] == "replay" and pairs["--baseline-ref"] == base and pairs["--config"] == "sg.yaml"
-    assert pairs["--json"] == "sourcegate-report/report.json"
-    assert "--comment" in argv
-    assert fake.env == [{"GITHUB_TOKEN": DEFAULT_TOKEN, "ANTHROPIC_API_KEY": None}]
+    fake = FakeGate(_report("pass"))
+    assert run(runner.env(runner.event(base), golden_set=golden, config="sg.yaml"), fake) == 0
+    [request] = fake.requests
+    assert isinstance(request, SetRequest) and request.paths == (golden,)
+    assert request.judge_mode == "replay" and request.baseline_ref == base and request.config_file == "sg.yaml"
+    assert runner.outputs()["report-path"] == "sourcegate-report/report.json"
+    assert json.loads((runner.ws / "sourcegate-report" / "report.json").read_text())["verdict"] == "pass"
+    # The comment is posted with the github-token input (the fake GitHub refuses any other token) ...
+    [posted] = runner.server.requests_to("create_comment")
+    assert posted.headers["authorization"] in (f"Bearer {DEFAULT_TOKEN}", f"token {DEFAULT_TOKEN}")
+    # ... and the judge gets no key: it replays.
+    assert request.judge_keys is None
+    assert "GITHUB_TOKEN" not in os.environ and "ANTHROPIC_API_KEY" not in os.environ
 
 
-def test_comment_author_becomes_one_argument_per_login_and_only_when_commenting(
-    runner: Runner, fake_cli: Callable[..., FakeCli]
-) -> None:
+def test_comment_author_becomes_one_login_each_and_only_when_commenting(runner: Runner) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
     event = runner.event(runner.commit())
-    fake = fake_cli(_report("pass"), 0)
-    assert run(runner.env(event, golden_set=golden, comment_author="my-app[bot],\n other-app[bot]")) == 0
-    assert run(runner.env(event, golden_set=golden, comment_author="my-app[bot]", comment="false")) == 0
-    with_comment, without = fake.calls
-    assert with_comment[-3:] == ["--comment", "--comment-author=my-app[bot]", "--comment-author=other-app[bot]"]
-    assert not any(a.startswith("--comment") for a in without)
+    fake = FakeGate(_report("pass"))
+    with_comment = runner.env(event, golden_set=golden, comment_author="my-app[bot],\n other-app[bot]")
+    without = runner.env(event, golden_set=golden, comment_author="my-app[bot]", comment="false")
+    pr = pr_context_from_env(with_comment)
+    assert plan_check(action.read_inputs(with_comment), [golden], pr).comment_authors == (
+        "my-app[bot]", "other-app[bot]")
+    assert plan_check(action.read_inputs(without), [golden], pr).comment_authors == ()
+    with FakeGitHub(app="other-app") as app:  # its comments are written by other-app[bot]
+        runner.server = app
+        ours = app.add_comment(REPO, PR_NUMBER, f"old\n{marker('t')}", login="other-app[bot]", user_type="Bot")
+        assert run(runner.env(event, golden_set=golden, comment_author="my-app[bot],\n other-app[bot]"), fake) == 0
+        assert not app.requests_to("create_comment") and len(app.requests_to("update_comment")) == 1
+        assert [c["id"] for c in app.comments(REPO, PR_NUMBER)] == [ours["id"]]
+        before = len(app.requests)
+        assert run(runner.env(event, golden_set=golden, comment_author="my-app[bot]", comment="false"), fake) == 0
+        assert len(app.requests) == before
 
 
 def test_a_key_turns_the_judge_live_and_is_masked_before_anything_else(
-    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+    runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
-    fake = fake_cli(_report("pass"), 0, seen_env=("ANTHROPIC_API_KEY",))
-    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, anthropic_api_key=API_KEY))
+    fake = FakeGate(_report("pass"))
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, anthropic_api_key=API_KEY), fake)
     log = capsys.readouterr()
     assert code == 0
     assert log.out.splitlines()[0] == f"::add-mask::{API_KEY}"
     assert (log.out + log.err).count(API_KEY) == 1
     assert API_KEY not in runner.summary.read_text() + runner.outputs()["judge"]
-    assert fake.calls[0][fake.calls[0].index("--judge") + 1] == "live"
-    assert fake.env == [{"ANTHROPIC_API_KEY": API_KEY}]
-    assert "ANTHROPIC_API_KEY" not in os.environ  # restored after the in-process run
+    request = fake.request()
+    assert request.judge_mode == "live"
+    assert request.judge_keys is not None and request.judge_keys["anthropic"] == API_KEY
+    assert API_KEY not in repr(request)  # a value that is never shown
+    assert "ANTHROPIC_API_KEY" not in os.environ  # a value, never a process variable
 
 
 def test_live_without_a_key_falls_back_to_replay_and_says_so(
-    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+    runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
-    fake = fake_cli(_report("pass"), 0)
-    assert run(runner.env(None, golden_set=golden, judge="live")) == 0
-    assert fake.calls[0][fake.calls[0].index("--judge") + 1] == "replay"
+    fake = FakeGate(_report("pass"))
+    assert run(runner.env(None, golden_set=golden, judge="live"), fake) == 0
+    assert fake.request().judge_mode == "replay" and fake.request().judge_keys is None
     assert "judge 'live' was asked for but no anthropic-api-key" in capsys.readouterr().out
     assert runner.outputs()["judge"] == "replay"
 
 
 @pytest.mark.parametrize(
-    ("verdict", "cli_code", "warnings", "fail_on", "expected"),
+    ("verdict", "warnings", "fail_on", "expected"),
     [
-        ("pass", 0, False, "hard", 0),
-        ("pass", 0, True, "hard", 0),
-        ("pass", 0, True, "soft", 1),
-        ("fail", 1, False, "hard", 1),
-        ("fail", 1, False, "none", 0),
-        ("inconclusive", 3, False, "hard", 3),
-        ("inconclusive", 3, False, "soft", 3),
-        ("inconclusive", 3, False, "none", 0),
+        ("pass", False, "hard", 0),
+        ("pass", True, "hard", 0),
+        ("pass", True, "soft", 1),
+        ("fail", False, "hard", 1),
+        ("fail", False, "none", 0),
+        ("inconclusive", False, "hard", 3),
+        ("inconclusive", False, "soft", 3),
+        ("inconclusive", False, "none", 0),
     ],
 )
 def test_the_exit_code_follows_the_verdict_and_fail_on(
-    runner: Runner, fake_cli: Callable[..., FakeCli], verdict: str, cli_code: int, warnings: bool,
-    fail_on: str, expected: int,
+    runner: Runner, verdict: Verdict, warnings: bool, fail_on: str, expected: int,
 ) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
     reasons = ["grounding_rate 0.62 is below its floor 0.8 (warning)"] if warnings else []
     soft = {"grounding_rate": 0.62, "hallucination_rate": 0.25}
-    fake_cli(_report(verdict, reasons=reasons, soft=soft), cli_code)
-    assert run(runner.env(None, golden_set=golden, fail_on=fail_on)) == expected
+    fake = FakeGate(_report(verdict, reasons=reasons, soft=soft))
+    assert run(runner.env(None, golden_set=golden, fail_on=fail_on), fake) == expected
     out = runner.outputs()
     assert out["verdict"] == verdict and out["exit-code"] == str(expected)
     assert out["grounding-rate"] == "0.6200" and out["hallucination-rate"] == "0.2500"
     assert out["soft-warnings"] == ("1" if warnings else "0")
 
 
-@pytest.mark.parametrize("cli_code", [2, 4])
+@pytest.mark.parametrize(("error", "code"), [(InputError("no such golden set"), 2), (RuntimeError("a bug"), 4)])
 def test_input_and_internal_errors_fail_even_with_fail_on_none(
-    runner: Runner, fake_cli: Callable[..., FakeCli], cli_code: int
+    runner: Runner, capsys: pytest.CaptureFixture[str], error: Exception, code: int
 ) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
-    fake_cli(None, cli_code)
-    assert run(runner.env(None, golden_set=golden, fail_on="none")) == cli_code
+    assert run(runner.env(None, golden_set=golden, fail_on="none"), FakeGate(None, error)) == code
     assert runner.outputs()["verdict"] == "error"
+    [cannot] = [a for a in annotations(capsys.readouterr().out) if "could not run" in a]
+    assert str(error) in cannot
 
 
 def test_more_failures_than_github_shows_are_summed_up(
-    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+    runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
     failures = [("moons", "fabricated_url", f"https://x.example/{i}") for i in range(14)]
-    fake_cli(_report("fail", failures), 1)
-    assert run(runner.env(None, golden_set=golden)) == 1
+    assert run(runner.env(None, golden_set=golden), FakeGate(_report("fail", failures))) == 1
     errors = annotations(capsys.readouterr().out)
     per_failure = [e for e in errors if e.startswith("::error file=cached-snapshots/t/runs/moons.json,")]
     assert len(per_failure) == action.MAX_ANNOTATIONS - 1
@@ -412,19 +439,19 @@ def test_more_failures_than_github_shows_are_summed_up(
     assert runner.outputs()["hard-failures"] == "14"
 
 
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
 def test_the_gate_output_cannot_issue_workflow_commands(
-    runner: Runner, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    runner: Runner, capsys: pytest.CaptureFixture[str], stream: str
 ) -> None:
     # A page or answer could hold "::set-output" or "::add-mask"; while the gate runs, the
-    # runner must not read any line as a command.
+    # runner must not read any line as a command, whichever stream it is printed on.
     golden = write_set(runner.ws, "t", {"moons": GOOD})
 
-    def noisy(argv: Sequence[str] | None = None) -> int:
-        print("::error::injected by a page")
-        return 2
+    def noisy(request: SetRequest | MergeRequest, progress: Progress) -> Report:
+        print("::error::injected by a page", file=getattr(sys, stream))
+        raise InputError("the page said so")
 
-    monkeypatch.setattr(cli, "main", noisy)
-    run(runner.env(None, golden_set=golden))
+    run(runner.env(None, golden_set=golden), noisy)
     lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
     token = lines[start].split("::")[2]
@@ -433,41 +460,41 @@ def test_the_gate_output_cannot_issue_workflow_commands(
     assert len(token) == 32
 
 
-def test_the_workspace_is_trusted_by_git(runner: Runner, fake_cli: Callable[..., FakeCli]) -> None:
+def test_the_workspace_is_trusted_by_git(runner: Runner) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
-    fake_cli(_report("pass"), 0)
-    run(runner.env(None, golden_set=golden))
+    run(runner.env(None, golden_set=golden), FakeGate(_report("pass")))
     assert str(runner.ws) in runner.git("config", "--global", "--get-all", "safe.directory")
 
 
 def test_a_base_commit_missing_from_the_checkout_is_an_input_error(
-    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+    runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
     runner.commit()
-    fake = fake_cli(_report("pass"), 0)
-    code = run(runner.env(runner.event("f95f852bd8fca8fcc58a9a2d6c842781e32a215e"), golden_set=golden))
-    assert code == 2 and fake.calls == []
+    fake = FakeGate(_report("pass"))
+    code = run(runner.env(runner.event("f95f852bd8fca8fcc58a9a2d6c842781e32a215e"), golden_set=golden), fake)
+    assert code == 2 and fake.requests == []
     assert "fetch-depth: 0" in capsys.readouterr().out
 
 
 def test_every_golden_set_is_found_and_none_is_an_input_error(
-    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+    runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake = fake_cli(_report("pass"), 0)
-    assert run(runner.env(None)) == 2
+    fake = FakeGate(_report("pass"))
+    assert run(runner.env(None), fake) == 2
     assert "no golden set found under cached-snapshots/" in capsys.readouterr().out
     write_set(runner.ws, "one", {"moons": GOOD})
-    assert run(runner.env(None)) == 0
-    assert fake.calls[-1][1] == "cached-snapshots/one"
-    assert fake.calls[-1][fake.calls[-1].index("--json") + 1] == "sourcegate-report/report.json"
+    assert run(runner.env(None), fake) == 0
+    assert fake.request(-1).paths == ("cached-snapshots/one",)
+    assert runner.outputs()["report-path"] == "sourcegate-report/report.json"
     write_set(runner.ws, "two", {"moons": GOOD})
     (runner.ws / "cached-snapshots" / "notes").mkdir()  # no golden.yaml: not a set
-    fake.calls.clear()
-    assert run(runner.env(None)) == 0
-    assert [argv[1] for argv in fake.calls] == ["cached-snapshots/one", "cached-snapshots/two"]
-    assert [argv[argv.index("--json") + 1] for argv in fake.calls] == [
+    fake.requests.clear()
+    assert run(runner.env(None), fake) == 0
+    assert [fake.request(i).paths for i in (0, 1)] == [("cached-snapshots/one",), ("cached-snapshots/two",)]
+    assert runner.outputs()["report-path"].splitlines() == [
         "sourcegate-report/one/report.json", "sourcegate-report/two/report.json"]
+    assert len(fake.requests) == 2
 
 
 @pytest.mark.parametrize(
@@ -484,25 +511,24 @@ def test_every_golden_set_is_found_and_none_is_an_input_error(
     ],
 )
 def test_a_malformed_input_exits_2_with_a_clear_message(
-    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str],
-    name: str, value: str, message: str,
+    runner: Runner, capsys: pytest.CaptureFixture[str], name: str, value: str, message: str,
 ) -> None:
-    fake = fake_cli(_report("pass"), 0)
-    assert run(runner.env(None, **{name.replace("-", "_"): value})) == 2
+    fake = FakeGate(_report("pass"))
+    assert run(runner.env(None, **{name.replace("-", "_"): value}), fake) == 2
     [error] = annotations(capsys.readouterr().out)
     assert error.startswith("::error title=sourcegate::") and message in error
-    assert fake.calls == []
+    assert fake.requests == []
 
 
 def test_the_key_is_masked_even_when_another_input_is_malformed(
-    runner: Runner, fake_cli: Callable[..., FakeCli], capsys: pytest.CaptureFixture[str]
+    runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake = fake_cli(_report("pass"), 0)
-    assert run(runner.env(None, anthropic_api_key=f"  {API_KEY}\n", fail_on="sometimes")) == 2
+    fake = FakeGate(_report("pass"))
+    assert run(runner.env(None, anthropic_api_key=f"  {API_KEY}\n", fail_on="sometimes"), fake) == 2
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"::add-mask::{API_KEY}"
     assert lines[-1].startswith("::error title=sourcegate::input 'fail-on'")
-    assert fake.calls == []
+    assert fake.requests == []
 
 
 def test_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -618,12 +644,9 @@ def test_the_judge_mode(requested: str, has_key: bool, mode: str, says_why: bool
     assert got == mode and (why is not None) == says_why
 
 
-def test_outcome_reads_a_structured_soft_warning_list_when_the_report_has_one() -> None:
-    report = _report("pass", reasons=["x (warning)"])
-    report["summary"] = {"soft_warnings": ["a", "b"]}
-    assert action.outcome_from_report(report).soft_warnings == ("a", "b")
-    parsed = action.outcome_from_report(_report("pass", reasons=["x (warning)"]))
-    assert parsed.soft_warnings == ("x (warning)",)
+def test_the_soft_warnings_are_the_reasons_that_do_not_block() -> None:
+    report = _report("pass", reasons=["x (warning)", "y 0.10 is below its floor 0.5 (blocking)"])
+    assert action.outcome_from_report(report).soft_warnings == ("x (warning)",)
 
 
 def test_starting_the_action_imports_neither_the_sdk_nor_the_gate() -> None:

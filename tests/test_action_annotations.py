@@ -3,28 +3,32 @@ baseline, and the cap on their number never hides a blocking one behind one that
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 from gate.action.outcome import MAX_ANNOTATIONS, outcome_from_report, set_annotation_lines
+from gate.comparison import BaselineOrigin, CaseChange, Comparison
+from gate.model import Finding
+from gate.results import CaseResult, Counts, Report
 
 
-def _failure(i: int, check: str = "fabricated_url") -> dict[str, str]:
-    return {"check": check, "url": f"https://x.example/{i}", "message": f"cited https://x.example/{i}"}
+def _failure(i: int, check: str = "fabricated_url") -> Finding:
+    return Finding(check, f"cited https://x.example/{i}", f"https://x.example/{i}")
 
 
-def _report(new: int, kept: int, block_on: str) -> dict[str, Any]:
+def _report(new: int, kept: int, block_on: str) -> Report:
     # The baseline's failures come first in the report: the annotations must still lead with the new ones.
-    old = [_failure(100 + i, "unread_citation") for i in range(kept)]
-    fresh = [_failure(i) for i in range(new)]
-    return {
-        "verdict": "fail", "reasons": [], "golden": {"name": "t", "version": 1},
-        "cases": [{"id": "moons", "hard_failures": [*old, *fresh], "soft": {}}],
-        "comparison": {"block_on": block_on,
-                       "cases": [{"id": "moons", "new_failures": fresh, "kept_failures": old}]},
-    }
+    old = tuple(_failure(100 + i, "unread_citation") for i in range(kept))
+    fresh = tuple(_failure(i) for i in range(new))
+    change = CaseChange("moons", new_failures=fresh, fixed_failures=(), kept_failures=old, moved=(), flips=(),
+                        unscored=(0, 0))
+    comparison = Comparison(BaselineOrigin("cached-snapshots/t/baseline.json"), 1, 1, "fail", False, None, None,
+                            None, ("moons",), (), (), (change,), (), block_on=block_on)
+    case = CaseResult(id="moons", question="q", hard_failures=(*old, *fresh), checks=(), counts=Counts())
+    return Report(verdict="fail", reasons=(), golden_name="t", golden_version=1, cases=(case,),
+                  comparison=comparison)
 
 
-def _lines(report: dict[str, Any]) -> list[str]:
+def _lines(report: Report) -> list[str]:
     return set_annotation_lines([(outcome_from_report(report), ["cached-snapshots/t"], None)], "/")
 
 
@@ -55,7 +59,6 @@ def test_when_blocking_failures_overflow_the_summary_line_says_how_many_block() 
 
 
 def test_without_a_baseline_nothing_is_marked() -> None:
-    report = _report(new=1, kept=0, block_on="all")
-    del report["comparison"]
+    report = replace(_report(new=1, kept=0, block_on="all"), comparison=None)
     [line] = _lines(report)
     assert line.startswith("::error") and "title=sourcegate fabricated_url%3A moons::" in line

@@ -1,7 +1,7 @@
 """The action with several golden sets, in the simulated Actions environment (the ``runner`` fixture).
 
 ``golden-set`` names several folders (or none: every set under ``cached-snapshots/``). Each set runs
-through ``sourcegate check`` on its own: its reports go to ``report-dir/<name>/``, its hard failures
+through the gate on its own: its reports go to ``report-dir/<name>/``, its hard failures
 are annotated on its own run files, and it has its own PR comment, keyed by its name. The step says
 one thing: the most severe verdict, the exit code from every set's under ``fail-on``, summed
 counts, rates over every judged case, and each set's figures in the ``sets`` output.
@@ -12,14 +12,18 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from dataclasses import replace
+from types import MappingProxyType
 
 import pytest
 
 from gate import action, cli
-from gate.exitcodes import VERDICT_EXIT
 from gate.github import marker
+from gate.mergerun import MergeRequest
+from gate.model import Finding, Verdict
+from gate.pipeline import SetRequest
+from gate.progress import Progress
+from gate.results import CaseResult, Counts, Report
 from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
 
 
@@ -109,17 +113,16 @@ def test_a_set_that_cannot_run_is_said_and_the_others_still_report(
 
 
 # --------------------------------------------------------------------------------------------
-# Aggregated figures, against a stand-in for the CLI that writes a report per set
+# Aggregated figures, against a stand-in for the gate that gives each set its report
 
 
-def _report(name: str, verdict: str, grounding: Sequence[float], failures: int) -> dict[str, Any]:
-    cases = [{"id": f"c{i}", "hard_failures": [], "figures": {}, "soft": {"grounding_rate": g,
-                                                                         "hallucination_rate": 1 - g}}
+def _report(name: str, verdict: Verdict, grounding: Sequence[float], failures: int) -> Report:
+    cases = [CaseResult(id=f"c{i}", question="q", hard_failures=(), checks=(), counts=Counts(),
+                        soft=MappingProxyType({"grounding_rate": g, "hallucination_rate": 1 - g}))
              for i, g in enumerate(grounding)]
-    cases[0]["hard_failures"] = [{"check": "fabricated_url", "url": f"https://x.example/{i}", "message": "m"}
-                                 for i in range(failures)]
-    return {"format": "sourcegate-report/1", "verdict": verdict, "reasons": [],
-            "golden": {"name": name, "version": 1}, "cases": cases}
+    found = tuple(Finding("fabricated_url", "m", f"https://x.example/{i}") for i in range(failures))
+    cases[0] = replace(cases[0], hard_failures=found)
+    return Report(verdict=verdict, reasons=(), golden_name=name, golden_version=1, cases=tuple(cases))
 
 
 @pytest.mark.parametrize(
@@ -132,23 +135,17 @@ def _report(name: str, verdict: str, grounding: Sequence[float], failures: int) 
     ],
 )
 def test_the_step_adds_up_its_sets(
-    runner: Runner, monkeypatch: pytest.MonkeyPatch, verdicts: tuple[str, str], fail_on: str, verdict: str,
-    code: int,
+    runner: Runner, verdicts: tuple[Verdict, Verdict], fail_on: str, verdict: str, code: int,
 ) -> None:
     reports = {"a": _report("a", verdicts[0], [1.0], 1), "b": _report("b", verdicts[1], [0.5, 0.0], 2)}
 
-    def fake_main(argv: Sequence[str] | None = None) -> int:
-        args = list(argv or [])
-        name = os.path.basename(args[1])
-        target = Path(args[args.index("--json") + 1])
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(reports[name]), encoding="utf-8")
-        return VERDICT_EXIT[reports[name]["verdict"]]
+    def fake_gate(request: SetRequest | MergeRequest, progress: Progress) -> Report:
+        assert isinstance(request, SetRequest)
+        return reports[os.path.basename(request.paths[0])]
 
-    monkeypatch.setattr(cli, "main", fake_main)
     write_set(runner.ws, "a", {"moons": GOOD})
     write_set(runner.ws, "b", {"moons": GOOD})
-    assert run(runner.env(None, fail_on=fail_on)) == code
+    assert run(runner.env(None, fail_on=fail_on), fake_gate) == code
     out = runner.outputs()
     assert out["verdict"] == verdict and out["exit-code"] == str(code)
     assert out["hard-failures"] == "3"

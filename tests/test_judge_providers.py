@@ -170,7 +170,7 @@ def test_the_action_reads_the_provider_and_its_key_and_masks_the_key() -> None:
     env = {input_env_name("judge-provider"): "openai", input_env_name("openai-api-key"): "sk-proj-x"}
     inputs = read_inputs(env)
     assert inputs.judge_provider == "openai" and inputs.has_judge_key
-    assert inputs.judge_keys == {"ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": "sk-proj-x"}
+    assert inputs.judge_keys == {"anthropic": "", "openai": "sk-proj-x"}
     assert "openai-api-key" in SECRET_INPUTS
     only_anthropic = read_inputs({input_env_name("judge-provider"): "openai",
                                   input_env_name("anthropic-api-key"): "sk-ant-x"})
@@ -193,10 +193,14 @@ def test_judge_provider_on_the_command_line_overrides_the_config_and_its_default
     assert load_json(str(out))["judge"]["usage"]["calls"] == 3
 
 
-def test_the_action_passes_the_provider_to_the_gate() -> None:
+def test_the_action_passes_the_provider_and_its_key_to_the_gate() -> None:
     from gate.action.inputs import Inputs
     from gate.action.plan import plan_check
+    from gate.pipeline import SetRequest
 
-    argv = plan_check(Inputs(judge_provider="openai", openai_api_key="k"), ["set"], None).argv
-    assert argv[argv.index("--judge-provider") + 1] == "openai" and argv[argv.index("--judge") + 1] == "live"
-    assert "--judge-provider" not in plan_check(Inputs(), ["set"], None).argv
+    request = plan_check(Inputs(judge_provider="openai", openai_api_key="k"), ["set"], None).request
+    assert isinstance(request, SetRequest)
+    assert request.judge_provider == "openai" and request.judge_mode == "live"
+    assert request.judge_keys is not None and request.judge_keys["openai"] == "k"
+    default = plan_check(Inputs(), ["set"], None).request
+    assert isinstance(default, SetRequest) and default.judge_provider is None

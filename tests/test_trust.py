@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 import yaml
 
-from gate.action.commands import environ_overlay
 from gate.cli import main
 from gate.config import CompareConfig, Config, JudgeConfig, SoftBound
 from gate.configdiff import config_changes
@@ -32,6 +31,7 @@ from gate.report.markdown import MarkdownReporter
 from gate.report.serialise import report_from_dict
 from gate.results import Report
 from tests.support.anthropic_server import AnthropicServer, Reply, Request
+from tests.support.environ import environ_overlay
 from tests.support.gitrepo import GitRepo
 from tests.support.report_factory import assert_golden, regression_report
 from tests.support.scripted_judge import scripted_judge

@@ -3,35 +3,43 @@
 The container runs ``python -m gate.action`` (``__main__.py``). Inputs arrive as environment
 variables named by the runner as ``INPUT_`` + the input name upper-cased with spaces turned into
 ``_`` (dashes are kept: ``golden-set`` is ``INPUT_GOLDEN-SET``); nothing is ever interpolated into
-a shell. The gate runs through :func:`gate.cli.main`, the same code as the command line, so the
-action and ``sourcegate check`` cannot disagree.
+a shell. The gate runs in-process as Python, through the functions the commands use
+(:func:`gate.pipeline.run_set`, :func:`gate.commands.check.deliver`, ...), so the action and
+``sourcegate check`` cannot disagree; the action gets the report back as a value, and passes the
+judge's key and the GitHub token on as values too: it never builds a command line, never changes
+the process environment and never reads back a file it wrote.
 
 The flow is the layout:
 
 * ``inputs.py``: the ``INPUT_*`` variables read into a frozen :class:`Inputs`; the judge mode.
-* ``plan.py``: what a check run will do, decided from the inputs and the event (pure).
-* ``check.py``: check mode (default): run ``sourcegate check`` once per golden set, then write
-  ``GITHUB_OUTPUT``, append to ``GITHUB_STEP_SUMMARY``, annotate each hard failure and set the
-  exit code.
+* ``plan.py``: what a check run will do, decided from the inputs and the event (pure): the
+  :class:`~gate.pipeline.SetRequest` of each golden set (or the merge of its shards), its report
+  files, the comment and the notes.
+* ``check.py``: check mode (default): run the gate once per golden set and write its reports as
+  ``sourcegate check`` does, then write ``GITHUB_OUTPUT``, append to ``GITHUB_STEP_SUMMARY``,
+  annotate each hard failure and set the exit code, all from the sets' reports.
 * ``aggregate.py``: how several golden sets make one step's outputs and verdict (pure).
 * ``comment.py``: comment mode (``comment-from`` set), the second job of the fork-safe pair: it
-  runs ``sourcegate comment REPORT --pr N`` on a report that an untrusted workflow uploaded.
-* ``outcome.py``: the verdict, exit code, figures and annotations read from a JSON report.
+  does the job of ``sourcegate comment REPORT --pr N`` on a report that an untrusted workflow uploaded.
+* ``outcome.py``: the verdict, exit code, figures and annotations of a set's report.
 * ``commands.py``: workflow commands, escaping, output blocks, masking. While the gate runs,
   workflow commands are stopped (``::stop-commands::``) so that no text from a page, an answer or
   a golden-set file can act as one in the log.
-* ``entrypoint.py``: :func:`main`, the one place where exceptions become exit codes.
+* ``entrypoint.py``: :func:`main`, where exceptions become exit codes (through
+  :func:`gate.exitcodes.guarded`, the command line's one handler).
 
-Exit codes (the CLI's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,
+Exit codes (the command line's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,
 4 internal error. ``fail-on: none`` turns 1 and 3 into 0; input and internal errors still fail.
 
-Importing this package stays cheap: neither the gate (``gate.cli``), nor ``requests``, nor the
-Anthropic SDK is imported until a mode runs.
+Importing this package loads neither ``requests`` nor a judge SDK, nor the command line's parser
+(``gate.cli``): the HTTP client is imported when a mode talks to GitHub, an SDK when a live judge
+is built.
 """
 
 from __future__ import annotations
 
 from gate.action.aggregate import SetRun, combined_verdict, step_outputs
+from gate.action.check import Gate, run_gate
 from gate.action.commands import escape_data, escape_property, output_block, workflow_command
 from gate.action.entrypoint import main
 from gate.action.inputs import (
@@ -61,6 +69,7 @@ __all__ = [
     "JUDGE_MODES",
     "MAX_ANNOTATIONS",
     "OUTPUT_NAMES",
+    "Gate",
     "Inputs",
     "SetOutcome",
     "Plan",
@@ -78,6 +87,7 @@ __all__ = [
     "plan_check",
     "read_inputs",
     "resolve_judge",
+    "run_gate",
     "set_annotation_lines",
     "step_outputs",
     "workflow_command",

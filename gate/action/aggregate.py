@@ -27,6 +27,7 @@ from statistics import fmean
 from gate.action.commands import workflow_command
 from gate.action.outcome import SetOutcome, figure
 from gate.errors import EXIT_INCONCLUSIVE, EXIT_PASS
+from gate.results import Report
 
 __all__ = ["VERDICT_SEVERITY", "SetRun", "combined_verdict", "sets_output", "step_outputs", "verdict_line"]
 
@@ -43,13 +44,16 @@ class SetRun:
     """the set's name, when the step has several sets (else the report says it)"""
     files: Mapping[str, str] = field(default_factory=dict)
     """the report files it was asked to write (``json``, ``markdown``, ``summary``, ``junit``)"""
-    cli_code: int = EXIT_PASS
+    gate_code: int = EXIT_PASS
+    """the gate's exit code for the set, as ``sourcegate check`` would exit"""
     outcome: SetOutcome | None = None
     """None when the set could not run (an input or internal error)"""
     final: int = EXIT_PASS
     """its exit code under ``fail-on``"""
     error: str | None = None
     """why it could not run: the gate's last message"""
+    report: Report | None = field(default=None, repr=False)
+    """the set's report, when it has one to show (``outcome`` is read from it)"""
 
     @property
     def verdict(self) -> str:

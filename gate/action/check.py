@@ -1,10 +1,13 @@
-"""Check mode: run ``sourcegate check`` in-process as planned, then report it to the runner.
+"""Check mode: run the gate on each golden set as planned, then report it to the runner.
 
-Prepares git (the mounted workspace is trusted, the baseline commit must be in the checkout), runs
-:func:`gate.cli.main` once per golden set with workflow commands stopped, then writes
-``GITHUB_OUTPUT``, appends to ``GITHUB_STEP_SUMMARY``, annotates each hard failure and maps the
-verdicts and ``fail-on`` to the exit code (:mod:`gate.action.aggregate` says how several sets make
-one step). The gate is the same code as the command line, so the two cannot disagree.
+Prepares git (the mounted workspace is trusted, the baseline commit must be in the checkout), then
+for each golden set calls the gate as Python: :func:`gate.pipeline.run_set` (in merge mode
+:func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.results.Report`, and
+:func:`gate.commands.check.deliver` writes its report files, job summary file and PR comment, the
+code path of ``sourcegate check``, so the two cannot disagree. Workflow commands are stopped
+meanwhile. Then the step writes ``GITHUB_OUTPUT``, appends to ``GITHUB_STEP_SUMMARY``, annotates
+each hard failure and maps the verdicts and ``fail-on`` to the exit code, all from the Report values
+(:mod:`gate.action.aggregate` says how several sets make one step).
 """
 
 from __future__ import annotations
@@ -12,38 +15,54 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, TextIO
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from gate.action.aggregate import SetRun, step_outputs, verdict_line
-from gate.action.commands import (
-    Tee,
-    append_file,
-    commands_stopped,
-    environ_overlay,
-    output_block,
-    workflow_command,
-)
+from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
 from gate.action.inputs import Inputs, discover_golden_sets
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import Plan, plan_check
-from gate.baseline import parse_report
+from gate.commands.check import Delivery, Outputs, deliver
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, GateError, InputError
+from gate.exitcodes import error_line, guarded
 from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
-from gate.jsonio import load_json
+from gate.mergerun import MergeRequest, merged_report
 from gate.outputs import resolve_within
+from gate.pipeline import SetRequest, run_set
+from gate.progress import PlainProgress, Progress
+from gate.publish import comment_authors, run_url
 from gate.report.escape import md, md_code
+from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
 from gate.report.summary import SummaryReporter
+from gate.results import CHECK_ERROR, Report
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
 
-__all__ = ["SUMMARY_LIMIT", "run_check"]
+__all__ = ["SUMMARY_LIMIT", "Gate", "run_check", "run_gate"]
 
 SUMMARY_LIMIT = 1024 * 1024 - 4096
 """GitHub refuses a step summary over 1 MiB; keep a margin for the notes around it."""
+
+class Gate(Protocol):
+    """Runs one planned request into its report: :func:`run_gate`, or a stand-in passed in by tests."""
+
+    def __call__(self, request: SetRequest | MergeRequest, progress: Progress) -> Report:
+        """The report of ``request``; ``progress`` is where a live judge says how far it got."""
+        ...
+
+
+def run_gate(request: SetRequest | MergeRequest, progress: Progress) -> Report:
+    """The gate: :func:`gate.pipeline.run_set` for a set, :func:`gate.mergerun.merged_report` for a merge."""
+    now = datetime.now(UTC)
+    if isinstance(request, MergeRequest):
+        return merged_report(request, now=now)
+    return run_set(request, now=now, progress=progress)
 
 
 def _pr_context(env: Mapping[str, str]) -> PullRequestContext | None:
@@ -55,11 +74,13 @@ def _pr_context(env: Mapping[str, str]) -> PullRequestContext | None:
         raise InputError(str(e)) from e
 
 
-def _git(args: Sequence[str], cwd: str) -> subprocess.CompletedProcess[str] | None:
-    """Run git with an argument list (never a shell); None when git is not installed."""
+def _git(args: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
+    """Run git with an argument list (never a shell) in the step's environment; None when git is not
+    installed."""
     try:
         return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
+            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60,
+            env={**os.environ, **env},
         )
     except (FileNotFoundError, subprocess.TimeoutExpired):
         return None
@@ -71,13 +92,13 @@ def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> Non
     if workspace:
         # The workspace is mounted from the runner and owned by another user: without this,
         # git refuses it ("dubious ownership") and `git show BASE:path` fails.
-        _git(["config", "--global", "--add", "safe.directory", workspace], root)
+        _git(["config", "--global", "--add", "safe.directory", workspace], root, env)
     if baseline is None:
         return
-    inside = _git(["rev-parse", "--is-inside-work-tree"], root)
+    inside = _git(["rev-parse", "--is-inside-work-tree"], root, env)
     if inside is None or inside.returncode != 0:
         return  # not a git checkout: the gate itself says what it cannot read
-    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{baseline}^{{commit}}"], root)
+    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{baseline}^{{commit}}"], root, env)
     if found is not None and found.returncode != 0:
         raise InputError(
             f"the baseline commit {baseline} is not in the checkout, so the PR could not be compared "
@@ -85,10 +106,11 @@ def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> Non
         )
 
 
-def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
+def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = run_gate) -> int:
     """Run the gate on each golden set as the inputs and the event say; write outputs, summary and
     annotations for all of them. With several sets, each set's reports go to ``report-dir/<name>/``.
 
+    ``env`` is the step's environment (the CI run's variables); ``gate`` runs each planned request.
     Every report file must resolve inside ``GITHUB_WORKSPACE`` (the working folder when unset): a
     report folder or file committed as a symlink that leads out of it is an input error (exit 2)
     before anything is written or removed."""
@@ -114,14 +136,11 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
         print(workflow_command("notice", note, title="sourcegate"), file=out)
     for f in files:
         with contextlib.suppress(FileNotFoundError):
-            os.remove(f)  # a report left by an earlier step must never be read as this one's
+            os.remove(f)  # a report left by an earlier step must never pass for this one's
 
-    # The judge's keys reach only a live judge.
-    updates: dict[str, str | None] = {k: v if plan.judge == "live" and v else None
-                                      for k, v in inputs.judge_keys.items()}
-    if inputs.github_token:
-        updates["GITHUB_TOKEN"] = inputs.github_token
-    runs = [_run_set(s, p, inputs.fail_on, updates, out) for s, p in zip(sets, plans, strict=True)]
+    # The token travels as a value, to the comment only (the judge's keys are in the plan's request).
+    publish_env = {**env, "GITHUB_TOKEN": inputs.github_token} if inputs.github_token else env
+    runs = [_run_set(s, p, inputs.fail_on, publish_env, out, gate) for s, p in zip(sets, plans, strict=True)]
     final = combined_exit(r.final for r in runs)
     outputs = step_outputs(runs, plan.judge, final)
     append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()))
@@ -133,7 +152,7 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
     for line in set_annotation_lines(named, root):
         print(line, file=out)
-    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, plan, final))
+    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, plan, final, run_url(env)))
     why = verdict_line(runs, inputs.fail_on, final)
     if why is not None:
         print(why, file=out)
@@ -153,26 +172,55 @@ def _partials(folder: str, root: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, updates: Mapping[str, str | None],
-             out: TextIO) -> SetRun:
-    """One golden set through ``sourcegate check``, in-process, with workflow commands stopped."""
-    from gate import cli
-    tee = Tee(out)  # one stream with the stop-commands tokens, so nothing overtakes them
+def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, env: Mapping[str, str], out: TextIO,
+             gate: Gate) -> SetRun:
+    """One golden set through the gate and ``sourcegate check``'s delivery, with workflow commands
+    stopped: its messages, the verdict line and any error reach the log between the tokens."""
+    reports: list[Report] = []
+    errors: list[Exception] = []
+
+    def check() -> int:
+        # As the command line: a malformed $SOURCEGATE_COMMENT_AUTHORS is this set's input error.
+        authors = comment_authors(plan.comment_authors or None, env) if plan.comment else ()
+        report = gate(plan.request, PlainProgress(out))
+        reports.append(report)
+        code = deliver(report, golden.paths, Outputs(plan.files), Delivery(plan.comment, authors, env=env, err=out))
+        shard = isinstance(plan.request, SetRequest) and plan.request.shard is not None
+        return EXIT_PASS if shard else code  # a shard does not gate: the merge job does
+
+    def say(error: Exception) -> None:
+        errors.append(error)
+        print(error_line(error), file=out)
+
     out.flush()
-    with commands_stopped(out), environ_overlay(updates), contextlib.redirect_stderr(tee):
-        code = cli.main(list(plan.argv))
+    # stderr joins the log's stream too: whatever a library prints stays between the tokens.
+    with commands_stopped(out), contextlib.redirect_stderr(out):
+        code = guarded(check, err=out, say=say)
+    report = reports[0] if reports else None
     outcome = None
-    if code in (EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE) and os.path.isfile(plan.files["json"]):
-        outcome = outcome_from_report(load_json(plan.files["json"]))
-    error = None
-    if outcome is None:
-        said = tee.text().strip().splitlines()
-        error = said[-1] if said else f"sourcegate stopped with exit code {code}"
+    if report is not None and code in (EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE):
+        outcome = outcome_from_report(report)
+    error = None if outcome is not None else _why(errors, report, code)
     final = exit_code(code, outcome, fail_on)
-    return SetRun(golden.paths, golden.name, plan.files, code, outcome, final, error)
+    return SetRun(golden.paths, golden.name, plan.files, code, outcome, final, error,
+                  report if outcome is not None else None)
 
 
-def _summary(runs: Sequence[SetRun], plan: Plan, final: int) -> str:
+def _why(errors: Sequence[Exception], report: Report | None, code: int) -> str:
+    """Why a set could not run, in the last line the log shows of it."""
+    if errors:
+        e = errors[-1]
+        said = error_line(e) if isinstance(e, GateError) else "".join(traceback.format_exception_only(e))
+        return said.strip().splitlines()[-1]
+    failed = [(c.id, f.message) for c in (report.cases if report else ()) for f in c.hard_failures
+              if f.check == CHECK_ERROR]
+    if failed:
+        case, message = failed[-1]
+        return f"sourcegate: internal error in case {case!r}: {message}".strip().splitlines()[-1]
+    return f"sourcegate stopped with exit code {code}"
+
+
+def _summary(runs: Sequence[SetRun], plan: Plan, final: int, url: str | None) -> str:
     """The step's summary: the notes, then each set's job summary (or why it could not run)."""
     text = _summary_header(plan, final)
     if len(runs) > 1:
@@ -181,29 +229,27 @@ def _summary(runs: Sequence[SetRun], plan: Plan, final: int) -> str:
     # GitHub's limit is per step, whatever the number of sets: each set gets an equal share of it.
     share = (SUMMARY_LIMIT - utf8_len(text)) // len(runs) - 1
     for r in runs:
-        if r.outcome is None:
+        if r.report is None:
             which = f" golden set {_code(r.label)}" if len(runs) > 1 else ""
-            text += f"sourcegate could not run{which} (exit {r.cli_code}): {_code(r.error or '')}\n"
+            text += f"sourcegate could not run{which} (exit {r.gate_code}): {_code(r.error or '')}\n"
             continue
-        text += _fitted(r, share) + "\n"
+        text += _fitted(r, r.report, share, url) + "\n"
     return text
 
 
-def _fitted(run: SetRun, limit: int) -> str:
+def _fitted(run: SetRun, report: Report, limit: int, url: str | None) -> str:
     """A set's job summary in at most ``limit`` UTF-8 bytes.
 
-    Over its share, the summary is rendered again from the set's JSON report with that limit, so it
-    is trimmed section by section like any long summary (tables and ``<details>`` stay whole); a
-    byte cut, the last resort, could leave a ``<details>`` open that would swallow the next set's.
+    Over its share, the summary is rendered again from the set's report with that limit, so it is
+    trimmed section by section like any long summary (tables and ``<details>`` stay whole); a byte
+    cut, the last resort, could leave a ``<details>`` open that would swallow the next set's.
     """
-    body = _read_first(run.files["summary"], run.files["markdown"])
+    body = REPORTERS["summary"].make(url).render(report)
     if utf8_len(body) <= limit:
         return body
-    with contextlib.suppress(GateError, OSError):
-        file = run.files["json"]
-        fitted = SummaryReporter(limit).render(parse_report(load_json(file), file))
-        if utf8_len(fitted) <= limit:
-            return fitted
+    fitted = SummaryReporter(limit).render(report)
+    if utf8_len(fitted) <= limit:
+        return fitted
     note = f"\n\n… cut at GitHub's 1 MiB summary limit; the full report is `{run.files['json']}`.\n"
     return body.encode()[: max(0, limit - utf8_len(note))].decode(errors="ignore") + note
 
@@ -214,13 +260,6 @@ def _plain(text: str) -> str:
 
 def _code(text: str) -> str:
     return md_code(text, max_len=500, in_table=False)
-
-
-def _read_first(*files: str) -> str:
-    for f in files:
-        with contextlib.suppress(OSError), open(f, encoding="utf-8") as fh:
-            return fh.read()
-    return ""
 
 
 def _summary_header(plan: Plan, final: int) -> str:

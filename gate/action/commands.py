@@ -10,17 +10,14 @@ a golden-set file can act as one in the log.
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import TextIO
 
 __all__ = [
-    "Tee",
     "append_file",
     "commands_stopped",
-    "environ_overlay",
     "escape_data",
     "escape_property",
     "mask",
@@ -81,41 +78,3 @@ def commands_stopped(out: TextIO) -> Iterator[None]:
     finally:
         sys.stderr.flush()
         print(f"::{token}::", file=out, flush=True)
-
-
-def _set_environ(values: Mapping[str, str | None]) -> None:
-    for k, v in values.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-
-
-@contextlib.contextmanager
-def environ_overlay(updates: Mapping[str, str | None]) -> Iterator[None]:
-    """Set (or, with None, remove) process variables for the in-process CLI; restore them after."""
-    saved = {k: os.environ.get(k) for k in updates}
-    try:
-        _set_environ(updates)
-        yield
-    finally:
-        _set_environ(saved)
-
-
-class Tee:
-    """Writes to a stream and keeps a copy, so the CLI's error message can become an annotation."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.parts.append(text)
-        return self.stream.write(text)
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-    def text(self) -> str:
-        """Everything written so far."""
-        return "".join(self.parts)

@@ -1,9 +1,11 @@
 """Comment mode (``comment-from`` set): the second job of the fork-safe pair.
 
-It runs ``sourcegate comment REPORT --pr N`` in-process on a report that an untrusted workflow
-uploaded: the report is validated against its schema and rendered again by the comment renderer,
-whose escaping keeps every string in it as text. The pull request number comes from the
-``pr-number`` input, which the workflow takes from GitHub, never from the artifact. No gate runs.
+It does the job of ``sourcegate comment REPORT --pr N`` as Python, on a report that an untrusted
+workflow uploaded (:func:`gate.commands.comment.read_artifact`, then
+:func:`~gate.commands.comment.post_report`): the report is validated against its schema and
+rendered again by the comment renderer, whose escaping keeps every string in it as text. The pull
+request number comes from the ``pr-number`` input, which the workflow takes from GitHub, never from
+the artifact. No gate runs.
 
 An artifact of a gate that checked several golden sets holds one ``<name>/report.json`` per set:
 each is validated and posted on its own (one comment per set); the step's exit code is the most
@@ -14,24 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Mapping
 from typing import TextIO
 
 from gate.action.aggregate import combined_verdict
-from gate.action.commands import (
-    Tee,
-    append_file,
-    commands_stopped,
-    environ_overlay,
-    output_block,
-    workflow_command,
-)
+from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
 from gate.action.inputs import Inputs
+from gate.commands.comment import post_report, read_artifact
 from gate.errors import InputError
-from gate.exitcodes import ExitCode
+from gate.exitcodes import ExitCode, guarded
 from gate.goldensets import combined_exit
-from gate.jsonio import load_json
+from gate.publish import comment_authors
 
 __all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]
 
@@ -40,14 +35,11 @@ REPORT_LIMIT = 50 * 1024 * 1024
 MAX_REPORTS = 20
 """An artifact with more reports than this is refused (each would be a comment of its own)."""
 
-_POSTED = re.compile(r"^sourcegate: PR comment (created|updated): (\S+)$", re.MULTILINE)
-
 
 def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
-    """``sourcegate comment REPORT --pr N`` in-process for each report of the artifact: it validates
-    the report against its schema and renders it again with the comment renderer's escaping, so the
-    artifact is only data."""
-    from gate import cli
+    """``sourcegate comment REPORT --pr N``'s job for each report of the artifact: it validates the
+    report against its schema and renders it again with the comment renderer's escaping, so the
+    artifact is only data. ``env`` is the step's environment."""
     if inputs.pr_number is None:
         raise InputError(
             "comment mode needs the 'pr-number' input, taken from GitHub (never from the artifact)"
@@ -71,27 +63,42 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     verdicts: list[str] = []
     urls: list[str] = []
     for file in files:
-        tee = Tee(out)  # one stream with the stop-commands tokens, so nothing overtakes them
-        out.flush()
-        with commands_stopped(out), environ_overlay({"GITHUB_TOKEN": inputs.github_token}), \
-                contextlib.redirect_stderr(tee):
-            code = cli.main(["comment", file, "--pr", str(inputs.pr_number),
-                             *(f"--comment-author={login}" for login in inputs.comment_authors)])
+        code, verdict, url = _post(file, inputs, env, out)
         codes.append(code)
-        if code not in (ExitCode.PASS, ExitCode.PUBLISH):  # 5: GitHub refused or failed the comment
-            continue
-        verdicts.append(str(load_json(file).get("verdict", "")))
-        posted = _POSTED.search(tee.text())
-        if posted is None:
-            codes[-1] = ExitCode.PUBLISH
+        verdicts += [verdict] if verdict is not None else []
+        urls += [url] if url is not None else []
+        if code == ExitCode.PUBLISH:
             print(workflow_command("error", f"the pull request comment was not posted ({file}): see the "
                                    "message above", title="sourcegate"), file=out)
-        else:
-            urls.append(posted.group(2))
     if verdicts:
         append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", combined_verdict(verdicts))
                     + output_block("comment-url", "\n".join(urls)))
     return combined_exit(codes)
+
+
+def _post(file: str, inputs: Inputs, env: Mapping[str, str], out: TextIO) -> tuple[int, str | None, str | None]:
+    """One report of the artifact posted as a PR comment, with workflow commands stopped while its
+    messages reach the log: (exit code, the report's verdict, the comment's URL)."""
+    said: dict[str, str] = {}
+
+    def post() -> int:
+        # As the command line: a malformed $SOURCEGATE_COMMENT_AUTHORS is an input error.
+        authors = comment_authors(inputs.comment_authors or None, env)
+        report = read_artifact(file)
+        # The token travels as a value, to the comment only.
+        done = post_report(report, {**env, "GITHUB_TOKEN": inputs.github_token}, number=inputs.pr_number,
+                           authors=authors, err=out)
+        said["verdict"] = report.verdict
+        if done is None:
+            return ExitCode.PUBLISH  # GitHub refused or failed the comment: said above
+        said["url"] = done.url or str(done.comment_id)
+        return ExitCode.PASS
+
+    out.flush()
+    # stderr joins the log's stream too: whatever a library prints stays between the tokens.
+    with commands_stopped(out), contextlib.redirect_stderr(out):
+        code = guarded(post, err=out)
+    return code, said.get("verdict"), said.get("url")
 
 
 def _reports(source: str) -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from gate.errors import InputError
 from gate.judge.providers import PROVIDERS
 from gate.publish import parse_logins
+from gate.shards import parse_shard
 
 __all__ = [
     "FAIL_ON",
@@ -45,8 +46,8 @@ OUTPUT_NAMES = (
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
 """Inputs that are masked in the log (``::add-mask::``) before anything else is printed."""
 JUDGE_MODES = ("auto", "live", "replay", "off")
-JUDGE_KEYS = {"anthropic": ("anthropic-api-key", "ANTHROPIC_API_KEY"), "openai": ("openai-api-key", "OPENAI_API_KEY")}
-"""Each judge provider that needs a key: the input that holds it and the variable its SDK reads."""
+JUDGE_KEYS = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
+"""Each judge provider that needs a key, and the input that holds it."""
 FAIL_ON = ("hard", "soft", "none")
 SNAPSHOT_ROOT = "cached-snapshots"
 
@@ -87,16 +88,17 @@ class Inputs:
 
     @property
     def judge_keys(self) -> dict[str, str]:
-        """The judge's API keys by the variable their SDK reads (only the judge may be given them)."""
+        """The judge's API keys by provider name, empty where no key was given (only a live judge
+        may be given them)."""
         given = {"anthropic": self.api_key, "openai": self.openai_api_key}
-        return {variable: given[name] for name, (_, variable) in JUDGE_KEYS.items()}
+        return {name: given[name] for name in JUDGE_KEYS}
 
     @property
     def key_inputs(self) -> str:
         """The input(s) that hold the key the live judge needs, as a notice names them."""
         if self.judge_provider is None:
-            return " or ".join(i for i, _ in JUDGE_KEYS.values())
-        return JUDGE_KEYS[self.judge_provider][0] if self.judge_provider in JUDGE_KEYS else "no key"
+            return " or ".join(JUDGE_KEYS.values())
+        return JUDGE_KEYS.get(self.judge_provider, "no key")
 
     @property
     def has_judge_key(self) -> bool:
@@ -106,7 +108,7 @@ class Inputs:
             return bool(self.api_key or self.openai_api_key)
         if self.judge_provider not in JUDGE_KEYS:
             return True
-        return bool(self.judge_keys[JUDGE_KEYS[self.judge_provider][1]])
+        return bool(self.judge_keys[self.judge_provider])
 
 
 def _get(env: Mapping[str, str], name: str) -> str:
@@ -150,8 +152,6 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     report_dir = _relative(env, "report-dir") or "sourcegate-report"
     shard = _get(env, "shard") or None
     if shard is not None:
-        from gate.shards import parse_shard
-
         parse_shard(shard)
     merge_from = _relative(env, "merge-from") or None
     if shard is not None and merge_from is not None:

@@ -1,4 +1,4 @@
-"""What the step reports from a JSON report: the verdict, the exit code, the outputs' figures and
+"""What the step reports from a set's report: the verdict, the exit code, the outputs' figures and
 one annotation per hard failure, pointing at the run file of its case.
 
 With a baseline each annotation says whether the failure is new or the baseline already had it.
@@ -7,20 +7,21 @@ and are ``::error``; a failure that does not block (the baseline had it, ``block
 ``::warning``. GitHub shows only so many annotations of a step, so they are capped: the cap never
 hides a blocking failure behind a non-blocking one.
 
-Exit codes (the CLI's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,
+Exit codes (the command line's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,
 4 internal error. ``fail-on: none`` turns 1 and 3 into 0; input and internal errors still fail.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
 from gate.action.commands import workflow_command
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_INTERNAL, EXIT_PASS
+from gate.results import Report
 
 __all__ = [
     "MAX_ANNOTATIONS", "SetOutcome", "annotation_lines", "exit_code", "figure", "outcome_from_report",
@@ -33,7 +34,7 @@ MAX_ANNOTATIONS = 10
 
 @dataclass(frozen=True)
 class SetOutcome:
-    """What the outputs, annotations and exit code need from a JSON report."""
+    """What the outputs, annotations and exit code need from a set's report."""
 
     verdict: str
     hard_failures: tuple[tuple[str, str, str | None, str], ...]
@@ -53,40 +54,28 @@ class SetOutcome:
     """per hard failure (same order): whether it blocks (not when ``block_on: new`` and the baseline had it)"""
 
 
-def _values(cases: Sequence[Mapping[str, Any]], name: str) -> tuple[float, ...]:
-    return tuple(float(v) for c in cases if isinstance(v := (c.get("soft") or {}).get(name), int | float))
+def _values(report: Report, name: str) -> tuple[float, ...]:
+    return tuple(float(v) for c in report.cases if isinstance(v := c.soft.get(name), int | float))
 
 
 def _mean(values: Sequence[float]) -> float | None:
     return fmean(values) if values else None
 
 
-def outcome_from_report(report: Mapping[str, Any]) -> SetOutcome:
-    """Read the verdict, hard failures, key figures and soft warnings from report JSON data."""
-    cases = [c for c in report.get("cases", []) if isinstance(c, Mapping)]
-    failures = tuple(
-        (str(c.get("id", "")), str(f.get("check", "")), f.get("url"), str(f.get("message", "")))
-        for c in cases
-        for f in c.get("hard_failures", [])
-        if isinstance(f, Mapping)
-    )
-    summary = report.get("summary") if isinstance(report.get("summary"), Mapping) else {}
-    listed = summary.get("soft_warnings") if isinstance(summary, Mapping) else None
-    if isinstance(listed, list):
-        warnings = tuple(str(w) for w in listed)
-    else:
-        # decide() marks every soft figure out of bounds that does not block with "(warning".
-        warnings = tuple(r for r in report.get("reasons", []) if isinstance(r, str) and "(warning" in r)
-    golden = report.get("golden")
-    tags, blocking = _marks(cases, report.get("comparison"))
-    grounding, hallucination = _values(cases, "grounding_rate"), _values(cases, "hallucination_rate")
+def outcome_from_report(report: Report) -> SetOutcome:
+    """The verdict, hard failures, key figures and soft warnings of a report."""
+    failures = tuple((c.id, f.check, f.url, f.message) for c in report.cases for f in c.hard_failures)
+    # decide() marks every soft figure out of bounds that does not block with "(warning".
+    warnings = tuple(r for r in report.reasons if "(warning" in r)
+    tags, blocking = _marks(report)
+    grounding, hallucination = _values(report, "grounding_rate"), _values(report, "hallucination_rate")
     return SetOutcome(
-        verdict=str(report.get("verdict", "")),
+        verdict=report.verdict,
         hard_failures=failures,
         grounding_rate=_mean(grounding),
         hallucination_rate=_mean(hallucination),
         soft_warnings=warnings,
-        golden=str(golden["name"]) if isinstance(golden, Mapping) and "name" in golden else None,
+        golden=report.golden_name,
         grounding_rates=grounding,
         hallucination_rates=hallucination,
         tags=tags,
@@ -94,23 +83,19 @@ def outcome_from_report(report: Mapping[str, Any]) -> SetOutcome:
     )
 
 
-def _marks(cases: Sequence[Mapping[str, Any]], comparison: Any) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+def _marks(report: Report) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """(tag, blocks) of each hard failure, in report order, from the report's comparison (if any)."""
-    failures = [(c, f) for c in cases for f in c.get("hard_failures", []) if isinstance(f, Mapping)]
-    if not isinstance(comparison, Mapping):
+    failures = [(c, f) for c in report.cases for f in c.hard_failures]
+    comparison = report.comparison
+    if comparison is None:
         return tuple("" for _ in failures), tuple(True for _ in failures)
-    only_new = comparison.get("block_on") == "new"
-    kept: dict[str, list[tuple[Any, Any, Any]]] = {}
-    for change in comparison.get("cases", []):
-        if isinstance(change, Mapping):
-            kept[str(change.get("id"))] = [(k.get("check"), k.get("url"), k.get("message"))
-                                           for k in change.get("kept_failures", []) if isinstance(k, Mapping)]
+    only_new = comparison.block_on == "new"
+    kept = {change.id: list(change.kept_failures) for change in comparison.cases}
     tags, blocks = [], []
     for c, f in failures:
-        left = kept.get(str(c.get("id", "")), [])
-        key = (f.get("check"), f.get("url"), f.get("message"))
-        if key in left:
-            left.remove(key)  # a failure listed twice was kept twice at most
+        left = kept.get(c.id, [])
+        if f in left:
+            left.remove(f)  # a failure listed twice was kept twice at most
             tags.append("baseline")
             blocks.append(not only_new)
         else:
@@ -119,10 +104,10 @@ def _marks(cases: Sequence[Mapping[str, Any]], comparison: Any) -> tuple[tuple[s
     return tuple(tags), tuple(blocks)
 
 
-def exit_code(cli_code: int, outcome: SetOutcome | None, fail_on: str) -> int:
-    """The step's exit code from the CLI's, the verdict and ``fail-on``."""
-    if cli_code in (EXIT_INPUT, EXIT_INTERNAL) or outcome is None:
-        return cli_code if cli_code in (EXIT_INPUT, EXIT_INTERNAL) else EXIT_INTERNAL
+def exit_code(gate_code: int, outcome: SetOutcome | None, fail_on: str) -> int:
+    """The step's exit code from the gate's (as the command line would exit), the verdict and ``fail-on``."""
+    if gate_code in (EXIT_INPUT, EXIT_INTERNAL) or outcome is None:
+        return gate_code if gate_code in (EXIT_INPUT, EXIT_INTERNAL) else EXIT_INTERNAL
     if fail_on == "none":
         return EXIT_PASS
     if outcome.verdict == "fail":

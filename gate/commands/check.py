@@ -16,9 +16,10 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
+from typing import TextIO
 
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
@@ -36,7 +37,7 @@ from gate.results import CHECK_ERROR, Report
 from gate.shards import Shard, parse_shard
 from gate.spans import prepare
 
-__all__ = ["JUDGE_MODES", "Outputs", "add_parser", "deliver", "file_flags", "run"]
+__all__ = ["JUDGE_MODES", "Delivery", "Outputs", "add_parser", "deliver", "file_flags", "run"]
 
 SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
@@ -139,20 +140,41 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequen
                      now=datetime.now(UTC), progress=progress(args))
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
-    code = deliver(report, golden.paths, out, args, authors)
+    code = deliver(report, golden.paths, out, Delivery.of(args, authors))
     # A shard does not gate: `sourcegate merge` decides, for every shard at once.
     return ExitCode.PASS if shard is not None else code
 
 
-def deliver(report: Report, paths: Sequence[str], out: Outputs, args: argparse.Namespace,
-            authors: Sequence[str]) -> int:
+@dataclass(frozen=True)
+class Delivery:
+    """How one set's report leaves the process besides its files: the PR comment, the OTLP collector,
+    the console, and where the messages and the CI run's variables come from."""
+
+    comment: bool = False
+    """post or update the PR comment"""
+    authors: tuple[str, ...] = ()
+    """logins whose marked comment is ours too (:func:`gate.publish.comment_authors`)"""
+    otlp_endpoint: str | None = None
+    console: argparse.Namespace = field(default_factory=argparse.Namespace)
+    """``--color``, ``-q`` and ``-v`` for the verdict line (:func:`gate.console.show`)"""
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    """the CI run's variables: the run's URL, ``GITHUB_STEP_SUMMARY``, the pull request, ``GITHUB_TOKEN``"""
+    err: TextIO | None = None
+    """where messages go (None: stderr)"""
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, authors: Sequence[str]) -> Delivery:
+        """What the command line's flags ask for, with the process environment."""
+        return cls(bool(args.comment), tuple(authors), getattr(args, "otlp_endpoint", None), args)
+
+
+def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -> int:
     """Render and write the reports of one set, then publish; the verdict's exit code."""
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
-    otlp_endpoint = getattr(args, "otlp_endpoint", None)
-    if out.otlp_json is not None or otlp_endpoint is not None:
-        spans = prepare(report, paths, json_file=out.otlp_json, endpoint=otlp_endpoint)
-    url = run_url(os.environ)
+    if out.otlp_json is not None or how.otlp_endpoint is not None:
+        spans = prepare(report, paths, json_file=out.otlp_json, endpoint=how.otlp_endpoint)
+    url = run_url(how.env)
     # The JSON report comes in pieces, written as its cases are read back (a failing piece leaves no file).
     rendered = [(target, rendering(REPORTERS[name].make(url), report))
                 for name, target in out.reports.items() if target is not None and name != SUMMARY]
@@ -160,21 +182,22 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, args: argparse.N
         emit(target, text)
     if spans is not None:
         spans()
-    _publish(report, out.reports[SUMMARY], args.comment, tuple(authors))
-    show(report, args, out.stdout_taken)
+    _publish(report, out.reports[SUMMARY], how)
+    show(report, how.console, out.stdout_taken)
     for case in report.cases:
         for f in case.hard_failures:
             if f.check == CHECK_ERROR:
-                print(f"sourcegate: internal error in case {case.id!r}: {f.message}", file=sys.stderr)
+                print(f"sourcegate: internal error in case {case.id!r}: {f.message}",
+                      file=how.err or sys.stderr)
     return report_exit(report)
 
 
-def _publish(report: Report, summary: str | None, comment: bool, authors: tuple[str, ...]) -> None:
+def _publish(report: Report, summary: str | None, how: Delivery) -> None:
     """Job summary, then the PR comment (keyed by the set's name): neither changes the exit code."""
-    url = run_url(os.environ)
-    target, append = summary_target(summary, os.environ)
+    url = run_url(how.env)
+    target, append = summary_target(summary, how.env)
     if target is not None:
         write_summary(REPORTERS[SUMMARY].make(url).render(report), target, append)
-    if comment:
+    if how.comment:
         body = REPORTERS["comment"].make(url).render(report)
-        post_comment(body, report.golden_name, os.environ, authors=authors)
+        post_comment(body, report.golden_name, how.env, err=how.err, authors=how.authors)

@@ -2,7 +2,8 @@
 
 The report is untrusted data: validated against its schema, then escaped by the renderer. Posting
 is this command's whole job: unlike ``check --comment``, GitHub refusing the comment is its failure,
-exit 5 (:attr:`gate.exitcodes.ExitCode.PUBLISH`).
+exit 5 (:attr:`gate.exitcodes.ExitCode.PUBLISH`). The action's comment mode does the same job
+through :func:`read_artifact` and :func:`post_report`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, TextIO
 
 from gate.baseline import parse_report
 from gate.commands.base import Subparsers, add_comment_author
@@ -17,8 +20,12 @@ from gate.exitcodes import ExitCode
 from gate.jsonio import load_json
 from gate.publish import comment_authors, emit, post_comment, run_url
 from gate.report.registry import REPORTERS
+from gate.results import Report
 
-__all__ = ["add_parser", "run"]
+if TYPE_CHECKING:
+    from gate.github import UpsertResult
+
+__all__ = ["add_parser", "comment_body", "post_report", "read_artifact", "run"]
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -33,20 +40,40 @@ def add_parser(sub: Subparsers) -> None:
     add_comment_author(m)
 
 
+def read_artifact(file: str) -> Report:
+    """A JSON report artifact, validated against its schema (it may come from an untrusted workflow)."""
+    return parse_report(load_json(file), file)
+
+
+def comment_body(report: Report, env: Mapping[str, str]) -> str:
+    """The PR comment of ``report``, linking to the CI run that ``env`` describes (if any)."""
+    return REPORTERS["comment"].make(run_url(env)).render(report)
+
+
+def post_report(report: Report, env: Mapping[str, str], *, number: int | None = None,
+                authors: Collection[str] | None = None, err: TextIO | None = None) -> UpsertResult | None:
+    """Post (or update) the report's comment on pull request ``number`` (None: this run's event).
+
+    ``env`` holds the CI run's variables and ``GITHUB_TOKEN`` (:func:`gate.publish.post_comment`).
+    Returns what GitHub did and where the comment is; None when it was not posted, said on ``err``.
+    """
+    return post_comment(comment_body(report, env), report.golden_name, env, number=number, err=err,
+                        authors=authors)
+
+
 def run(args: argparse.Namespace) -> int:
     """Render the comment; write it to ``--output``, or post it (exit 5 when it could not be posted)."""
     authors = comment_authors(args.comment_author, os.environ) if args.output is None else ()
-    report = parse_report(load_json(args.report), args.report)
-    body = REPORTERS["comment"].make(run_url(os.environ)).render(report)
+    report = read_artifact(args.report)
     if args.output is not None:
-        emit(args.output, body)
+        emit(args.output, comment_body(report, os.environ))
         return ExitCode.PASS
     from gate.github import pr_context_from_env  # the HTTP client is slow to import: only when posting
 
     if args.pr is None and pr_context_from_env(os.environ) is None:
         print("sourcegate: not a pull request (no --pr, no pull_request event): the comment is printed, "
               "not posted", file=sys.stderr)
-        emit("-", body)
+        emit("-", comment_body(report, os.environ))
         return ExitCode.PASS
-    posted = post_comment(body, report.golden_name, os.environ, number=args.pr, authors=authors)
-    return ExitCode.PASS if posted else ExitCode.PUBLISH
+    posted = post_report(report, os.environ, number=args.pr, authors=authors)
+    return ExitCode.PASS if posted is not None else ExitCode.PUBLISH

@@ -12,7 +12,7 @@ import os
 from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
-from gate.commands.check import Outputs, add_report_options, deliver
+from gate.commands.check import Delivery, Outputs, add_report_options, deliver
 from gate.console import terminal_mode
 from gate.errors import InputError
 from gate.mergerun import MergeRequest, merged_report
@@ -42,4 +42,4 @@ def run(args: argparse.Namespace) -> int:
                                         args.baseline_ref, args.trust_config), now=datetime.now(UTC))
     out = Outputs.of(argparse.Namespace(otlp_json=None, **vars(args)), report.golden_name,
                      default_markdown=not terminal_mode(args))
-    return deliver(report, [args.golden], out, args, authors)
+    return deliver(report, [args.golden], out, Delivery.of(args, authors))

@@ -26,7 +26,7 @@ import os
 import sys
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import TypeVar
@@ -78,11 +78,14 @@ class JudgeSession:
 
     def __init__(self, mode: str, config: Config, cache_dir: str | None, expected_runs: int = 1,
                  *, caller: Provider | None = None, trusted: TrustedEntries | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, api_keys: Mapping[str, str] | None = None) -> None:
         """Prepare a session; ``caller`` replaces the configured provider (tests, benchmarks).
 
         ``trusted``: only these judge-cache entries are used as they are (the base revision's).
         ``progress``: where a live session reports how far it got (default: nowhere).
+        ``api_keys``: the judge's API keys by provider name, given to the provider only when a live
+        session builds it (None, or a provider not in it: its SDK reads the key from the environment;
+        an empty key is refused, see :func:`gate.judge.providers.build_provider`).
         """
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {MODES}")
@@ -91,6 +94,7 @@ class JudgeSession:
         self._cache_dir = cache_dir
         self._expected = expected_runs
         self._caller = caller
+        self._api_keys = api_keys
         self._trusted = trusted
         self._cache: JudgeCache | None = None
         self._judge: Judge | None = None
@@ -115,7 +119,9 @@ class JudgeSession:
             return LLMJudge(self.config, cache=self._cache, caller=None, expected_runs=self._expected)
         caller = self._caller
         if caller is None:
-            caller = build_provider(self.config.judge)
+            provider = self.config.judge.provider
+            key = None if self._api_keys is None else self._api_keys.get(provider)
+            caller = build_provider(self.config.judge, api_key=key)
         if self._cache_dir is None:
             self._notes.append("judge: trace files have no golden set, so judge replies are not cached")
         if self._cache_dir is not None:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gate.action.commands import environ_overlay
 from gate.judge.summary import summarise
 from gate.pipeline import run_paths
 from tests.support.anthropic_server import AnthropicServer
+from tests.support.environ import environ_overlay
 from tests.support.scripted_judge import scripted_judge
 
 EXAMPLE = Path(__file__).resolve().parent.parent.parent / "cached-snapshots" / "example"
