@@ -61,14 +61,19 @@ CASE_INDENT = "    "
 
 def case_record(c: CaseResult) -> str:
     """One case as it stands in the report's text, its indentation included (see :func:`report_chunks`)."""
-    return CASE_INDENT + json.dumps(case_to_dict(c), indent=2, ensure_ascii=False,
-                                    allow_nan=False).replace("\n", "\n" + CASE_INDENT)
+    return _indented(case_to_dict(c), CASE_INDENT)
 
 
-def report_to_dict(r: Report, cases: Any = None) -> dict[str, Any]:
+def _indented(data: Any, indent: str) -> str:
+    # JSON strings hold no raw newline: every newline of the text is between tokens
+    return indent + json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n" + indent)
+
+
+def report_to_dict(r: Report, cases: Any = None, comparison_cases: Any = None) -> dict[str, Any]:
     """The whole report as JSON data (no clock, no paths of this machine: reproducible).
 
-    ``cases`` stands in for the list of cases when given (:func:`report_chunks` writes them apart).
+    ``cases`` and ``comparison_cases`` stand in for the list of cases and the comparison's list of
+    cases when given (:func:`report_chunks` writes them apart).
     """
     t = tally_of(r.cases)
     return {
@@ -90,7 +95,7 @@ def report_to_dict(r: Report, cases: Any = None) -> dict[str, Any]:
         },
         "cases": [case_to_dict(c) for c in r.cases] if cases is None else cases,
         **({"baseline": {**asdict(r.stamp), "forced_over": list(r.stamp.forced_over)}} if r.stamp else {}),
-        **({"comparison": comparison_to_dict(r.comparison)} if r.comparison is not None else {}),
+        **({"comparison": comparison_to_dict(r.comparison, comparison_cases)} if r.comparison is not None else {}),
         **({"config_changes": [asdict(c) for c in r.config_changes]} if r.config_changes else {}),
         **({"shard": shard_to_dict(r.shard)} if r.shard is not None else {}),
     }
@@ -181,8 +186,9 @@ def _case(c: CaseChange) -> dict[str, Any]:
     }
 
 
-def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
-    """The comparison as JSON data: what it was compared with, each set figure, each common case."""
+def comparison_to_dict(cmp: Comparison, cases: Any = None) -> dict[str, Any]:
+    """The comparison as JSON data: what it was compared with, each set figure, each common case
+    (``cases`` stands in for their list when given)."""
     o = cmp.origin
     return {
         "baseline": {"file": o.file, "ref": o.ref, "commit": o.commit, "golden_version": cmp.baseline_version,
@@ -196,7 +202,7 @@ def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
         "unjudged_cases": list(cmp.unjudged),
         "notes": list(cmp.notes()),
         "figures": [_figure(f) for f in cmp.figures],
-        "cases": [_case(c) for c in cmp.cases],
+        "cases": [_case(c) for c in cmp.cases] if cases is None else cases,
     }
 
 
@@ -249,15 +255,27 @@ def report_chunks(report: Report, records: Iterable[str]) -> Iterator[str]:
     """The report's JSON text in pieces: the fields before the cases, each case's ``records`` (its
     :func:`case_record`, in order), then the fields after them. Joined, it is :func:`dump_report`'s
     text, byte for byte, without the whole report in memory at once."""
-    text = dump_json(report_to_dict(report, cases=_CASES_MARK))
-    head, tail = text.split('\n  "cases": ' + json.dumps(_CASES_MARK), 1)
+    cmp = report.comparison
+    mark = json.dumps(_CASES_MARK)
+    text = dump_json(report_to_dict(report, cases=_CASES_MARK,
+                                    comparison_cases=_CASES_MARK if cmp is not None else None))
+    head, tail = text.split('\n  "cases": ' + mark, 1)
     yield head + '\n  "cases": '
+    yield from _items(records, "  ")
+    if cmp is not None:  # its cases, one per common case, are written one at a time too
+        middle, tail = tail.split('\n    "cases": ' + mark, 1)
+        yield middle + '\n    "cases": '
+        yield from _items((_indented(_case(c), "      ") for c in cmp.cases), "    ")
+    yield tail
+
+
+def _items(records: Iterable[str], indent: str) -> Iterator[str]:
+    """A JSON list of items already in their text, as ``json.dumps(..., indent=2)`` writes it."""
     first = True
     for record in records:
         yield ("[\n" if first else ",\n") + record
         first = False
-    yield "[]" if first else "\n  ]"
-    yield tail
+    yield "[]" if first else "\n" + indent + "]"
 
 
 def dump_report(report: Report) -> str:
