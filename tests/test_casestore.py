@@ -22,6 +22,7 @@ from gate.cli import main
 from gate.compare import BaselineOrigin, compare
 from gate.decide import decide
 from gate.jsonio import load_json
+from gate.outputs import write_file
 from gate.pipeline import SetRequest, run_set
 from gate.report.registry import REPORTERS
 from gate.report.serialise import case_record, dump_report
@@ -122,3 +123,16 @@ def test_the_streamed_json_is_dump_report_s_text() -> None:
     assert "".join(REPORTERS["json"].make(None).render(_spilled(report))) == dump_report(report)
     empty = replace(report, cases=())
     assert REPORTERS["json"].make(None).render(empty) == dump_report(empty)
+
+
+def test_a_report_in_pieces_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
+    def pieces() -> Iterator[str]:
+        yield "{\n"
+        raise RuntimeError("a renderer's bug")
+
+    target = tmp_path / "report.json"
+    with pytest.raises(RuntimeError):
+        write_file(str(target), pieces())
+    assert os.listdir(tmp_path) == []
+    write_file(str(target), iter(["{", "}\n"]))
+    assert target.read_text(encoding="utf-8") == "{}\n"
