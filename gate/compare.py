@@ -50,13 +50,17 @@ def failure_key(f: Finding) -> tuple[str, str | None]:
 
 
 def _split(current: Sequence[Finding], baseline: Sequence[Finding]) -> tuple[list[Finding], ...]:
-    before = Counter(failure_key(f) for f in baseline)
+    before: dict[tuple[str, str | None], list[Finding]] = {}
+    for f in baseline:
+        before.setdefault(failure_key(f), []).append(f)
     new, kept = [], []
     for f in current:
         k = failure_key(f)
-        if before[k] > 0:
-            before[k] -= 1
-            kept.append(f)
+        if before.get(k):
+            b = before[k].pop(0)
+            # the baseline's equal value, when it is one: a comparison of many cases then holds one
+            # copy of each kept failure, not two
+            kept.append(b if b == f else f)
         else:
             new.append(f)
     now = Counter(failure_key(f) for f in current)
