@@ -11,10 +11,13 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
+from re import fullmatch
 from typing import Any
 
+import yaml
+
 from gate.errors import InputError
-from gate.jsonio import inside, load_json, load_yaml, parse_time, validate
+from gate.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
 from gate.model import Case, Citation, GoldenSet, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.urls.hosts import usv
 
@@ -51,8 +54,7 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     )
     citations = None
     if "citations" in data:
-        # A lone surrogate in a cited URL reads as U+FFFD, as the URL parsed from an answer does.
-        citations = tuple(Citation(url=usv(c["url"]), quote=c.get("quote")) for c in data["citations"])
+        citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
     agent = tuple(sorted((k, str(v)) for k, v in data.get("agent", {}).items()))
     return Run(
         case=data.get("case", default_case), question=data["question"], answer=data["answer"],
@@ -81,15 +83,31 @@ def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     )
 
 
+def _usv(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD.
+
+    JSON can escape one (``"\\ud800"``), but no UTF-8 text can hold it: a title, a snippet, a quote,
+    an answer or a page that kept it would stop every report that quotes it. A browser reads such
+    a string the same way. Called on validated data, so the depth is bounded.
+    """
+    if isinstance(value, str):
+        return usv(value)
+    if isinstance(value, list):
+        return [_usv(v) for v in value]
+    if isinstance(value, dict):
+        return {usv(k): _usv(v) for k, v in value.items()}
+    return value
+
+
 def parse_trace(data: Any, file: str, default_case: str) -> Run:
-    """Validate a parsed trace of either shape and convert it to a Run."""
+    """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD)."""
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, got {type(data).__name__}", file=file, path="$")
     if "format" in data:
         validate(data, "trace", file)
-        return _native(data, file, default_case)
+        return _native(_usv(data), file, default_case)
     validate(data, "trace-minimal", file)
-    return _minimal(data, file, default_case)
+    return _minimal(_usv(data), file, default_case)
 
 
 def load_trace(file: str, root: str | None = None) -> Run:
@@ -123,6 +141,60 @@ def load_golden(root: str) -> GoldenSet:
     return GoldenSet(name=data["name"], version=data["version"], cases=tuple(cases), root=root,
                      snapshot_at=str(snapshot_at) if snapshot_at is not None else None,
                      resnapshot_days=data.get("resnapshot_days"))
+
+
+def golden_identity(root: str) -> tuple[str, int]:
+    """The name and version of the golden set in ``root``, without reading its cases when it can.
+
+    ``sourcegate merge`` needs only these two (each shard read and validated the whole file). They
+    are read from the top of ``golden.yaml``, event by event, when both come before ``cases`` as
+    sourcegate writes them: a set of tens of thousands of cases is not parsed for two values.
+    Anything else (``cases`` first, an anchor, a value of another type, malformed YAML) is read
+    by :func:`load_golden`, which says what is wrong.
+    """
+    file = os.path.join(root, GOLDEN_NAME)
+    if os.path.isfile(file):
+        head = _golden_head(read_text(file, root=root, kind="YAML"))
+        if head is not None:
+            return head
+    golden = load_golden(root)
+    return golden.name, golden.version
+
+
+_HEAD_KEYS = ("name", "version")
+_EventLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _golden_head(text: str) -> tuple[str, int] | None:
+    """``name`` and ``version`` from the top-level keys before ``cases``, or None (read it all)."""
+    loader = _EventLoader(text)
+    found: dict[str, object] = {}
+    try:
+        for start in (yaml.StreamStartEvent, yaml.DocumentStartEvent, yaml.MappingStartEvent):
+            if not loader.check_event(start):
+                return None
+            loader.get_event()  # type: ignore[no-untyped-call]
+        while len(found) < len(_HEAD_KEYS):
+            key, value = loader.get_event(), loader.get_event()  # type: ignore[no-untyped-call]
+            if not isinstance(key, yaml.ScalarEvent) or key.tag is not None or key.anchor is not None \
+                    or key.value == "cases" or key.value in found:
+                return None
+            if not isinstance(value, yaml.ScalarEvent) or value.anchor is not None:
+                return None  # a collection or an alias before the name and version: read it all
+            if key.value in _HEAD_KEYS:
+                tag = value.tag if value.tag not in (None, "!") else loader.resolve(  # type: ignore[no-untyped-call]
+                    yaml.ScalarNode, value.value, value.implicit)
+                node = yaml.ScalarNode(tag, value.value, style=value.style)
+                found[key.value] = loader.construct_object(node)
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    name, version = found["name"], found["version"]
+    if not (isinstance(name, str) and fullmatch(r"[A-Za-z0-9._-]+", name)
+            and type(version) is int and version >= 1):
+        return None
+    return name, version
 
 
 @dataclass(frozen=True)

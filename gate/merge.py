@@ -14,9 +14,14 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 from gate.errors import InputError
+from gate.jsonio import check_depth, json_path, schema, validate, validator
+from gate.judge.summary import judgement_to_dict
+from gate.report.serialise import case_from_dict, report_from_dict
 from gate.results import CaseResult, Report
+from gate.shapes import Mismatch, Shape, compile_shape
 from gate.shards import ShardMark, ids_digest
 
 __all__ = ["Merged", "Partial", "baseline_digest", "merge_cases", "parse_partial"]
@@ -42,51 +47,72 @@ class Merged:
     """every shard's warnings, each said once, in shard order"""
 
 
-_NUMBER = (int, float)
+_COUNTS = ("citations", "unique_domains", "results", "pages_read", "quoted_citations")
 
 
-def _typed(case: CaseResult) -> bool:
-    """The values the verdict reads have the types the schema gives them."""
-    f = case.counts
-    counts = (f.citations, f.unique_domains, f.results, f.pages_read, f.quoted_citations)
-    return (all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts)
-            and isinstance(f.retrieval_succeeded, bool)
-            and (f.median_source_age_days is None or isinstance(f.median_source_age_days, _NUMBER))
-            and all(v is None or (isinstance(v, _NUMBER) and not isinstance(v, bool)) for v in case.soft.values())
-            and all(isinstance(s.status, str) for s in case.checks)
-            and all(isinstance(h.check, str) and isinstance(h.message, str) for h in case.hard_failures))
+@cache
+def _case_shape() -> Shape:
+    """A case as sourcegate writes it: the report schema's case, closed (every key, no other; the
+    judgement only when there is one)."""
+    report = schema("report")
+    case = report["properties"]["cases"]["items"]
+    return compile_shape(case, report, closed=True, optional={"judgement"})
+
+
+@cache
+def _header_shape() -> Shape:
+    """The report schema, for everything but the cases (its shard mark lists a position per case)."""
+    return compile_shape(schema("report"), formats=validator("report").format_checker)
+
+
+def _read_case(d: object) -> CaseResult:
+    """One case of a partial report, its shape checked once; raises :class:`Mismatch`.
+
+    A judgement holds counts and figures derived from its claims: it must be the JSON its values
+    render to, so that a partial report cannot say what its own claims do not.
+    """
+    _case_shape()(d)
+    assert isinstance(d, dict)  # the shape says so
+    negative = next((k for k in _COUNTS if d["figures"][k] < 0), None)
+    if negative is not None:
+        raise Mismatch("expected a count of at least 0", ["figures", negative])
+    case = case_from_dict(d)
+    if case.judgement is not None and (json.dumps(judgement_to_dict(case.judgement), allow_nan=False)
+                                       != json.dumps(d["judgement"], allow_nan=False)):
+        raise Mismatch("the judgement does not read back the same (its counts and figures follow from its claims)",
+                       ["judgement"])
+    return case
 
 
 def parse_partial(data: object, file: str) -> Report:
     """A partial report read from JSON data, checked as strictly as a report and in linear time.
 
-    Everything but the cases is validated against the report schema. Each case is read back and
-    must render to exactly the JSON it came from: a case sourcegate would not write the same way
-    (an unknown or missing key, a value of another type) is refused, naming its JSON path. The
-    schema itself, case by case, costs about a millisecond per case, which at tens of thousands
-    of cases would make the merge the slowest job of the matrix.
+    The report schema is compiled once into shapes (:mod:`gate.shapes`): ``jsonschema`` itself,
+    case by case, costs about a millisecond per case, which at tens of thousands of cases would
+    make the merge the slowest job of the matrix. Everything but the cases is checked against the
+    schema (``jsonschema`` says what is wrong when it does not fit). Each case is checked once
+    against the schema's case as a closed shape: every key sourcegate writes, no other, each value
+    of its type; a case that does not fit is refused, naming its JSON path.
     """
-    from gate.jsonio import check_depth, validate
-    from gate.report.serialise import case_from_dict, case_to_dict, report_from_dict
-
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise InputError("expected a report: a JSON object with a list of cases", file=file, path="$.cases")
     cases = data["cases"]
-    validate({**data, "cases": []}, "report", file)
-    check_depth(data, file)
+    header = {**data, "cases": []}
+    try:
+        _header_shape()(header)
+    except Mismatch:
+        validate(header, "report", file)  # says what is wrong, in the schema's words
+    check_depth(header, file)
     read: list[CaseResult] = []
     for i, d in enumerate(cases):
         try:
-            case = case_from_dict(d)
-            same = (isinstance(case.id, str) and isinstance(case.question, str) and _typed(case)
-                    and json.dumps(case_to_dict(case), allow_nan=False) == json.dumps(d, allow_nan=False))
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            read.append(_read_case(d))
+        except Mismatch as m:
+            raise InputError(f"not a case as sourcegate writes it: {m.why}", file=file,
+                             path=json_path(["cases", i, *m.path])) from None
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # values the shape let through, unreadable
             raise InputError(f"not a case as sourcegate writes it ({type(e).__name__}: {e})", file=file,
                              path=f"$.cases[{i}]") from e
-        if not same:
-            raise InputError("not a case as sourcegate writes it: it does not read back the same",
-                             file=file, path=f"$.cases[{i}]")
-        read.append(case)
     return replace(report_from_dict({**data, "cases": []}), cases=tuple(read))
 
 

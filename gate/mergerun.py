@@ -3,8 +3,9 @@
     sourcegate check cached-snapshots/example --shard 1/4 --json shard-1.json   # one per matrix job
     sourcegate merge cached-snapshots/example shard-*.json --json report.json --baseline-ref "$BASE"
 
-The rules (configuration, baseline, trusted judge-cache entries) are resolved from the golden set
-as ``check`` resolves them, and every partial report must have run under the same configuration
+The golden set's name and version are read from the top of its ``golden.yaml`` (each shard read the
+whole file). The rules (configuration, baseline, trusted judge-cache entries) are resolved from the
+golden set as ``check`` resolves them, and every partial report must have run under the same configuration
 and would have been compared with the same baseline (:mod:`gate.merge` refuses anything else,
 naming the file). The cases are put back in the run's order, then compared with the baseline and
 decided once by the pipeline (:func:`gate.pipeline.decide_set`): the result is the report an
@@ -19,7 +20,7 @@ from datetime import datetime
 
 from gate.goldensets import per_set_file
 from gate.jsonio import load_json
-from gate.load import load_golden
+from gate.load import golden_identity
 from gate.merge import Partial, merge_cases, parse_partial
 from gate.pipeline import decide_set, rules_baseline_digest
 from gate.results import Report
@@ -46,11 +47,11 @@ class MergeRequest:
 
 def merged_report(request: MergeRequest, *, now: datetime) -> Report:
     """Read the partial reports, merge their cases, compare and decide once (``now`` dates the baseline)."""
-    golden = load_golden(request.golden)
-    rules = resolve_rules([request.golden], request.config_file, baseline=per_set_file(request.baseline, golden.name),
+    name, version = golden_identity(request.golden)
+    rules = resolve_rules([request.golden], request.config_file, baseline=per_set_file(request.baseline, name),
                           ref=request.baseline_ref, trust_config=request.trust_config)
     partials: Sequence[Partial] = [Partial(f, parse_partial(load_json(f), f)) for f in request.partials]
-    merged = merge_cases(partials, golden_name=golden.name, golden_version=golden.version,
+    merged = merge_cases(partials, golden_name=name, golden_version=version,
                          config=config_digest(rules.config), baseline=rules_baseline_digest(rules))
     return decide_set(merged.golden_name, merged.golden_version, merged.cases, rules, merged.judge_mode,
                       warnings=merged.warnings, now=now)

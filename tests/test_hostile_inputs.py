@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -323,3 +324,42 @@ def test_a_golden_set_reached_through_a_link_is_read(tmp_path: Path) -> None:
     root = golden_set(tmp_path)
     (tmp_path / "alias").symlink_to(root)
     assert main(["check", str(tmp_path / "alias"), "--judge", "off", "--json", "-"]) == 0
+
+
+def _with_lone_surrogates(trace: dict[str, Any]) -> dict[str, Any]:
+    """The trace with a lone surrogate in every kind of text an agent records, cited URLs aside."""
+    s = "\ud800"
+    trace["question"] += s
+    trace["queries"] = [q + s for q in trace["queries"]]
+    for r in trace["results"]:
+        r["title"] = r.get("title", "") + s
+        r["snippet"] = r.get("snippet", "") + s
+    for p in trace["pages"]:
+        p["text"] += s
+    for c in trace.get("citations", []):
+        c["quote"] = "a sentence the page does not hold " + s  # quoted back in the failure's message
+    trace["answer"] = s + trace["answer"]
+    return trace
+
+
+@pytest.mark.parametrize("shape", ["native", "minimal"])
+def test_lone_surrogates_in_a_trace_read_as_u_fffd_in_every_report(shape: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """JSON may escape a lone surrogate ("\\ud800"); no UTF-8 report can hold one, so it reads as U+FFFD."""
+    quoted = RUNS / "passage_missing" / "passes" / "quote-on-the-second-read-of-a-page.json"
+    trace = _with_lone_surrogates(json.loads(quoted.read_text(encoding="utf-8")))
+    if shape == "minimal":
+        trace = {"question": trace["question"], "queries": trace["queries"], "answer": trace["answer"],
+                 "results": [{"position": 1, "title": "t\ud800", "link": "https://a.example/", "description": "d"}],
+                 "pages": {"https://a.example/\udfff": "text \udfff"}}
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(trace), encoding="utf-8")  # the escapes, as a hostile trace holds them
+    assert "\\ud800" in path.read_text(encoding="utf-8")
+    out = {kind: tmp_path / f"report.{kind}" for kind in ("json", "markdown", "junit")}
+    code = main(["check", str(path), *(a for kind, file in out.items() for a in (f"--{kind}", str(file)))])
+    printed = capsys.readouterr()
+    assert code in (0, 1) and "internal error" not in printed.err
+    texts = {kind: file.read_text(encoding="utf-8") for kind, file in out.items()}
+    if shape == "native":
+        assert all("does not hold \ufffd" in t for t in texts.values())
+    assert not any("\ud800" in t or "\udfff" in t for t in [*texts.values(), printed.out, printed.err])

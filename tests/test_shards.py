@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from gate.cli import main
+from gate.errors import InputError
+from gate.load import golden_identity, load_golden
 from gate.shards import Shard, in_shard, parse_shard
 from tests.conftest import EXAMPLE
 from tests.support.golden_factory import write_golden
@@ -168,18 +170,104 @@ def test_a_shard_validates_only_its_own_runs_and_the_merge_refuses_the_shard_tha
     assert "shard 2/2 missing" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("tamper", [
-    lambda c: c.update(unknown="key"),
-    lambda c: c.pop("figures"),
-    lambda c: c.update(id=7),
-    lambda c: c["figures"].update(citations="three"),
+@pytest.mark.parametrize(("tamper", "where"), [
+    (lambda c: c.update(unknown="key"), "$.cases[0].unknown"),
+    (lambda c: c.pop("figures"), "$.cases[0]"),
+    (lambda c: c.pop("checks"), "$.cases[0]"),
+    (lambda c: c.update(id=7), "$.cases[0].id"),
+    (lambda c: c["figures"].update(citations="three"), "$.cases[0].figures.citations"),
+    (lambda c: c["figures"].update(citations=True), "$.cases[0].figures.citations"),
+    (lambda c: c["figures"].update(citations=2.0), "$.cases[0].figures.citations"),
+    (lambda c: c["figures"].update(citations=-1), "$.cases[0].figures.citations"),
+    (lambda c: c["figures"].update(extra=1), "$.cases[0].figures.extra"),
+    (lambda c: c["soft"].update(freshness=True), "$.cases[0].soft.freshness"),
+    (lambda c: c["notes"].append(5), "$.cases[0].notes[0]"),
+    (lambda c: c["checks"]["fabricated_url"].update(status="green"), "$.cases[0].checks.fabricated_url.status"),
+    (lambda c: c["checks"]["fabricated_url"].pop("reason"), "$.cases[0].checks.fabricated_url"),
+    (lambda c: c["hard_failures"].append({"check": "x", "url": None, "message": "m", "more": 1}),
+     "$.cases[0].hard_failures"),
 ])
 def test_a_case_sourcegate_would_not_write_is_refused_with_its_path(
-        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], tamper: Any) -> None:
+        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], tamper: Any, where: str) -> None:
     files = _shards(demo, tmp_path, 2)
     data = _read(files[1])
     tamper(data["cases"][0])
     files[1].write_text(json.dumps(data), encoding="utf-8")
     code, out = _merge(demo, files, tmp_path)
     assert code == 2 and not out.exists()
-    assert "$.cases[0]" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert where in err and "not a case as sourcegate writes it" in err
+
+
+@pytest.mark.parametrize(("tamper", "why"), [
+    (lambda j: j.update(claim_count=j["claim_count"] + 1), "does not read back the same"),
+    (lambda j: j["usage"].pop("calls"), "missing the key 'calls'"),
+    (lambda j: j["verdicts"][0].update(verdict="true"), "expected one of"),
+])
+def test_a_case_whose_judgement_does_not_add_up_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           tamper: Any, why: str) -> None:
+    """A judgement's counts and figures follow from its claims: a partial report cannot say otherwise."""
+    files = _shards(EXAMPLE, tmp_path, 2)
+    data = _read(files[0])
+    judged = next(i for i, c in enumerate(data["cases"]) if c.get("judgement", {}).get("verdicts"))
+    tamper(data["cases"][judged]["judgement"])
+    files[0].write_text(json.dumps(data), encoding="utf-8")
+    code, out = _merge(EXAMPLE, files, tmp_path)
+    assert code == 2 and not out.exists()
+    err = capsys.readouterr().err
+    assert f"$.cases[{judged}].judgement" in err and why in err
+
+
+def test_the_key_order_of_a_case_does_not_matter(demo: Path, tmp_path: Path) -> None:
+    """The merged report is written from the cases' values, in sourcegate's own key order."""
+    files = _shards(demo, tmp_path, 2)
+    code, out = _merge(demo, files, tmp_path)
+    expected = out.read_text(encoding="utf-8")
+    data = _read(files[1])
+    data["cases"] = [dict(reversed(c.items())) for c in data["cases"]]
+    files[1].write_text(json.dumps(data), encoding="utf-8")
+    assert _merge(demo, files, tmp_path)[0] == code
+    assert out.read_text(encoding="utf-8") == expected
+
+
+def test_the_merge_reads_only_the_name_and_version_at_the_top_of_golden_yaml(
+        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = _shards(demo, tmp_path, 2)
+    text = (demo / "golden.yaml").read_text(encoding="utf-8")
+    # A golden.yaml whose name comes after its cases is read whole, with the same outcome.
+    lines = text.splitlines(keepends=True)
+    name = next(line for line in lines if line.startswith("name:"))
+    (demo / "golden.yaml").write_text("".join(line for line in lines if line != name) + name, encoding="utf-8")
+    assert _merge(demo, files, tmp_path)[0] == 1
+    (demo / "golden.yaml").write_text(text.replace("name: demo", "name: other"), encoding="utf-8")
+    assert _merge(demo, files, tmp_path)[0] == 2
+    assert "the golden set is 'demo' here, 'other'" in capsys.readouterr().err
+    (demo / "golden.yaml").unlink()
+    assert _merge(demo, files, tmp_path)[0] == 2
+    assert "no golden.yaml" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "read_whole"), [
+    ("version: 3\nname: demo\ncases: []\n", False),
+    ("format: sourcegate-golden/1\ndescription: >-\n  two\n  lines\nname: demo\nversion: 3\ncases: []\n", False),
+    ("cases: []\nname: demo\nversion: 3\n", True),
+    ("name: &n demo\nversion: 3\ncases: []\n", True),
+    ("name: demo\nversion: '3'\ncases: []\n", True),
+    ("name: demo\nversion: 3.0\ncases: []\n", True),
+    ("name: demo\nname: demo\nversion: 3\ncases: []\n", True),
+])
+def test_the_name_and_version_are_read_from_the_top_or_else_from_the_whole_file(
+        tmp_path: Path, text: str, read_whole: bool) -> None:
+    (tmp_path / "golden.yaml").write_text(text, encoding="utf-8")
+    if read_whole:  # what load_golden says of the whole file, or its name and version
+        try:
+            expected: object = ((g := load_golden(str(tmp_path))).name, g.version)
+        except InputError as e:
+            expected = str(e)
+    else:
+        expected = ("demo", 3)
+    try:
+        got: object = golden_identity(str(tmp_path))
+    except InputError as e:
+        got = str(e)
+    assert got == expected

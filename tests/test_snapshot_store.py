@@ -205,3 +205,36 @@ def test_index_lists_what_is_held_and_checks_every_entry(store: SnapshotStore) -
     Path(store.path(EXTRACTIONS, url_key("https://example.com/"))).write_text("{")
     with pytest.raises(InputError, match="malformed JSON"):
         store.index()
+
+
+def test_an_entry_read_once_is_read_afresh_when_its_file_changes(store: SnapshotStore) -> None:
+    """Lookups are cached by the file's identity: a rewrite, damage or removal is seen at once."""
+    store.put_search(SearchRecord("serpapi", "q", SERPAPI, recorded_at=WHEN))
+    assert store.search("serpapi", "q").response == SERPAPI
+    assert store.search("serpapi", "q") is store.search("serpapi", "q")  # read and checked once
+    other = {**SERPAPI, "organic_results": []}
+    assert store.put_search(SearchRecord("serpapi", "q", other, recorded_at=WHEN))
+    assert store.search("serpapi", "q").response == other
+    file = Path(store.path(SEARCH, search_key("serpapi", "q")))
+    file.write_text(file.read_text(encoding="utf-8").replace('"provider"', '"provider_"'), encoding="utf-8")
+    with pytest.raises(InputError):
+        store.search("serpapi", "q")
+    with pytest.raises(InputError):  # a failure is never kept: it is read and refused again
+        store.search("serpapi", "q")
+    file.unlink()
+    with pytest.raises(SnapshotMiss):
+        store.search("serpapi", "q")
+
+
+def test_the_read_cache_keeps_the_most_recently_used_within_its_budget() -> None:
+    from gate.snapshot.store import _ReadCache
+
+    cache = _ReadCache(budget=10)
+    cache.put("a", (1,), 4, "A")
+    cache.put("b", (1,), 4, "B")
+    assert cache.get("a", (1,)) == "A"  # now the most recently used
+    cache.put("c", (1,), 4, "C")  # over budget: b goes
+    assert (cache.get("a", (1,)), cache.get("b", (1,)), cache.get("c", (1,))) == ("A", None, "C")
+    assert cache.get("a", (2,)) is None  # another file now
+    cache.put("huge", (1,), 11, "H")  # never fits
+    assert cache.get("huge", (1,)) is None and cache.get("c", (1,)) == "C"

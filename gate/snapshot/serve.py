@@ -16,10 +16,14 @@ exactly as the unscoped endpoints and also tell the :class:`Scope` registered un
 :attr:`ReplayServer.scopes` what was asked and answered, so requests made in parallel are
 attributed to the right case. An unknown token answers 404.
 
-Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped,
-and at most :data:`MAX_CONNECTIONS` are served at once (one thread each). A connection over the
-bound waits for a free slot, up to a little over twice :data:`IDLE_TIMEOUT` (an idle one is dropped
-within one), and is answered 503 after that; idle clients cannot make the server start a thread each.
+Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped;
+a request that has not arrived whole :data:`REQUEST_TIMEOUT` seconds after the server began to wait
+for it, however its bytes trickle in, is answered 408 and its connection closed; and at most
+:data:`MAX_CONNECTIONS` are served at once (one thread each). A connection over the bound waits for
+a free slot, up to a little over :data:`REQUEST_TIMEOUT` or twice :data:`IDLE_TIMEOUT`, whichever is
+longer (an idle client is dropped within one, a trickling one by the other), and is answered 503
+after that; idle or trickling clients cannot make the server start a thread
+each, nor hold a slot for long.
 
 Record mode: the server answers from a :class:`Source`, by default the store itself (replay). A
 source that records what the store lacks (:mod:`gate.snapshot.recording`) may raise
@@ -34,14 +38,17 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import socket
 import sys
 import threading
+import time
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
+from gate.deadline import DeadlineExceeded
 from gate.errors import FetchRefused, FetchTimeout, InputError, LiveWebError, SnapshotMiss
 from gate.snapshot.live.redact import redact
 from gate.snapshot.records import (
@@ -61,10 +68,15 @@ from gate.snapshot.store import SnapshotStore
 DEFAULT_HOST = "127.0.0.1"
 IDLE_TIMEOUT = 5.0
 """Seconds a connection may stay silent (between requests, or inside one) before it is dropped."""
+REQUEST_TIMEOUT = 10.0
+"""Seconds a request may take to arrive whole (its line and headers, from the moment the server waits
+for it), however slowly its bytes trickle in: each read has :data:`IDLE_TIMEOUT`, this bounds them all."""
 MAX_CONNECTIONS = 32
 """Connections served at once; more wait for a slot (see the module docstring)."""
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 40\r\n"
          b"Connection: close\r\nRetry-After: 1\r\n\r\n" + b'{"error": "too many connections, retry"}')
+_LATE = (b"HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: 47\r\n"
+         b"Connection: close\r\n\r\n" + b'{"error": "the request did not arrive in time"}')
 
 
 SCOPE_PREFIX = "/case/"
@@ -85,12 +97,14 @@ class ReplayServer(ThreadingHTTPServer):
 
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
                  log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
-                 max_connections: int = MAX_CONNECTIONS, source: Source | None = None,
-                 secrets: tuple[str, ...] = ()) -> None:
+                 request_timeout: float = REQUEST_TIMEOUT, max_connections: int = MAX_CONNECTIONS,
+                 source: Source | None = None, secrets: tuple[str, ...] = (),
+                 clock: Callable[[], float] = time.monotonic) -> None:
         """Bind to ``host:port`` (port 0: any free port; see :attr:`url`).
 
         ``source`` answers the requests (default: ``store``, replay only); ``secrets`` are values
-        never to be logged or answered (the keys a recording source holds).
+        never to be logged or answered (the keys a recording source holds). ``clock`` times the
+        request deadline.
         """
         self.store = store
         self.source: Source = store if source is None else source
@@ -98,6 +112,8 @@ class ReplayServer(ThreadingHTTPServer):
         # A text stream like any other to its users (an io.TextIOBase), redacting what it passes on.
         self.log = typing.cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
         self.idle_timeout = idle_timeout
+        self.request_timeout = request_timeout
+        self.clock = clock
         self._slots = threading.BoundedSemaphore(max_connections)
         self.scopes: dict[str, Scope] = {}
         """token -> the scope its ``/case/<token>/...`` requests are reported to"""
@@ -105,7 +121,7 @@ class ReplayServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Serve the connection on a thread of its own once a slot is free; 503 when none frees up."""
-        if not self._slots.acquire(timeout=2 * self.idle_timeout + 1):
+        if not self._slots.acquire(timeout=max(2 * self.idle_timeout, self.request_timeout) + 1):
             with contextlib.suppress(OSError):
                 request.settimeout(1.0)
                 request.sendall(_BUSY)
@@ -177,6 +193,27 @@ def _public(entry: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k not in ("format", "key")}
 
 
+class _RequestReader(socket.SocketIO):
+    """The connection's reads: each within the idle timeout, and all of one request by its deadline."""
+
+    def __init__(self, sock: socket.socket, server: ReplayServer) -> None:
+        super().__init__(sock, "rb")
+        self.server = server
+        self.deadline = float("inf")
+
+    def readinto(self, b: Any) -> int | None:
+        left = self.deadline - self.server.clock()
+        if left <= 0:
+            raise DeadlineExceeded
+        self._sock.settimeout(min(self.server.idle_timeout, left))  # type: ignore[attr-defined]
+        try:
+            return super().readinto(b)
+        except TimeoutError:
+            if self.deadline - self.server.clock() <= 0:
+                raise DeadlineExceeded from None
+            raise
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: ReplayServer
     server_version = "sourcegate-snapshot"
@@ -186,9 +223,24 @@ class _Handler(BaseHTTPRequestHandler):
     wbufsize = -1
 
     def setup(self) -> None:
-        """Every read and write on the connection times out after the server's idle timeout."""
+        """Every read and write on the connection times out after the server's idle timeout, and every
+        request must arrive whole by its deadline (:attr:`ReplayServer.request_timeout`)."""
         super().setup()
         self.connection.settimeout(self.server.idle_timeout)
+        self.rfile.close()  # the plain reader setup() made: the connection stays open for this one
+        self._reader = _RequestReader(self.connection, self.server)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        """One request, read by its deadline; a late one is answered 408 and its connection closed."""
+        self._reader.deadline = self.server.clock() + self.server.request_timeout
+        try:
+            super().handle_one_request()
+        except DeadlineExceeded:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.settimeout(1.0)
+                self.connection.sendall(_LATE)
 
     def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
         """Answer one request: a hit, a miss (404), a bad request (400) or a damaged entry (500)."""
@@ -251,6 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, body: Any) -> None:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self.connection.settimeout(self.server.idle_timeout)  # the last read may have left less
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))

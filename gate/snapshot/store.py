@@ -12,6 +12,12 @@ so a hand-edited or damaged file is an input error that names the file and the J
 Writes are atomic, validated before they land, skipped when the file already holds the same
 text, and refused through a symlink that leads out of the golden set.
 
+Reads are cached: an entry read and checked once is kept with the identity of its file (device,
+inode, size, modification time) and served again while a ``stat`` finds the same file, so a
+rebuilt or edited entry is read afresh (a write replaces the file) and a replay server answers a
+repeated lookup without parsing and validating it again. The cache holds up to
+:data:`CACHE_BYTES` of entry files; what does not fit is read from disk each time.
+
 What may be recorded: answers are, failures are not. A snapshot freezes what the web *answered*.
 A failed search (a bad key, a quota, a provider outage) or a transient HTTP failure (408, 429,
 5xx) is not an answer: recording it would replay a flake forever, so the store refuses it and
@@ -31,9 +37,12 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from gate.errors import InputError, SnapshotMiss
 from gate.jsonio import dump_json, load_json, validate
@@ -67,6 +76,9 @@ T = TypeVar("T")
 PROVIDER = re.compile(r"^[a-z][a-z0-9_.-]*$")
 _ERROR_TYPES = frozenset({"ErrorResponse", "web_search_tool_result_error"})
 _TRANSIENT = frozenset({408, 429})
+
+CACHE_BYTES = 64 * 2**20
+"""The most entry bytes (file sizes) one store keeps read and checked in memory: 64 MiB."""
 
 
 def provider_problem(provider: str) -> str | None:
@@ -147,6 +159,7 @@ class SnapshotStore:
         """
         self.root = root
         self.golden_root = os.path.dirname(os.path.abspath(root)) if golden_root is None else golden_root
+        self._read = _ReadCache(CACHE_BYTES)
 
     def path(self, layer: Layer, key: str) -> str:
         """Where the entry with this key lives."""
@@ -169,13 +182,23 @@ class SnapshotStore:
 
     def _get(self, layer: Layer, key: str, what: str, convert: Callable[[Mapping[str, Any], str], T]) -> T:
         file = self.path(layer, key)
-        if not os.path.isfile(file):
+        try:
+            st = os.stat(file)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        if st is None or not stat.S_ISREG(st.st_mode):
             folder = os.path.dirname(file)
             raise SnapshotMiss(
                 f"snapshot miss in the {layer.name} layer: nothing recorded for {what} (key {key}) "
                 f"in {folder}; replay never goes to the network: record it, or rebuild the snapshot "
                 f"from the runs with `sourcegate snapshot build`")
-        return convert(self._load(layer, file), file)
+        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = self._read.get(file, identity)
+        if cached is not None:
+            return cast(T, cached)
+        record = convert(self._load(layer, file), file)
+        self._read.put(file, identity, st.st_size, record)
+        return record
 
     def _load(self, layer: Layer, file: str) -> Mapping[str, Any]:
         data = load_json(file, root=self.golden_root)
@@ -246,3 +269,40 @@ class SnapshotStore:
                 for layer in LAYERS if layer is not SEARCH}
         return SnapshotIndex(searches=frozenset(searches), pages=keys[PAGES.name],
                              extractions=keys[EXTRACTIONS.name])
+
+
+class _ReadCache:
+    """Entries read and checked, by file, while the file is the same one; least recently used out first.
+
+    Shared by the replay server's connection threads, hence the lock. Failures are never kept: only
+    what :meth:`SnapshotStore._get` read and checked without error is put here.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
+        self._held = 0
+        self._entries: OrderedDict[str, tuple[tuple[int, ...], int, object]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, file: str, identity: tuple[int, ...]) -> object | None:
+        """The record read from ``file`` when it was the file ``identity`` names, else None."""
+        with self._lock:
+            found = self._entries.get(file)
+            if found is None or found[0] != identity:
+                return None
+            self._entries.move_to_end(file)
+            return found[2]
+
+    def put(self, file: str, identity: tuple[int, ...], size: int, record: object) -> None:
+        """Keep ``record`` for ``file`` (as ``identity``), dropping the least recently used to fit."""
+        if size > self._budget:
+            return
+        with self._lock:
+            old = self._entries.pop(file, None)
+            if old is not None:
+                self._held -= old[1]
+            self._entries[file] = (identity, size, record)
+            self._held += size
+            while self._held > self._budget:
+                _, (_, dropped, _) = self._entries.popitem(last=False)
+                self._held -= dropped
