@@ -16,18 +16,20 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from gate.comparison import BaselineOrigin
 from gate.gitrev import changed_files, relative, resolve_commit, show, toplevel
-from gate.jsonio import load_json, parse_json, parse_yaml, read_text, validate
+from gate.jsonio import parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
 from gate.outputs import write_file
-from gate.report.serialise import dump_report, report_from_dict
-from gate.results import BaselineStamp, Report
+from gate.report.serialise import case_from_dict, dump_report, report_from_dict
+from gate.reportstream import read_report, read_report_text
+from gate.results import BaselineStamp, CaseResult, Counts, Report
 
 __all__ = [
-    "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "read_at_ref", "read_baseline",
-    "refusal", "stamped", "write_baseline",
+    "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "for_comparison", "read_at_ref",
+    "read_baseline", "refusal", "stamped", "write_baseline",
 ]
 
 BASELINE_NAME = "baseline.json"
@@ -45,11 +47,37 @@ def parse_report(data: object, source: str) -> Report:
     return report_from_dict(data)
 
 
+def for_comparison(report: Report) -> Report:
+    """``report`` with each case cut to what :func:`gate.compare.compare_cases` reads of a baseline
+    case: its id, hard failures, soft figures, judgement and whether retrieval succeeded. A baseline
+    of 8,000 cases is then a few megabytes while the run is compared with it, not tens."""
+    return replace(report, cases=tuple(_compared(c) for c in report.cases))
+
+
+def _compared(c: CaseResult) -> CaseResult:
+    return CaseResult(id=c.id, question="", hard_failures=c.hard_failures, checks=(),
+                      counts=_RETRIEVED if c.counts.retrieval_succeeded else _NOT_RETRIEVED,
+                      soft=c.soft, judgement=c.judgement)
+
+
+_RETRIEVED, _NOT_RETRIEVED = Counts(retrieval_succeeded=True), Counts(retrieval_succeeded=False)
+
+
+def _keep(item: dict[str, Any]) -> CaseResult:
+    return _compared(case_from_dict(item))
+
+
+def _report(fields: dict[str, Any], cases: tuple[CaseResult, ...]) -> Report:
+    return replace(report_from_dict({**fields, "cases": []}), cases=cases)
+
+
 def read_baseline(file: str, root: str | None = None) -> Report | None:
-    """The baseline in ``file`` (inside ``root``, when given), or None when there is none yet."""
+    """The baseline in ``file`` (inside ``root``, when given), or None when there is none yet; its
+    cases as the comparison reads them (:func:`for_comparison`), read one at a time
+    (:mod:`gate.reportstream`)."""
     if not os.path.exists(file):
         return None
-    return parse_report(load_json(file, root=root), file)
+    return _report(*read_report(file, _keep, root=root))
 
 
 def refusal(report: Report, force: bool) -> str | None:
@@ -108,7 +136,8 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     rel_golden = relative(top, os.path.join(golden_root, GOLDEN_NAME))
     source = f"{ref}:{rel_file}"
     text = show(top, commit, rel_file, ref)
-    report = None if text is None else parse_report(parse_json(text, source), source)
+    report = None if text is None else _report(*read_report_text(text, source, _keep))
+    del text
     before = _golden_cases(show(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
     after = _golden_cases(read_text(here, root=golden_root, kind="YAML"), here) if os.path.isfile(here) else {}

@@ -11,8 +11,9 @@ its paired sign test (:mod:`gate.figurediff`).
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -27,7 +28,7 @@ from gate.comparison import (
     Moved,
 )
 from gate.config import Config
-from gate.figurediff import SET_FIGURES, figure_change, figure_status, sign_test
+from gate.figurediff import SET_FIGURES, Selector, figure_status, paired_change, sign_test
 from gate.model import Finding
 from gate.results import CaseResult, Report
 from gate.urls import canonical
@@ -49,13 +50,17 @@ def failure_key(f: Finding) -> tuple[str, str | None]:
 
 
 def _split(current: Sequence[Finding], baseline: Sequence[Finding]) -> tuple[list[Finding], ...]:
-    before = Counter(failure_key(f) for f in baseline)
+    before: dict[tuple[str, str | None], list[Finding]] = {}
+    for f in baseline:
+        before.setdefault(failure_key(f), []).append(f)
     new, kept = [], []
     for f in current:
         k = failure_key(f)
-        if before[k] > 0:
-            before[k] -= 1
-            kept.append(f)
+        if before.get(k):
+            b = before[k].pop(0)
+            # the baseline's equal value, when it is one: a comparison of many cases then holds one
+            # copy of each kept failure, not two
+            kept.append(b if b == f else f)
         else:
             new.append(f)
     now = Counter(failure_key(f) for f in current)
@@ -112,15 +117,35 @@ def compare(baseline: Report, current: Report, config: Config, origin: BaselineO
                          origin, now)
 
 
-def compare_cases(baseline: Report, cases: Sequence[CaseResult], version: int | None, judge_mode: str,
+def compare_cases(baseline: Report, cases: Iterable[CaseResult], version: int | None, judge_mode: str,
                   config: Config, origin: BaselineOrigin, now: datetime | None = None) -> Comparison:
     """Compare the case results of a run (golden-set ``version``, judged in ``judge_mode``) with
-    ``baseline``, each set figure with its status under ``config``: the comparison, ready to decide."""
+    ``baseline``, each set figure with its status under ``config``: the comparison, ready to decide.
+
+    The cases are read once, one at a time: what stays of each is its id, its change record and
+    two numbers per set figure (a case store's cases are never all in memory at once).
+    """
     base_by_id = {c.id: c for c in baseline.cases}
-    cur_ids = [c.id for c in cases]
-    pairs = [(base_by_id[c.id], c) for c in cases if c.id in base_by_id]
+    cur_ids: list[str] = []
+    common: list[str] = []
+    changes: list[CaseChange] = []
+    unjudged: list[str] = []
+    values = {key: _Values() for key, _, _, _ in SET_FIGURES}
+    for c in cases:
+        cur_ids.append(c.id)
+        b = base_by_id.get(c.id)
+        if b is None:
+            continue
+        common.append(c.id)
+        changes.append(case_change(b, c))
+        if b.judgement is not None and b.judgement.claim_count and c.judgement is None:
+            unjudged.append(c.id)
+        for key, _, figure, select in SET_FIGURES:
+            values[key].add(b, c, figure, select)
     stamp = baseline.stamp
-    figures = (figure_change(k, label, f, pairs, sel) for k, label, f, sel in SET_FIGURES)
+    figures = (paired_change(k, label, f, values[k].base, values[k].pr, values[k].alone)
+               for k, label, f, _ in SET_FIGURES)
+    current = set(cur_ids)
     return Comparison(
         origin=origin,
         baseline_version=baseline.golden_version,
@@ -130,18 +155,34 @@ def compare_cases(baseline: Report, cases: Sequence[CaseResult], version: int | 
         baseline_written_at=stamp.written_at if stamp else None,
         baseline_age_days=_age_days(stamp.written_at if stamp else None, now),
         max_age_days=config.compare.max_baseline_age_days,
-        common=tuple(c.id for _, c in pairs),
+        common=tuple(common),
         added=tuple(i for i in cur_ids if i not in base_by_id),
-        removed=tuple(i for i in base_by_id if i not in set(cur_ids)),
-        cases=tuple(case_change(b, c) for b, c in pairs),
+        removed=tuple(i for i in base_by_id if i not in current),
+        cases=tuple(changes),
         figures=tuple(replace(ch, status=figure_status(ch, config)) for ch in figures),
-        unjudged=_unjudged(pairs) if judge_mode != "off" else (),
+        # A PR that deletes the judge cache must not make the judged half of the gate vanish quietly:
+        # with the judge on, a case the baseline judged and this run did not is a gap, not a pass.
+        unjudged=tuple(unjudged) if judge_mode != "off" else (),
         block_on=config.compare.block_on,
     )
 
 
-def _unjudged(pairs: list[tuple[CaseResult, CaseResult]]) -> tuple[str, ...]:
-    # A PR that deletes the judge cache must not make the judged half of the gate vanish quietly:
-    # with the judge on, a case the baseline judged and this run did not is a gap, not a pass.
-    return tuple(c.id for b, c in pairs
-                 if b.judgement is not None and b.judgement.claim_count and c.judgement is None)
+class _Values:
+    """One set figure's values over the paired cases (see :func:`gate.figurediff.paired_change`)."""
+
+    def __init__(self) -> None:
+        self.base: array[float] = array("d")
+        self.pr: array[float] = array("d")
+        self.alone: array[float] = array("d")
+
+    def add(self, b: CaseResult, c: CaseResult, figure: str, select: Selector | None) -> None:
+        if select is not None and not select(c):
+            return
+        cv = c.soft.get(figure)
+        if cv is None:
+            return
+        self.alone.append(cv)
+        bv = b.soft.get(figure)
+        if bv is not None and (select is None or select(b)):
+            self.base.append(bv)
+            self.pr.append(cv)

@@ -8,6 +8,7 @@ report (a report carries its comparison), so nothing here imports the results.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from gate.claimdiff import ClaimFlip
 from gate.figures import HIGHER_IS_BETTER
@@ -154,7 +155,15 @@ class Comparison:
 
     def case(self, case_id: str) -> CaseChange | None:
         """The change record of a common case."""
-        return next((c for c in self.cases if c.id == case_id), None)
+        return self._by_id.get(case_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, CaseChange]:
+        # asked once per case by the decision and the reporters: an index, not a scan each time
+        index: dict[str, CaseChange] = {}
+        for c in self.cases:
+            index.setdefault(c.id, c)
+        return index
 
     def notes(self) -> tuple[str, ...]:
         """Plain-text remarks a reader must see: mismatches, stale or forced baselines, edits."""

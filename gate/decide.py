@@ -26,9 +26,8 @@ with; then one reason per check or blocking figure; then what does not block (wa
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from statistics import fmean
 
 from gate.checks import CHECKS
 from gate.comparison import Comparison
@@ -36,20 +35,22 @@ from gate.config import Config
 from gate.figurediff import figure_status
 from gate.figures import SOFT_FIGURES
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, Report, Verdict
+from gate.tally import Tally, tally_of
 
 
-def set_mean(cases: Sequence[CaseResult], name: str) -> float | None:
+def set_mean(cases: Iterable[CaseResult], name: str) -> float | None:
     """Mean of a soft figure over the cases that have it."""
-    values = [v for c in cases if (v := c.soft.get(name)) is not None]
-    return fmean(values) if values else None
+    return tally_of(cases).mean(name)
 
 
-def soft_out_of_bounds(cases: Sequence[CaseResult], config: Config) -> list[tuple[str, float, str, bool]]:
+def soft_out_of_bounds(cases: Iterable[CaseResult] | Tally,
+                       config: Config) -> list[tuple[str, float, str, bool]]:
     """(figure, set mean, what bound it broke, whether it blocks) for each soft figure out of bounds."""
+    t = cases if isinstance(cases, Tally) else tally_of(cases)
     out = []
     for name in SOFT_FIGURES:
         bound = config.soft.get(name)
-        value = set_mean(cases, name)
+        value = t.mean(name)
         if bound is None or value is None:
             continue
         if bound.floor is not None and value < bound.floor:
@@ -59,14 +60,10 @@ def soft_out_of_bounds(cases: Sequence[CaseResult], config: Config) -> list[tupl
     return out
 
 
-def unscored_share(cases: Sequence[CaseResult]) -> tuple[int, int]:
+def unscored_share(cases: Iterable[CaseResult] | Tally) -> tuple[int, int]:
     """(unscored claims, all claims) over the judged cases."""
-    unscored = total = 0
-    for c in cases:
-        if c.judgement is not None:
-            unscored += c.judgement.unscored_count
-            total += c.judgement.claim_count
-    return unscored, total
+    t = cases if isinstance(cases, Tally) else tally_of(cases)
+    return t.unscored, t.claims
 
 
 def _plural(n: int, word: str) -> str:
@@ -99,27 +96,25 @@ def _named(case_ids: Sequence[str], limit: int | None = None) -> str:
     return ", ".join(case_ids[:limit]) + f" and {len(case_ids) - limit} more"
 
 
-def _hard_summary(cases: Sequence[CaseResult]) -> str:
+def _hard_summary(t: Tally) -> str:
     """``14 hard failures in 10 of 17 cases``."""
-    failing = sum(1 for c in cases if c.hard_failures)
-    total = sum(len(c.hard_failures) for c in cases)
-    return f"{_plural(total, 'hard failure')} in {failing} of {_plural(len(cases), 'case')}"
+    return f"{_plural(t.hard_failures, 'hard failure')} in {t.failed_cases} of {_plural(t.cases, 'case')}"
 
 
-def _new_failures(cases: Sequence[CaseResult], cmp: Comparison) -> tuple[Counter[str], list[str]]:
+def _new_failures(t: Tally, cmp: Comparison) -> tuple[Counter[str], list[str]]:
     """New hard failures by check, and the cases they are in (a case the baseline lacks: all new)."""
     new: Counter[str] = Counter()
     new_in: list[str] = []
-    for c in cases:
-        change = cmp.case(c.id)
-        fresh = change.new_failures if change is not None else c.hard_failures
-        new.update(f.check for f in fresh)
+    for case_id, checks in t.failing:
+        change = cmp.case(case_id)
+        fresh = tuple(f.check for f in change.new_failures) if change is not None else checks
+        new.update(fresh)
         if fresh:
-            new_in.append(c.id)
+            new_in.append(case_id)
     return new, new_in
 
 
-def _hard_with_baseline(cases: Sequence[CaseResult], config: Config,
+def _hard_with_baseline(cases: Tally, config: Config,
                         cmp: Comparison) -> tuple[bool, list[str]]:
     new, new_in = _new_failures(cases, cmp)
     kept: Counter[str] = Counter()
@@ -140,18 +135,18 @@ def _hard_with_baseline(cases: Sequence[CaseResult], config: Config,
     return bool(new) or (bool(kept) and not only_new), reasons
 
 
-def _hard_alone(cases: Sequence[CaseResult]) -> tuple[bool, list[str]]:
-    counts: Counter[str] = Counter(f.check for c in cases for f in c.hard_failures)
+def _hard_alone(cases: Tally) -> tuple[bool, list[str]]:
+    counts: Counter[str] = Counter(cases.by_check)
     where: dict[str, list[str]] = {}
-    for c in cases:
-        for check in dict.fromkeys(f.check for f in c.hard_failures):
-            where.setdefault(check, []).append(c.id)
+    for case_id, checks in cases.failing:
+        for check in dict.fromkeys(checks):
+            where.setdefault(check, []).append(case_id)
     reasons = [f"{counts[check]} {check} failure(s) (in {_named(where[check], MAX_NAMED_CASES)})"
                for check in _checks_in_order(counts)]
     return bool(counts), reasons
 
 
-def _soft_alone(cases: Sequence[CaseResult], config: Config) -> tuple[list[str], list[str], list[str]]:
+def _soft_alone(cases: Tally, config: Config) -> tuple[list[str], list[str], list[str]]:
     """(blocking figure names, blocking reasons, warning reasons) of the soft figures out of bounds."""
     names, blocking, warnings = [], [], []
     for name, value, why, blocks in soft_out_of_bounds(cases, config):
@@ -177,7 +172,7 @@ def _soft_with_baseline(config: Config, cmp: Comparison) -> tuple[list[str], lis
     return names, blocking, warnings
 
 
-def headline(cases: Sequence[CaseResult], config: Config, comparison: Comparison | None,
+def headline(cases: Iterable[CaseResult] | Tally, config: Config, comparison: Comparison | None,
              hard_blocks: bool, blocking_soft: Sequence[str]) -> str | None:
     """The first reason of a failing verdict: everything that blocks, in one sentence.
 
@@ -186,21 +181,22 @@ def headline(cases: Sequence[CaseResult], config: Config, comparison: Comparison
     soft figures that block. None when a single soft figure is the only thing that blocks: its own
     reason says it best.
     """
+    t = cases if isinstance(cases, Tally) else tally_of(cases)
     parts = []
     if hard_blocks:
-        counts: Counter[str] = Counter(f.check for c in cases for f in c.hard_failures)
+        counts: Counter[str] = Counter(t.by_check)
         if comparison is None:
-            parts.append(f"{_hard_summary(cases)} ({_by_check(counts)})")
+            parts.append(f"{_hard_summary(t)} ({_by_check(counts)})")
         else:
-            new, new_in = _new_failures(cases, comparison)
+            new, new_in = _new_failures(t, comparison)
             old = sum(counts.values()) - sum(new.values())
             if new:
-                text = (f"{_hard_summary(cases)}, {sum(new.values())} new since the baseline: {_by_check(new)} "
+                text = (f"{_hard_summary(t)}, {sum(new.values())} new since the baseline: {_by_check(new)} "
                         f"(in {_named(new_in, MAX_NAMED_CASES)})")
                 parts.append(text + (f"; {old} already in the baseline" if old else ""))
             else:
                 them = "it" if sum(counts.values()) == 1 else "them all"
-                parts.append(f"{_hard_summary(cases)}, none new: the baseline already had {them} "
+                parts.append(f"{_hard_summary(t)}, none new: the baseline already had {them} "
                              f"({_by_check(counts)}), and compare.block_on is all")
     if blocking_soft and (parts or len(blocking_soft) > 1):
         parts.append(f"{_plural(len(blocking_soft), 'soft figure')} "
@@ -208,28 +204,30 @@ def headline(cases: Sequence[CaseResult], config: Config, comparison: Comparison
     return "; and ".join(parts) if parts else None
 
 
-def decide(cases: Sequence[CaseResult], config: Config,
+def decide(cases: Iterable[CaseResult], config: Config,
            comparison: Comparison | None = None) -> tuple[Verdict, tuple[str, ...]]:
     """The verdict and the reasons for it, most important first.
 
     A failing verdict's first reason sums up what blocks (:func:`headline`); the blocking reasons
     follow, then the non-blocking ones (failures the baseline already had under ``block_on: new``,
-    fixed failures, the unscored share, soft warnings).
+    fixed failures, the unscored share, soft warnings). The cases are read once, into their
+    :class:`gate.tally.Tally` (a case store's own, when they are in one).
     """
+    t = tally_of(cases)
     if comparison is None:
-        hard_blocks, hard = _hard_alone(cases)
-        soft_names, blocking_soft, soft_warnings = _soft_alone(cases, config)
+        hard_blocks, hard = _hard_alone(t)
+        soft_names, blocking_soft, soft_warnings = _soft_alone(t, config)
     else:
-        hard_blocks, hard = _hard_with_baseline(cases, config, comparison)
+        hard_blocks, hard = _hard_with_baseline(t, config, comparison)
         soft_names, blocking_soft, soft_warnings = _soft_with_baseline(config, comparison)
     verdict: Verdict = "fail" if hard_blocks or blocking_soft else "pass"
     reasons = hard + blocking_soft
     if comparison is not None and not hard_blocks and hard:
         reasons = blocking_soft + hard  # non-blocking hard reasons must not read as the cause
-    if verdict == "fail" and (head := headline(cases, config, comparison, hard_blocks, soft_names)):
+    if verdict == "fail" and (head := headline(t, config, comparison, hard_blocks, soft_names)):
         reasons.insert(0, head)
 
-    unscored, total = unscored_share(cases)
+    unscored, total = unscored_share(t)
     if total and unscored / total > config.judge.inconclusive_unscored_share:
         why = (f"{unscored} of {total} claims unscored (judge unavailable or unparseable); "
                f"more than {config.judge.inconclusive_unscored_share:.0%} makes the run inconclusive")

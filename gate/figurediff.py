@@ -20,7 +20,8 @@ from gate.figures import HIGHER_IS_BETTER
 from gate.results import CaseResult
 
 __all__ = [
-    "MOVED", "SET_FIGURES", "FigureChange", "FigureStatus", "figure_change", "figure_status", "sign_test",
+    "MOVED", "SET_FIGURES", "FigureChange", "FigureStatus", "figure_change", "figure_status", "paired_change",
+    "sign_test",
 ]
 
 Selector = Callable[[CaseResult], bool]
@@ -62,14 +63,24 @@ def figure_change(key: str, label: str, figure: str, pairs: Sequence[tuple[CaseR
     def chosen(c: CaseResult) -> bool:
         return select is None or select(c)
 
-    up = HIGHER_IS_BETTER.get(figure, True)
     paired: list[tuple[float, float]] = []
     for b, c in pairs:
         bv, cv = b.soft.get(figure), c.soft.get(figure)
         if chosen(b) and chosen(c) and bv is not None and cv is not None:
             paired.append((bv, cv))
+    alone = [v for _, c in pairs if chosen(c) and (v := c.soft.get(figure)) is not None]
+    return paired_change(key, label, figure, [b for b, _ in paired], [c for _, c in paired], alone)
+
+
+def paired_change(key: str, label: str, figure: str, base: Sequence[float], pr: Sequence[float],
+                  alone: Sequence[float]) -> FigureChange:
+    """A set figure from its values alone, as :func:`figure_change` takes them from the cases: the
+    baseline's and the PR's values (``base[i]`` pairs with ``pr[i]``) of the cases that have one on
+    both sides, and ``alone`` the PR's values of the paired cases (its mean when nothing pairs).
+    What a comparison of many cases keeps in memory instead of the cases: two numbers a case."""
+    up = HIGHER_IS_BETTER.get(figure, True)
     worse = better = 0
-    for bv, cv in paired:
+    for bv, cv in zip(base, pr, strict=True):
         d = (cv - bv) if up else (bv - cv)
         if d < -MOVED:
             worse += 1
@@ -77,14 +88,13 @@ def figure_change(key: str, label: str, figure: str, pairs: Sequence[tuple[CaseR
             better += 1
     baseline: float | None
     current: float | None
-    if paired:
-        baseline, current = fmean(bv for bv, _ in paired), fmean(cv for _, cv in paired)
+    if base:
+        baseline, current = fmean(base), fmean(pr)
     else:
-        alone = [v for _, c in pairs if chosen(c) and (v := c.soft.get(figure)) is not None]
         baseline, current = None, (fmean(alone) if alone else None)
     return FigureChange(
         key=key, label=label, figure=figure, baseline=baseline, current=current,
-        pairs=len(paired), worse=worse, better=better, p_value=sign_test(worse, better),
+        pairs=len(base), worse=worse, better=better, p_value=sign_test(worse, better),
     )
 
 

@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 
 from gate.errors import InputError
 from gate.paths import is_below, real_is_below
@@ -65,14 +66,15 @@ def resolve_within(path: str, root: str, what: str = "the golden set") -> str:
     return real
 
 
-def write_file(target: str, text: str, *, within: str | None = None) -> None:
+def write_file(target: str, text: str | Iterable[str], *, within: str | None = None) -> None:
     """Write ``text`` to ``target`` as the module docstring says; ``-`` is stdout.
 
+    ``text`` may come in pieces (a report of many cases is written as it is read, never held
+    whole); a piece that raises leaves no file, as a failed write does.
     ``within``: when ``target`` lies inside this folder, its real path must too.
     """
     if target == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        _to_stdout(text)
         return
     try:
         if within is not None and is_below(target, within):
@@ -97,7 +99,17 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
-def _write(target: str, text: str) -> None:
+def _to_stdout(text: str | Iterable[str]) -> None:
+    for piece in _pieces(text):
+        sys.stdout.write(piece)
+    sys.stdout.flush()
+
+
+def _pieces(text: str | Iterable[str]) -> Iterable[str]:
+    return (text,) if isinstance(text, str) else text
+
+
+def _write(target: str, text: str | Iterable[str]) -> None:
     try:
         st = os.stat(target)  # follows symlinks: what a write would reach
     except FileNotFoundError:
@@ -107,8 +119,7 @@ def _write(target: str, text: str) -> None:
             _atomic(target, text)
         return
     if _is_stdout(st):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        _to_stdout(text)
     elif stat.S_ISREG(st.st_mode):
         real = os.path.realpath(target) if os.path.islink(target) else target
         if real != target and not _same(real, st):
@@ -148,16 +159,17 @@ def _same(path: str, st: os.stat_result) -> bool:
     return False
 
 
-def _direct(target: str, text: str) -> None:
+def _direct(target: str, text: str | Iterable[str]) -> None:
     with open(target, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.writelines(_pieces(text))
 
 
-def _to_socket(target: str, text: str) -> None:
+def _to_socket(target: str, text: str | Iterable[str]) -> None:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(30)
         s.connect(target)
-        s.sendall(text.encode("utf-8"))
+        for piece in _pieces(text):
+            s.sendall(piece.encode("utf-8"))
 
 
 def _sweep(folder: str) -> None:
@@ -177,7 +189,7 @@ def _sweep(folder: str) -> None:
                     os.unlink(entry.path)
 
 
-def _atomic(file: str, text: str) -> None:
+def _atomic(file: str, text: str | Iterable[str]) -> None:
     folder = os.path.dirname(os.path.abspath(file))
     os.makedirs(folder, exist_ok=True)
     _sweep(folder)
@@ -186,7 +198,7 @@ def _atomic(file: str, text: str) -> None:
         # mkstemp creates 0600; a report or cache entry should get the usual mode under the umask.
         os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.writelines(_pieces(text))
         os.replace(tmp, file)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

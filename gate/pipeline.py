@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from gate.casestore import CaseStore
 from gate.checks import CHECKS, Check
 from gate.compare import compare_cases
 from gate.comparison import Comparison
@@ -132,15 +133,18 @@ def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[s
 
 def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: TrustedEntries | None,
               checks: Mapping[str, Check], progress: Progress | None = None,
-              keys: Mapping[str, str] | None = None) -> tuple[tuple[CaseResult, ...], str, tuple[str, ...]]:
-    """Every pairing checked, and judged unless the mode is ``off``: (cases, judge mode, warnings)."""
+              keys: Mapping[str, str] | None = None) -> tuple[CaseStore, str, tuple[str, ...]]:
+    """Every pairing checked, and judged unless the mode is ``off``: (cases, judge mode, warnings).
+
+    The cases go to a :class:`CaseStore` as they come: one run is in memory at a time.
+    """
     mode = judge_mode or config.judge.mode
     if mode == "off":
-        return tuple(evaluate_pairing(p, config, checks) for p in source.pairings), "off", ()
+        return CaseStore.collect(evaluate_pairing(p, config, checks) for p in source.pairings), "off", ()
     trusted = trusted if source.root is not None else None
     with JudgeSession(mode, config, source.judgements, source.expected_runs, trusted=trusted,
                       progress=progress, api_keys=keys) as session:
-        cases = tuple(session.map(lambda p: _judged(p, config, session, checks), source.pairings))
+        cases = CaseStore.collect(session.map(lambda p: _judged(p, config, session, checks), source.pairings))
     return cases, mode, tuple(session.warnings)
 
 
@@ -165,7 +169,6 @@ def decide_set(name: str, version: int | None, cases: Sequence[CaseResult], rule
     """The report of a set whose cases are already evaluated (the merged shards): compared with the
     rules' baseline and decided once. ``warnings`` come before the rules' own; ``now`` dates the
     baseline."""
-    cases = tuple(cases)
     comparison, notes = _comparison(rules, name, version, cases, judge_mode, now)
     verdict, reasons = decide(cases, rules.config, comparison)
     return Report(verdict=verdict, reasons=reasons, golden_name=name, golden_version=version,

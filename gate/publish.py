@@ -78,11 +78,14 @@ def comment_authors(flag: Iterable[str] | None, env: Mapping[str, str]) -> tuple
     return parse_logins(env.get(COMMENT_AUTHORS_ENV, ""), COMMENT_AUTHORS_ENV)
 
 
-def emit(target: str | None, text: str) -> None:
-    """Write one rendering: nowhere (None), to stdout ('-'), or to a file (:func:`gate.outputs.write_file`)."""
+def emit(target: str | None, text: str | Iterable[str]) -> None:
+    """Write one rendering: nowhere (None), to stdout ('-'), or to a file (:func:`gate.outputs.write_file`);
+    a rendering in pieces is written as they come."""
     if target is None:
         return
-    write_file(target, text if target != "-" or text.endswith("\n") else text + "\n")
+    if isinstance(text, str) and target == "-" and not text.endswith("\n"):
+        text += "\n"
+    write_file(target, text)
 
 
 def summary_target(explicit: str | None, env: Mapping[str, str]) -> tuple[str | None, bool]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -108,7 +108,9 @@ class Report:
     reasons: tuple[str, ...]
     golden_name: str
     golden_version: int | None
-    cases: tuple[CaseResult, ...]
+    cases: Sequence[CaseResult]
+    """each case, in order: a tuple, or for a run of many cases a :class:`gate.casestore.CaseStore`
+    that reads them back from a file one at a time (iterate it; do not make a list of it)"""
     config_source: str | None = None
     warnings: tuple[str, ...] = ()
     judge_mode: str = "off"

@@ -14,6 +14,8 @@ characters and 5 quoted citations) to a temporary folder, then measures:
 - a whole check of the example set with one adversarial trace added (a 100,000-character quote and
   a 2,000-character paraphrase against a 2 MB page, and an answer built to make URL extraction
   backtrack): it must finish in seconds.
+- flat memory (``tests/bench_memory.py``): peak RSS of ``sourcegate check --json`` at 500, 2,000
+  and 8,000 runs, without and with a baseline (``SOURCEGATE_BENCH_MEMORY=0`` skips it);
 - shards (``tests/bench_shards.py``, 8,000 runs): one job against 4 shards plus their merge, and
   the merge alone (``SOURCEGATE_BENCH_SHARDS=0`` skips it).
 - ``sourcegate run``: its overhead per case against the bare command, the replay server's
@@ -350,6 +352,10 @@ def main(argv: list[str] | None = None) -> int:
         width = max(len(r[0]) for r in rows)
         for name, value, note in rows:
             print(f"{name:<{width}}  {value:>22}  {note}")
+        if os.environ.get("SOURCEGATE_BENCH_MEMORY", "1") == "1":
+            from tests.bench_memory import main as memory_main
+
+            memory_main([])
         if os.environ.get("SOURCEGATE_BENCH_SHARDS", "1") == "1":
             from tests.bench_shards import main as shards_main
 

@@ -137,8 +137,9 @@ def test_canonical_never_raises_on_junk(junk: str) -> None:
 
 
 def test_canonical_is_cached_for_the_benchmark() -> None:
-    # The benchmark calls canonical() millions of times on a small set of URLs.
-    assert canonical.cache_info().maxsize == 65536
+    # The benchmark calls canonical() millions of times on a small set of URLs (a run's own), and a
+    # set of 8,000 runs (80,000 URLs) must not keep every one of them: cached, and bounded.
+    assert 1024 <= (canonical.cache_info().maxsize or 0) <= 4096
 
 
 # --------------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from gate.judge.providers import PROVIDERS
 from gate.outputs import is_stdout
 from gate.pipeline import SetRequest, run_set
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
-from gate.report.registry import REPORTERS, file_reporters
+from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR, Report
 from gate.shards import Shard, parse_shard
 from gate.spans import prepare
@@ -175,7 +175,8 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
     if out.otlp_json is not None or how.otlp_endpoint is not None:
         spans = prepare(report, paths, json_file=out.otlp_json, endpoint=how.otlp_endpoint)
     url = run_url(how.env)
-    rendered = [(target, REPORTERS[name].make(url).render(report))
+    # The JSON report comes in pieces, written as its cases are read back (a failing piece leaves no file).
+    rendered = [(target, rendering(REPORTERS[name].make(url), report))
                 for name, target in out.reports.items() if target is not None and name != SUMMARY]
     for target, text in rendered:
         emit(target, text)

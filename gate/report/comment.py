@@ -110,7 +110,7 @@ def summary(report: Report) -> Section:
                      "⚠️" if after else "✅"])
     else:
         for _, label, figure, select in SET_FIGURES:
-            value = set_mean([c for c in report.cases if select is None or select(c)], figure)
+            value = set_mean((c for c in report.cases if select is None or select(c)), figure)
             if value is not None:
                 rows.append([label, "–", num(value), "–", "no baseline"])
     head, body = table(["figure", "baseline", "PR", "delta", "status"], "lrrrl", rows)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from gate.report.serialise import dump_report
+from collections.abc import Iterator
+
+from gate.casestore import records_of
+from gate.report.serialise import report_chunks
 from gate.results import Report
 
 __all__ = ["JsonReporter"]
@@ -13,4 +16,9 @@ class JsonReporter:
 
     def render(self, report: Report) -> str:
         """The report as indented JSON."""
-        return dump_report(report)
+        return "".join(self.chunks(report))
+
+    def chunks(self, report: Report) -> Iterator[str]:
+        """The same text in pieces, one case at a time: a report of many cases is written as it is
+        read from its :class:`gate.casestore.CaseStore`, never held whole."""
+        return report_chunks(report, records_of(report.cases))

@@ -94,26 +94,28 @@ class MarkdownReporter:
             "",
             *vector_lines(report),
         ]
-        failing = [c for c in report.cases if c.failed]
-        if failing:
-            lines += ["### Failures", ""]
-            for c in failing:
-                lines.append(f"**{md_code(c.id, in_table=False)}**: {md(c.question, max_len=200)}")
-                lines.append("")
+        # one pass, keeping lines, not cases: a report's cases may be read back from a file
+        failures: list[str] = []
+        warnings: list[str] = []
+        for c in report.cases:
+            if c.failed:
+                failures += [f"**{md_code(c.id, in_table=False)}**: {md(c.question, max_len=200)}", ""]
                 change = report.comparison.case(c.id) if report.comparison is not None else None
                 for h in c.hard_failures:
                     tag = ("" if report.comparison is None else "🆕 new " if change is None
                            or h not in change.kept_failures else "baseline ")
-                    lines.append(f"- {tag}`{h.check}`: {md(h.message, max_len=400)}")
-                lines.append("")
-        warned = [c for c in report.cases if c.warnings]
-        if warned:
+                    failures.append(f"- {tag}`{h.check}`: {md(h.message, max_len=400)}")
+                failures.append("")
+            warnings += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
+                         for w in c.warnings]
+        if failures:
+            lines += ["### Failures", "", *failures]
+        if warnings:
             lines += ["### Case warnings", "",
                       "Not failures: constraints or entities of the case that no query kept, "
                       "realtime or fast answers that state current figures without a date, and traces whose "
                       "question differs from the case's.", ""]
-            lines += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
-                      for c in warned for w in c.warnings]
+            lines += warnings
             lines.append("")
         if report.judge_mode != "off" or any(c.judgement is not None for c in report.cases):
             lines += judged_lines(report)

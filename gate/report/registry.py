@@ -9,10 +9,10 @@ derive from this dict, so adding a reporter is one module plus one line here (do
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from gate.report.comment import CommentReporter
 from gate.report.json import JsonReporter
@@ -22,7 +22,7 @@ from gate.report.summary import SummaryReporter
 from gate.report.terminal import TerminalReporter
 from gate.results import Report
 
-__all__ = ["REPORTERS", "Reporter", "ReporterEntry", "file_reporters"]
+__all__ = ["REPORTERS", "PieceReporter", "Reporter", "ReporterEntry", "file_reporters", "rendering"]
 
 
 class Reporter(Protocol):
@@ -30,6 +30,20 @@ class Reporter(Protocol):
 
     def render(self, report: Report) -> str:
         """The report as this reporter's text."""
+
+
+@runtime_checkable
+class PieceReporter(Reporter, Protocol):
+    """A reporter that also gives its text in pieces, so that a report of many cases is written as
+    its cases are read back, never held whole (:class:`gate.report.json.JsonReporter`)."""
+
+    def chunks(self, report: Report) -> Iterator[str]:
+        """The text of :meth:`render`, in pieces."""
+
+
+def rendering(reporter: Reporter, report: Report) -> str | Iterator[str]:
+    """What ``check`` writes: the reporter's pieces when it has them, else its text."""
+    return reporter.chunks(report) if isinstance(reporter, PieceReporter) else reporter.render(report)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ against the schema, and every string in it reaches markdown only through the esc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict
 from types import MappingProxyType
 from typing import Any
@@ -24,11 +25,13 @@ from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.model import Finding
 from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
 from gate.shards import ShardMark
+from gate.tally import tally_of
 from gate.version import __version__
 
 __all__ = [
-    "case_from_dict", "case_to_dict", "comparison_from_dict", "comparison_to_dict", "dump_report",
-    "report_from_dict", "report_to_dict", "shard_from_dict", "shard_to_dict",
+    "CASE_INDENT", "case_from_dict", "case_record", "case_to_dict", "comparison_from_dict",
+    "comparison_to_dict", "dump_report", "report_chunks", "report_from_dict", "report_to_dict",
+    "shard_from_dict", "shard_to_dict",
 ]
 
 
@@ -52,12 +55,27 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
     }
 
 
-def report_to_dict(r: Report) -> dict[str, Any]:
-    """The whole report as JSON data (no clock, no paths of this machine: reproducible)."""
-    by_check: dict[str, int] = {}
-    for c in r.cases:
-        for f in c.hard_failures:
-            by_check[f.check] = by_check.get(f.check, 0) + 1
+CASE_INDENT = "    "
+"""A case's depth in the report's text: an item of the top-level ``cases`` list."""
+
+
+def case_record(c: CaseResult) -> str:
+    """One case as it stands in the report's text, its indentation included (see :func:`report_chunks`)."""
+    return _indented(case_to_dict(c), CASE_INDENT)
+
+
+def _indented(data: Any, indent: str) -> str:
+    # JSON strings hold no raw newline: every newline of the text is between tokens
+    return indent + json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n" + indent)
+
+
+def report_to_dict(r: Report, cases: Any = None, comparison_cases: Any = None) -> dict[str, Any]:
+    """The whole report as JSON data (no clock, no paths of this machine: reproducible).
+
+    ``cases`` and ``comparison_cases`` stand in for the list of cases and the comparison's list of
+    cases when given (:func:`report_chunks` writes them apart).
+    """
+    t = tally_of(r.cases)
     return {
         "format": "sourcegate-report/1",
         "verdict": r.verdict,
@@ -67,16 +85,17 @@ def report_to_dict(r: Report) -> dict[str, Any]:
         "config": r.config_source,
         "judge_mode": r.judge_mode,
         "warnings": list(r.warnings),
-        **({"judge": summary_to_dict(judged)} if (judged := summarise(r.cases)) is not None else {}),
+        **({"judge": summary_to_dict(judged)}
+           if t.judged and (judged := summarise(r.cases)) is not None else {}),
         "summary": {
-            "cases": len(r.cases),
-            "failed_cases": sum(1 for c in r.cases if c.failed),
-            "hard_failures": r.hard_failure_count,
-            "by_check": dict(sorted(by_check.items())),
+            "cases": t.cases,
+            "failed_cases": t.failed_cases,
+            "hard_failures": t.hard_failures,
+            "by_check": dict(sorted(t.by_check.items())),
         },
-        "cases": [case_to_dict(c) for c in r.cases],
+        "cases": [case_to_dict(c) for c in r.cases] if cases is None else cases,
         **({"baseline": {**asdict(r.stamp), "forced_over": list(r.stamp.forced_over)}} if r.stamp else {}),
-        **({"comparison": comparison_to_dict(r.comparison)} if r.comparison is not None else {}),
+        **({"comparison": comparison_to_dict(r.comparison, comparison_cases)} if r.comparison is not None else {}),
         **({"config_changes": [asdict(c) for c in r.config_changes]} if r.config_changes else {}),
         **({"shard": shard_to_dict(r.shard)} if r.shard is not None else {}),
     }
@@ -167,8 +186,9 @@ def _case(c: CaseChange) -> dict[str, Any]:
     }
 
 
-def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
-    """The comparison as JSON data: what it was compared with, each set figure, each common case."""
+def comparison_to_dict(cmp: Comparison, cases: Any = None) -> dict[str, Any]:
+    """The comparison as JSON data: what it was compared with, each set figure, each common case
+    (``cases`` stands in for their list when given)."""
     o = cmp.origin
     return {
         "baseline": {"file": o.file, "ref": o.ref, "commit": o.commit, "golden_version": cmp.baseline_version,
@@ -182,7 +202,7 @@ def comparison_to_dict(cmp: Comparison) -> dict[str, Any]:
         "unjudged_cases": list(cmp.unjudged),
         "notes": list(cmp.notes()),
         "figures": [_figure(f) for f in cmp.figures],
-        "cases": [_case(c) for c in cmp.cases],
+        "cases": [_case(c) for c in cmp.cases] if cases is None else cases,
     }
 
 
@@ -224,6 +244,38 @@ def comparison_from_dict(d: Mapping[str, Any], current_version: int | None) -> C
         unjudged=tuple(d.get("unjudged_cases", ())),
         block_on=d.get("block_on", "all"),
     )
+
+
+_CASES_MARK = "\0sourcegate-cases\0"
+"""Stands in for the list of cases while the rest of the report is written (JSON escapes it, so no
+string of the report can spell it on the line it takes)."""
+
+
+def report_chunks(report: Report, records: Iterable[str]) -> Iterator[str]:
+    """The report's JSON text in pieces: the fields before the cases, each case's ``records`` (its
+    :func:`case_record`, in order), then the fields after them. Joined, it is :func:`dump_report`'s
+    text, byte for byte, without the whole report in memory at once."""
+    cmp = report.comparison
+    mark = json.dumps(_CASES_MARK)
+    text = dump_json(report_to_dict(report, cases=_CASES_MARK,
+                                    comparison_cases=_CASES_MARK if cmp is not None else None))
+    head, tail = text.split('\n  "cases": ' + mark, 1)
+    yield head + '\n  "cases": '
+    yield from _items(records, "  ")
+    if cmp is not None:  # its cases, one per common case, are written one at a time too
+        middle, tail = tail.split('\n    "cases": ' + mark, 1)
+        yield middle + '\n    "cases": '
+        yield from _items((_indented(_case(c), "      ") for c in cmp.cases), "    ")
+    yield tail
+
+
+def _items(records: Iterable[str], indent: str) -> Iterator[str]:
+    """A JSON list of items already in their text, as ``json.dumps(..., indent=2)`` writes it."""
+    first = True
+    for record in records:
+        yield ("[\n" if first else ",\n") + record
+        first = False
+    yield "[]" if first else "\n" + indent + "]"
 
 
 def dump_report(report: Report) -> str:

@@ -14,18 +14,23 @@ LABELS = {"query_quality": "query quality", "freshness": "freshness", "diversity
 
 def vector_lines(report: Report) -> list[str]:
     """The vector table (grounding per answer next to alignment per (claim, URL) pair) and each axis's note."""
-    cases = [c for c in report.cases if c.soft or c.axes]
-    if not cases:
+    # one pass, keeping the lines (not the cases: a report's may be read back from a file)
+    cells: list[list[str]] = []
+    notes: list[str] = []
+    for c in report.cases:
+        if not (c.soft or c.axes):
+            continue
+        cells.append([md_code(c.id), num(c.soft.get("query_quality")), num(c.soft.get("freshness")),
+                      num(c.soft.get("diversity")), num(c.soft.get("grounding_rate")),
+                      num(c.soft.get("citation_validity"))])
+        notes += [f"- {md_code(c.id, in_table=False)} {LABELS[a]}: {md(c.axes[a], max_len=400)}"
+                  for a in AXES if a in c.axes]
+    if not cells:
         return []
     head, rows = table(
         ["case", "query quality", "freshness", "diversity", "grounding (per answer)",
          "citation validity (per claim and URL)"],
-        "lrrrrr",
-        [[md_code(c.id), num(c.soft.get("query_quality")), num(c.soft.get("freshness")),
-          num(c.soft.get("diversity")), num(c.soft.get("grounding_rate")), num(c.soft.get("citation_validity"))]
-         for c in cases])
-    notes = [f"- {md_code(c.id, in_table=False)} {LABELS[a]}: {md(c.axes[a], max_len=400)}"
-             for c in cases for a in AXES if a in c.axes]
+        "lrrrrr", cells)
     lines = ["### Per-query vector", "", *head, *rows, ""]
     if notes:
         lines += ["<details><summary>Why each axis has its value</summary>", "", *notes, "", "</details>", ""]

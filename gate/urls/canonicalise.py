@@ -108,7 +108,7 @@ def _norm_query(query: str) -> str:
     return "&".join(k + "=" + v for k, v in pairs)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=4096)  # per URL: a run reuses its own URLs; a set of 8,000 runs must not keep them all
 def canonical(url: str) -> str:
     """Return the matching key for ``url``: two URLs that name the same page get the same key.
 

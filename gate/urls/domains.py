@@ -31,7 +31,7 @@ def _get_extractor() -> tldextract.TLDExtract:
     return _extractor
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=4096)  # per URL: a run reuses its own URLs; a set of 8,000 runs must not keep them all
 def registered_domain(host_or_url: str) -> str:
     """Return the registered domain (eTLD+1) of a host or URL, private PSL section included.
 

@@ -62,7 +62,7 @@ def map_host(hostname: str) -> str:
     return unicode_host(name)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=4096)  # per URL: a run reuses its own URLs; a set of 8,000 runs must not keep them all
 def host(url: str) -> str:
     """Return the host of ``url`` as :func:`map_host` gives it, without userinfo or port.
 

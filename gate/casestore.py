@@ -1,0 +1,163 @@
+"""The cases of a report, kept in a file when there are many: memory does not grow with the set.
+
+:class:`CaseStore` is a read-only ``Sequence[CaseResult]``. :meth:`CaseStore.collect` takes the
+case results as the pipeline produces them; up to :data:`IN_MEMORY` of them stay in memory as
+values, past that each is written as it comes to a spill file, as the report's own JSON text of
+that case (:func:`gate.report.serialise.case_record`), and read back on demand (an index of
+offsets serves ``store[i]``). Alongside, it keeps the :class:`gate.tally.Tally` the decision and
+the report's summary need, so neither has to read the cases again.
+
+The JSON reporter copies those records into the report as they are (no parse, no re-serialising):
+the report is the same text whichever way its cases were kept.
+
+The spill file is an anonymous temporary file in the OS temp folder (``TMPDIR``): it is unlinked as
+soon as it is created, so it has no name to leave behind, and the OS frees it when the store is
+closed or collected, when the process exits, or when it is killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import weakref
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
+
+from gate.report.serialise import case_from_dict, case_record
+from gate.results import CaseResult
+from gate.tally import Tally, TallyBuilder
+
+__all__ = ["IN_MEMORY", "CaseStore", "records_of"]
+
+IN_MEMORY = 256
+"""Up to this many cases a store keeps them as values; past it, in its spill file."""
+
+
+class CaseStore(Sequence[CaseResult]):
+    """A report's cases, in order (see the module docstring)."""
+
+    __slots__ = ("__weakref__", "_file", "_held", "_lengths", "_offsets", "_tally")
+
+    def __init__(self, held: Sequence[CaseResult], the_tally: Tally) -> None:
+        """Cases held in memory (use :meth:`collect` to build a store that may spill)."""
+        self._held: tuple[CaseResult, ...] | None = tuple(held)
+        self._tally = the_tally
+        self._file: int | None = None
+        self._offsets: array[int] = array("q")
+        self._lengths: array[int] = array("q")
+
+    @classmethod
+    def collect(cls, cases: Iterable[CaseResult], in_memory: int | None = None) -> CaseStore:
+        """Take ``cases`` one at a time; past ``in_memory`` (default :data:`IN_MEMORY`) they go to a file."""
+        limit = IN_MEMORY if in_memory is None else in_memory
+        builder = TallyBuilder()
+        held: list[CaseResult] = []
+        store: CaseStore | None = None
+        for c in cases:
+            builder.add(c)
+            if store is None and len(held) < limit:
+                held.append(c)
+                continue
+            if store is None:
+                store = cls((), Tally())
+                store._spill()
+                for h in held:
+                    store._append(h)
+                held = []
+            store._append(c)
+        if store is None:
+            return cls(held, builder.build())
+        store._tally = builder.build()
+        return store
+
+    def _spill(self) -> None:
+        handle = tempfile.TemporaryFile(prefix=".sourcegate-cases-")  # noqa: SIM115 (owned by the store)
+        fd = os.dup(handle.fileno())
+        handle.close()  # the dup keeps the anonymous file alive; the store closes it
+        self._file = fd
+        self._held = None
+        weakref.finalize(self, os.close, fd)
+
+    def _append(self, c: CaseResult) -> None:
+        assert self._file is not None
+        data = case_record(c).encode("utf-8")
+        offset = self._offsets[-1] + self._lengths[-1] if self._offsets else 0
+        written = 0
+        while written < len(data):
+            written += os.pwrite(self._file, data[written:], offset + written)
+        self._offsets.append(offset)
+        self._lengths.append(len(data))
+
+    @property
+    def tally(self) -> Tally:
+        """The aggregates of these cases, taken as they were collected."""
+        return self._tally
+
+    @property
+    def spilled(self) -> bool:
+        """True when the cases are in the spill file rather than in memory."""
+        return self._held is None
+
+    def __len__(self) -> int:
+        """How many cases."""
+        return len(self._held) if self._held is not None else len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[CaseResult, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | tuple[CaseResult, ...]:
+        """One case (read back from the file when spilled), or a tuple of them for a slice."""
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        if self._held is not None:
+            return self._held[index]
+        n = len(self._offsets)
+        if not -n <= index < n:
+            raise IndexError("case index out of range")
+        return case_from_dict(json.loads(self._record(index % n)))
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        """The cases in order, one read back at a time."""
+        if self._held is not None:
+            yield from self._held
+            return
+        for i in range(len(self._offsets)):
+            yield case_from_dict(json.loads(self._record(i)))
+
+    def _record(self, i: int) -> bytes:
+        assert self._file is not None
+        length = self._lengths[i]
+        data = os.pread(self._file, length, self._offsets[i])
+        if len(data) != length:
+            raise OSError(f"the case spill file ended early at case {i}")
+        return data
+
+    def records(self) -> Iterator[str]:
+        """Each case as it stands in the report's ``cases`` list (:func:`gate.report.serialise.case_record`)."""
+        if self._held is not None:
+            yield from (case_record(c) for c in self._held)
+            return
+        for i in range(len(self._offsets)):
+            yield self._record(i).decode("utf-8")
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same cases in the same order."""
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        """How many cases, and where."""
+        return f"CaseStore({len(self)} cases{', spilled' if self.spilled else ''})"
+
+
+def records_of(cases: Sequence[CaseResult]) -> Iterator[str]:
+    """Each case's JSON record: copied from a store, else serialised now."""
+    return cases.records() if isinstance(cases, CaseStore) else (case_record(c) for c in cases)
