@@ -21,12 +21,13 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime
 from functools import cache
 from importlib import resources
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import yaml
 
@@ -411,6 +412,39 @@ def parse_yaml(text: str, file: str) -> Any:
         loader.dispose()
 
 
+def _over_limit(size: int, limit: int, kind: str, file: str) -> InputError:
+    return InputError(f"is {size:,} bytes, over the limit of {limit:,} bytes for a {kind} file; raise it "
+                      f"with SOURCEGATE_MAX_{kind}_BYTES if the file is meant to be this large", file=file)
+
+
+@contextmanager
+def reading(file: str) -> Iterator[None]:
+    """Around reading ``file``: a missing file, a folder, text that is not UTF-8 or any other
+    reason it cannot be read is an input error naming it (the file's problem, not a bug of ours)."""
+    try:
+        yield
+    except FileNotFoundError as e:
+        raise InputError("no such file", file=file) from e
+    except IsADirectoryError as e:
+        raise InputError("is a directory, expected a file", file=file) from e
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from e
+    except OSError as e:  # permissions, a dangling mount, ...
+        raise InputError(f"cannot read it ({e.strerror or e})", file=file) from e
+
+
+@contextmanager
+def open_json_text(file: str) -> Iterator[TextIO]:
+    """``file`` open as text (universal newlines) once its size is within :data:`MAX_JSON_BYTES`,
+    every failure to read it an input error naming it (:func:`reading`)."""
+    with reading(file):
+        size = os.stat(file).st_size
+        if size > MAX_JSON_BYTES:
+            raise _over_limit(size, MAX_JSON_BYTES, "JSON", file)
+        with open(file, encoding="utf-8", newline=None) as f:
+            yield f
+
+
 def read_text(file: str, *, root: str | None = None, kind: str = "JSON") -> str:
     """Read a UTF-8 file of at most :data:`MAX_JSON_BYTES` (``kind="YAML"``: :data:`MAX_YAML_BYTES`).
 
@@ -420,26 +454,16 @@ def read_text(file: str, *, root: str | None = None, kind: str = "JSON") -> str:
     limit = MAX_YAML_BYTES if kind == "YAML" else MAX_JSON_BYTES
     if root is not None:
         inside(root, file)
-    try:
+    with reading(file):
         with open(file, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             data = b"" if size > limit else f.read(limit + 1)  # a pipe or device says size 0: read is bounded
         if size > limit or len(data) > limit:
-            raise InputError(f"is {max(size, len(data)):,} bytes, over the limit of {limit:,} bytes for a "
-                             f"{kind} file; raise it with SOURCEGATE_MAX_{kind}_BYTES if the file is meant to "
-                             "be this large", file=file)
+            raise _over_limit(max(size, len(data)), limit, kind, file)
         text = data.decode("utf-8")
         del data
         # Universal newlines, as text mode reads them.
         return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-    except FileNotFoundError as e:
-        raise InputError("no such file", file=file) from e
-    except IsADirectoryError as e:
-        raise InputError("is a directory, expected a file", file=file) from e
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from e
-    except OSError as e:  # permissions, a dangling mount, ...: the file's problem, not a bug of ours
-        raise InputError(f"cannot read it ({e.strerror or e})", file=file) from e
 
 
 def load_json(file: str, *, root: str | None = None) -> Any:

@@ -12,13 +12,12 @@ the rest of the report too. The file's size limit is the one of any JSON file.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from gate.errors import InputError
-from gate.jsonio import MAX_JSON_BYTES, inside, parse_json, validate
+from gate.jsonio import inside, open_json_text, parse_json, validate
 from gate.results import CaseResult
 
 __all__ = ["read_report", "read_report_text"]
@@ -148,20 +147,6 @@ def read_report(file: str, keep: Keep, root: str | None = None) -> tuple[dict[st
     """:func:`read_report_text` of a file (inside ``root``, when given), within the JSON size limit."""
     if root is not None:
         inside(root, file)
-    try:
-        size = os.stat(file).st_size
-        if size > MAX_JSON_BYTES:
-            raise InputError(f"is {size:,} bytes, over the limit of {MAX_JSON_BYTES:,} bytes for a JSON file; "
-                             "raise it with SOURCEGATE_MAX_JSON_BYTES if the file is meant to be this large",
-                             file=file)
-        with open(file, encoding="utf-8", newline=None) as f:
-            return read_report_text(f, file, keep)
-    except FileNotFoundError as e:
-        raise InputError("no such file", file=file) from e
-    except IsADirectoryError as e:
-        raise InputError("is a directory, expected a file", file=file) from e
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from e
-    except OSError as e:
-        raise InputError(f"cannot read it ({e.strerror or e})", file=file) from e
+    with open_json_text(file) as f:
+        return read_report_text(f, file, keep)
 
