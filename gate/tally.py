@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from types import MappingProxyType
@@ -64,21 +64,28 @@ class TallyBuilder:
 
     def add(self, c: CaseResult) -> None:
         """Count one case."""
+        judged = (c.judgement.unscored_count, c.judgement.claim_count) if c.judgement is not None else None
+        self.add_parts(c.id, c.hard_failures, c.soft, judged)
+
+    def add_parts(self, case_id: str, hard_failures: Sequence[Finding], soft: Mapping[str, float | None],
+                  judged: tuple[int, int] | None) -> None:
+        """Count one case given by the parts a tally reads: its id, hard failures, soft figures and,
+        when it was judged, its (unscored, claims) counts (a merge reads no more of a case)."""
         self._cases += 1
-        if c.hard_failures:
-            checks = tuple(f.check for f in c.hard_failures)
+        if hard_failures:
+            checks = tuple(f.check for f in hard_failures)
             self._failed += 1
             self._hard += len(checks)
             self._by_check.update(checks)
-            self._failing.append((c.id, checks))
-            self._errors.extend(f for f in c.hard_failures if f.check == CHECK_ERROR)
-        for name, value in c.soft.items():
+            self._failing.append((case_id, checks))
+            self._errors.extend(f for f in hard_failures if f.check == CHECK_ERROR)
+        for name, value in soft.items():
             if value is not None:
                 self._soft.setdefault(name, array("d")).append(value)
-        if c.judgement is not None:
+        if judged is not None:
             self._judged += 1
-            self._unscored += c.judgement.unscored_count
-            self._claims += c.judgement.claim_count
+            self._unscored += judged[0]
+            self._claims += judged[1]
 
     def build(self) -> Tally:
         """The tally of the cases added so far."""
