@@ -167,9 +167,13 @@ def _anonymous_file() -> int:
     return fd
 
 
-def _write(fd: int, record: str, offset: int) -> int:
+_BATCH = 1 << 20
+"""How much :class:`Spill` gathers before it writes."""
+
+
+def _write(fd: int, record: str | bytes, offset: int) -> int:
     """Write ``record`` at ``offset``; its length in bytes."""
-    data = record.encode("utf-8")
+    data = record.encode("utf-8") if isinstance(record, str) else record
     written = 0
     while written < len(data):
         written += os.pwrite(fd, data[written:], offset + written)
@@ -184,24 +188,34 @@ class Spill:
     the places given, in that order, which then owns the file.
     """
 
-    __slots__ = ("__weakref__", "_close", "_end", "_file")
+    __slots__ = ("__weakref__", "_close", "_end", "_file", "_pending", "_written")
 
     def __init__(self) -> None:
         """An empty spill file."""
         self._file = _anonymous_file()
-        self._end = 0
+        self._end = self._written = 0
+        self._pending: list[bytes] = []
         self._close = weakref.finalize(self, os.close, self._file)
 
     def write(self, record: str) -> tuple[int, int]:
-        """Append ``record``; its (offset, length) in the file."""
+        """Append ``record``; its (offset, length) in the file (written a megabyte at a time)."""
+        data = record.encode("utf-8")
         offset = self._end
-        length = _write(self._file, record, offset)
-        self._end += length
-        return offset, length
+        self._end += len(data)
+        self._pending.append(data)
+        if self._end - self._written >= _BATCH:
+            self._flush()
+        return offset, len(data)
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._written += _write(self._file, b"".join(self._pending), self._written)
+            self._pending = []
 
     def store(self, places: Iterable[tuple[int, int]], the_tally: Tally) -> CaseStore:
         """The records at ``places`` ((offset, length) as :meth:`write` gave them), in that order,
         with their tally: held as values when there are no more than :data:`IN_MEMORY`."""
+        self._flush()
         store = CaseStore((), the_tally)
         store._held = None
         store._file = self._file

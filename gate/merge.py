@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -89,26 +88,28 @@ def _header_shape() -> Shape:
     return compile_shape(schema("report"), formats=validator("report").format_checker)
 
 
-_LINE_BREAKS = re.compile(r"\n *")
 _FIRST_LINE = '{\n' + CASE_INDENT + '  "id": '
 _LAST_LINE = "\n" + CASE_INDENT + "}"
+_COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False, separators=(",", ":"))
+"""``json``'s text without blanks between tokens, written in C (parsed JSON holds no cycle to look for)."""
 
 
 def _as_written(d: object, text: str) -> bool:
     """True when ``text`` is the text sourcegate writes for the value ``d`` it was read as: the same
-    tokens (keys in sourcegate's order, each once; strings, numbers as ``json`` writes them), lines
-    indented from a case's depth. Such a text is kept as the case's record, not written again.
+    tokens (keys in sourcegate's order, each once; strings and numbers as ``json`` writes them) and
+    lines indented from a case's depth. Such a text is kept as the case's record, not written again.
 
-    Strings hold no raw line break, so taking the line breaks and indentation out leaves the tokens
-    alone; ``json``'s compact text (written in C) is then compared with them.
+    The text without spaces and line breaks is compared with ``json``'s compact text of ``d``
+    without them: a repeated key, another order, another escape or spelling of a number differs.
     """
     if not (text.startswith(_FIRST_LINE) and text.endswith(_LAST_LINE)):
         return False
     try:
-        compact = json.dumps(d, ensure_ascii=False, allow_nan=False, separators=(",", ": "))
+        compact = _COMPACT.encode(d)
     except ValueError:  # NaN or an infinity: the strict parse says where
         return False
-    return _LINE_BREAKS.sub("", text) == compact
+    # JSON strings hold no raw line break: the text's line breaks are all between tokens
+    return text.replace(" ", "").replace("\n", "") == compact.replace(" ", "")
 
 
 def _read_case(d: Any, text: str, file: str, spill: Spill) -> Read:
