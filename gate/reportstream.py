@@ -7,6 +7,9 @@ comparison reads) before the next is read. The checks are those of a whole read:
 goes through :func:`gate.jsonio.parse_json` (no duplicate keys, no NaN, the container limit) and
 is validated against the report schema (the error's path names the item: ``$.cases[12].id``),
 the rest of the report too. The file's size limit is the one of any JSON file.
+
+:func:`read_report_items` walks the same way for a reader that checks each case itself (the merge,
+:mod:`gate.merge`): each item comes with its text as read, and nothing is validated.
 """
 
 from __future__ import annotations
