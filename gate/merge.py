@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from sys import intern
 from typing import Any
 
 from gate.casestore import CaseStore, Spill
@@ -27,7 +28,7 @@ from gate.judge.summary import BATCH_FIELDS, judgement_to_dict
 from gate.model import Finding
 from gate.report.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
 from gate.reportstream import read_report_items
-from gate.results import Report
+from gate.results import CHECK_ERROR, Report
 from gate.shapes import Mismatch, Shape, compile_shape
 from gate.shards import ShardMark, ids_digest
 from gate.tally import TallyBuilder
@@ -42,8 +43,11 @@ class Read:
 
     place: tuple[int, int]
     id: str
-    hard_failures: tuple[Finding, ...]
-    soft: Mapping[str, float | None]
+    checks: tuple[str, ...]
+    """the check of each hard failure"""
+    errors: tuple[Finding, ...]
+    """the findings of checks that raised"""
+    soft: tuple[tuple[str, float | None], ...]
     judged: tuple[int, int] | None
     """(unscored, claims) of its judgement, when it has one"""
 
@@ -141,8 +145,11 @@ def _read_case(d: Any, text: str, file: str, spill: Spill) -> Read:
         judged = (case.judgement.unscored_count, case.judgement.claim_count)
     if record is None:  # another text of a case sourcegate would write: written as sourcegate writes it
         record = case_record(case or case_from_dict(d))
-    hard = tuple(Finding(check=f["check"], message=f["message"], url=f["url"]) for f in d["hard_failures"])
-    return Read(spill.write(record), d["id"], hard, d["soft"], judged)
+    hard = d["hard_failures"]
+    errors = tuple(Finding(check=f["check"], message=f["message"], url=f["url"]) for f in hard
+                   if f["check"] == CHECK_ERROR)
+    return Read(spill.write(record), d["id"], tuple(intern(f["check"]) for f in hard), errors,
+                tuple((intern(k), v) for k, v in d["soft"].items()), judged)
 
 
 def read_partial(file: str, spill: Spill) -> Partial:
@@ -261,7 +268,7 @@ def merge_cases(partials: Sequence[Partial], spill: Spill, *, golden_name: str, 
         raise InputError(f"the shards' cases do not make up the run's {first.total} cases")
     builder = TallyBuilder()
     for c in cases:
-        builder.add_parts(c.id, c.hard_failures, c.soft, c.judged)
+        builder.add_parts(c.id, c.checks, c.errors, c.soft, c.judged)
     warnings = tuple(dict.fromkeys(w for p in partials for w in p.report.warnings))
     return Merged(golden_name, golden_version, spill.store((c.place for c in cases), builder.build()),
                   partials[0].report.judge_mode, warnings)

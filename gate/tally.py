@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from statistics import fmean
 from types import MappingProxyType
@@ -65,21 +65,22 @@ class TallyBuilder:
     def add(self, c: CaseResult) -> None:
         """Count one case."""
         judged = (c.judgement.unscored_count, c.judgement.claim_count) if c.judgement is not None else None
-        self.add_parts(c.id, c.hard_failures, c.soft, judged)
+        self.add_parts(c.id, tuple(f.check for f in c.hard_failures),
+                       tuple(f for f in c.hard_failures if f.check == CHECK_ERROR), c.soft.items(), judged)
 
-    def add_parts(self, case_id: str, hard_failures: Sequence[Finding], soft: Mapping[str, float | None],
-                  judged: tuple[int, int] | None) -> None:
-        """Count one case given by the parts a tally reads: its id, hard failures, soft figures and,
-        when it was judged, its (unscored, claims) counts (a merge reads no more of a case)."""
+    def add_parts(self, case_id: str, checks: tuple[str, ...], errors: Iterable[Finding],
+                  soft: Iterable[tuple[str, float | None]], judged: tuple[int, int] | None) -> None:
+        """Count one case given by the parts a tally reads (a merge keeps no more of a case): its id,
+        the check of each hard failure, the findings of checks that raised, its soft figures and,
+        when it was judged, its (unscored, claims) counts."""
         self._cases += 1
-        if hard_failures:
-            checks = tuple(f.check for f in hard_failures)
+        if checks:
             self._failed += 1
             self._hard += len(checks)
             self._by_check.update(checks)
             self._failing.append((case_id, checks))
-            self._errors.extend(f for f in hard_failures if f.check == CHECK_ERROR)
-        for name, value in soft.items():
+            self._errors.extend(errors)
+        for name, value in soft:
             if value is not None:
                 self._soft.setdefault(name, array("d")).append(value)
         if judged is not None:
