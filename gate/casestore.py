@@ -10,6 +10,10 @@ the report's summary need, so neither has to read the cases again.
 The JSON reporter copies those records into the report as they are (no parse, no re-serialising):
 the report is the same text whichever way its cases were kept.
 
+A merge writes its cases with :class:`Spill`: each record as it is read (the partial report's own
+text of the case, when it is the text sourcegate writes), put in the run's order once every shard
+is read (:meth:`Spill.store`).
+
 The spill file is an anonymous temporary file in the OS temp folder (``TMPDIR``): it is unlinked as
 soon as it is created, so it has no name to leave behind, and the OS frees it when the store is
 closed or collected, when the process exits, or when it is killed.
@@ -29,7 +33,7 @@ from gate.report.serialise import case_from_dict, case_record
 from gate.results import CaseResult
 from gate.tally import Tally, TallyBuilder
 
-__all__ = ["IN_MEMORY", "CaseStore", "records_of"]
+__all__ = ["IN_MEMORY", "CaseStore", "Spill", "records_of"]
 
 IN_MEMORY = 256
 """Up to this many cases a store keeps them as values; past it, in its spill file."""
@@ -73,22 +77,15 @@ class CaseStore(Sequence[CaseResult]):
         return store
 
     def _spill(self) -> None:
-        handle = tempfile.TemporaryFile(prefix=".sourcegate-cases-")  # noqa: SIM115 (owned by the store)
-        fd = os.dup(handle.fileno())
-        handle.close()  # the dup keeps the anonymous file alive; the store closes it
-        self._file = fd
+        self._file = _anonymous_file()
         self._held = None
-        weakref.finalize(self, os.close, fd)
+        weakref.finalize(self, os.close, self._file)
 
     def _append(self, c: CaseResult) -> None:
         assert self._file is not None
-        data = case_record(c).encode("utf-8")
         offset = self._offsets[-1] + self._lengths[-1] if self._offsets else 0
-        written = 0
-        while written < len(data):
-            written += os.pwrite(self._file, data[written:], offset + written)
+        self._lengths.append(_write(self._file, case_record(c), offset))
         self._offsets.append(offset)
-        self._lengths.append(len(data))
 
     @property
     def tally(self) -> Tally:
@@ -161,3 +158,72 @@ class CaseStore(Sequence[CaseResult]):
 def records_of(cases: Sequence[CaseResult]) -> Iterator[str]:
     """Each case's JSON record: copied from a store, else serialised now."""
     return cases.records() if isinstance(cases, CaseStore) else (case_record(c) for c in cases)
+
+
+def _anonymous_file() -> int:
+    handle = tempfile.TemporaryFile(prefix=".sourcegate-cases-")  # noqa: SIM115 (owned by the caller)
+    fd = os.dup(handle.fileno())
+    handle.close()  # the dup keeps the anonymous file alive; its owner closes it
+    return fd
+
+
+_BATCH = 1 << 20
+"""How much :class:`Spill` gathers before it writes."""
+
+
+def _write(fd: int, record: str | bytes, offset: int) -> int:
+    """Write ``record`` at ``offset``; its length in bytes."""
+    data = record.encode("utf-8") if isinstance(record, str) else record
+    written = 0
+    while written < len(data):
+        written += os.pwrite(fd, data[written:], offset + written)
+    return len(data)
+
+
+class Spill:
+    """Case records written as they come, in any order, then placed in the run's order as a store.
+
+    :meth:`write` appends one record (a case's JSON text as :func:`gate.report.serialise.case_record`
+    writes it) and says where it is; :meth:`store` gives the :class:`CaseStore` of the records at
+    the places given, in that order, which then owns the file.
+    """
+
+    __slots__ = ("__weakref__", "_close", "_end", "_file", "_pending", "_written")
+
+    def __init__(self) -> None:
+        """An empty spill file."""
+        self._file = _anonymous_file()
+        self._end = self._written = 0
+        self._pending: list[bytes] = []
+        self._close = weakref.finalize(self, os.close, self._file)
+
+    def write(self, record: str) -> tuple[int, int]:
+        """Append ``record``; its (offset, length) in the file (written a megabyte at a time)."""
+        data = record.encode("utf-8")
+        offset = self._end
+        self._end += len(data)
+        self._pending.append(data)
+        if self._end - self._written >= _BATCH:
+            self._flush()
+        return offset, len(data)
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._written += _write(self._file, b"".join(self._pending), self._written)
+            self._pending = []
+
+    def store(self, places: Iterable[tuple[int, int]], the_tally: Tally) -> CaseStore:
+        """The records at ``places`` ((offset, length) as :meth:`write` gave them), in that order,
+        with their tally: held as values when there are no more than :data:`IN_MEMORY`."""
+        self._flush()
+        store = CaseStore((), the_tally)
+        store._held = None
+        store._file = self._file
+        for offset, length in places:
+            store._offsets.append(offset)
+            store._lengths.append(length)
+        self._close.detach()
+        weakref.finalize(store, os.close, self._file)
+        if len(store) > IN_MEMORY:
+            return store
+        return CaseStore(tuple(store), the_tally)  # the file is closed with the spilled store

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from gate.casestore import Spill
 from gate.goldensets import per_set_file
-from gate.jsonio import load_json
 from gate.load import golden_identity
-from gate.merge import Partial, merge_cases, parse_partial
+from gate.merge import Partial, merge_cases, read_partial
 from gate.pipeline import decide_set, rules_baseline_digest
 from gate.results import Report
 from gate.rules import resolve_rules
@@ -50,8 +50,9 @@ def merged_report(request: MergeRequest, *, now: datetime) -> Report:
     name, version = golden_identity(request.golden)
     rules = resolve_rules([request.golden], request.config_file, baseline=per_set_file(request.baseline, name),
                           ref=request.baseline_ref, trust_config=request.trust_config)
-    partials: Sequence[Partial] = [Partial(f, parse_partial(load_json(f), f)) for f in request.partials]
-    merged = merge_cases(partials, golden_name=name, golden_version=version,
+    spill = Spill()
+    partials: Sequence[Partial] = [read_partial(f, spill) for f in request.partials]
+    merged = merge_cases(partials, spill, golden_name=name, golden_version=version,
                          config=config_digest(rules.config), baseline=rules_baseline_digest(rules))
     return decide_set(merged.golden_name, merged.golden_version, merged.cases, rules, merged.judge_mode,
                       warnings=merged.warnings, now=now)

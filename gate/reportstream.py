@@ -7,6 +7,9 @@ comparison reads) before the next is read. The checks are those of a whole read:
 goes through :func:`gate.jsonio.parse_json` (no duplicate keys, no NaN, the container limit) and
 is validated against the report schema (the error's path names the item: ``$.cases[12].id``),
 the rest of the report too. The file's size limit is the one of any JSON file.
+
+:func:`read_report_items` walks the same way for a reader that checks each case itself (the merge,
+:mod:`gate.merge`): each item comes with its text as read, and nothing is validated.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from gate.errors import InputError
 from gate.jsonio import inside, open_json_text, parse_json, validate
 from gate.results import CaseResult
 
-__all__ = ["read_report", "read_report_text"]
+__all__ = ["read_report", "read_report_items", "read_report_text"]
 
 CHUNK = 1 << 20
 """How much of the file is read at a time."""
@@ -68,11 +71,16 @@ class _Reader:
 
     def raw(self, where: str) -> str:
         """The text of the next JSON value (parsed strictly by the caller)."""
+        return self.value(where)[1]
+
+    def value(self, where: str) -> tuple[Any, str]:
+        """The next JSON value, parsed leniently (a repeated key keeps its last value, NaN is read),
+        and its text."""
         self.peek()
         grow = CHUNK
         while True:
             try:
-                _, end = _SCANNER.raw_decode(self.buf, self.pos)
+                value, end = _SCANNER.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as e:
                 if self.more(grow):  # perhaps cut short by the piece read: read on, in larger pieces
                     grow *= 2
@@ -80,11 +88,13 @@ class _Reader:
                 raise InputError(f"malformed JSON: {e.msg}", file=self.source, path=where) from None
             except RecursionError:
                 raise InputError("malformed JSON: nested too deep", file=self.source, path=where) from None
+            except ValueError as e:  # int() refused a number of more digits than the interpreter converts
+                raise InputError(f"malformed JSON: {e}", file=self.source, path=where) from None
             if end == len(self.buf) and self.more():
                 continue  # a number at the end of the piece may go on in the next
             text = self.buf[self.pos:end]
             self.pos = end
-            return text
+            return value, text
 
 
 def _parse(text: str, source: str, where: str) -> Any:
@@ -97,9 +107,42 @@ def _parse(text: str, source: str, where: str) -> Any:
 def read_report_text(f: TextIO | str, source: str, keep: Keep) -> tuple[dict[str, Any], tuple[CaseResult, ...]]:
     """(the report's fields but its cases, each case as ``keep`` made it), read from ``f`` (a file, or
     the text itself)."""
-    r = _Reader(f, source)
-    fields: dict[str, Any] = {}
     cases: list[CaseResult] = []
+
+    def item(r: _Reader, where: str) -> None:
+        data = _parse(r.raw(where), r.source, where)
+        try:
+            validate({**_STAND_IN, "cases": [data]}, "report", r.source)
+        except InputError as e:
+            path = e.path or "$"
+            raise InputError(e.detail, file=r.source,
+                             path=where + path[len("$.cases[0]"):] if path.startswith("$.cases[0]") else path) from None
+        cases.append(keep(data))
+
+    fields = _walk(_Reader(f, source), item)
+    validate(fields, "report", source)
+    return fields, tuple(cases)
+
+
+def read_report_items(file: str, take: Callable[[Any, str, int], None]) -> dict[str, Any]:
+    """The report's fields but its cases (not validated), each item of ``cases`` handed to ``take``
+    as it is read: ``take(value, text, index)``, the value parsed leniently from its text (a repeated
+    key keeps its last value, NaN is read): the caller proves the text (the merge compares it with
+    the text sourcegate writes for that value) or parses it strictly. The fields are parsed strictly."""
+    def item(r: _Reader, where: str) -> None:
+        value, text = r.value(where)
+        take(value, text, index[0])
+        index[0] += 1
+
+    index = [0]
+    with open_json_text(file) as f:
+        return _walk(_Reader(f, file), item)
+
+
+def _walk(r: _Reader, item: Callable[[_Reader, str], None]) -> dict[str, Any]:
+    """The top-level object's fields, each item of its ``cases`` list handed to ``item`` instead."""
+    source = r.source
+    fields: dict[str, Any] = {}
     r.expect("{", "$")
     if r.peek() == "}":
         r.pos += 1
@@ -113,32 +156,25 @@ def read_report_text(f: TextIO | str, source: str, keep: Keep) -> tuple[dict[str
             r.expect(":", f"$.{key}")
             if key == "cases" and r.peek() == "[":
                 fields[key] = []
-                _cases(r, keep, cases)
+                _cases(r, item)
             else:
                 fields[key] = _parse(r.raw(f"$.{key}"), source, f"$.{key}")
             if r.expect(",}", "$") == "}":
                 break
     if r.peek():
         raise InputError("malformed JSON: text after the report", file=source, path="$")
-    validate(fields, "report", source)
-    return fields, tuple(cases)
+    return fields
 
 
-def _cases(r: _Reader, keep: Keep, out: list[CaseResult]) -> None:
+def _cases(r: _Reader, item: Callable[[_Reader, str], None]) -> None:
     r.expect("[", "$.cases")
     if r.peek() == "]":
         r.pos += 1
         return
+    n = 0
     while True:
-        where = f"$.cases[{len(out)}]"
-        item = _parse(r.raw(where), r.source, where)
-        try:
-            validate({**_STAND_IN, "cases": [item]}, "report", r.source)
-        except InputError as e:
-            path = e.path or "$"
-            raise InputError(e.detail, file=r.source,
-                             path=where + path[len("$.cases[0]"):] if path.startswith("$.cases[0]") else path) from None
-        out.append(keep(item))
+        item(r, f"$.cases[{n}]")
+        n += 1
         if r.expect(",]", "$.cases") == "]":
             return
 
@@ -149,4 +185,3 @@ def read_report(file: str, keep: Keep, root: str | None = None) -> tuple[dict[st
         inside(root, file)
     with open_json_text(file) as f:
         return read_report_text(f, file, keep)
-

@@ -126,9 +126,15 @@ class Report:
     @property
     def check_errors(self) -> tuple[Finding, ...]:
         """The findings of checks that raised (an internal error: the run exits 4)."""
+        kept = getattr(self.cases, "tally", None)  # a case store's (gate.casestore): no case read back
+        if kept is not None:
+            return tuple(kept.check_errors)
         return tuple(f for c in self.cases for f in c.hard_failures if f.check == CHECK_ERROR)
 
     @property
     def hard_failure_count(self) -> int:
         """Total hard failures across cases."""
+        kept = getattr(self.cases, "tally", None)
+        if kept is not None:
+            return int(kept.hard_failures)
         return sum(len(c.hard_failures) for c in self.cases)

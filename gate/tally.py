@@ -64,21 +64,29 @@ class TallyBuilder:
 
     def add(self, c: CaseResult) -> None:
         """Count one case."""
+        judged = (c.judgement.unscored_count, c.judgement.claim_count) if c.judgement is not None else None
+        self.add_parts(c.id, tuple(f.check for f in c.hard_failures),
+                       tuple(f for f in c.hard_failures if f.check == CHECK_ERROR), c.soft.items(), judged)
+
+    def add_parts(self, case_id: str, checks: tuple[str, ...], errors: Iterable[Finding],
+                  soft: Iterable[tuple[str, float | None]], judged: tuple[int, int] | None) -> None:
+        """Count one case given by the parts a tally reads (a merge keeps no more of a case): its id,
+        the check of each hard failure, the findings of checks that raised, its soft figures and,
+        when it was judged, its (unscored, claims) counts."""
         self._cases += 1
-        if c.hard_failures:
-            checks = tuple(f.check for f in c.hard_failures)
+        if checks:
             self._failed += 1
             self._hard += len(checks)
             self._by_check.update(checks)
-            self._failing.append((c.id, checks))
-            self._errors.extend(f for f in c.hard_failures if f.check == CHECK_ERROR)
-        for name, value in c.soft.items():
+            self._failing.append((case_id, checks))
+            self._errors.extend(errors)
+        for name, value in soft:
             if value is not None:
                 self._soft.setdefault(name, array("d")).append(value)
-        if c.judgement is not None:
+        if judged is not None:
             self._judged += 1
-            self._unscored += c.judgement.unscored_count
-            self._claims += c.judgement.claim_count
+            self._unscored += judged[0]
+            self._claims += judged[1]
 
     def build(self) -> Tally:
         """The tally of the cases added so far."""

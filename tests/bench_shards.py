@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import io
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,6 +22,8 @@ from gate.cli import main as cli
 from gate.mergerun import MergeRequest, merged_report
 
 SHARDS = 4
+REPEAT = 3
+"""How many times the merge is timed."""
 
 
 def _timed(argv: list[str]) -> tuple[float, int]:
@@ -44,9 +47,6 @@ def measure(root: str, out: str) -> list[tuple[str, str, str]]:
         times.append(t)
     merged = os.path.join(out, "merged.json")
     t_merge, code_merge = _timed(["merge", root, *parts, "--json", merged])
-    t0 = time.perf_counter()
-    merged_report(MergeRequest(root, tuple(parts)), now=datetime.now(UTC))
-    t_cases = time.perf_counter() - t0
     with open(whole, encoding="utf-8") as a, open(merged, encoding="utf-8") as b:
         same = a.read() == b.read() and code_whole == code_merge
     n = sum(1 for _ in os.scandir(os.path.join(root, "runs")))
@@ -54,10 +54,54 @@ def measure(root: str, out: str) -> list[tuple[str, str, str]]:
         ("one job, whole set", f"{t_whole:.2f} s", f"{n} runs, judge off"),
         (f"{SHARDS} shards + merge, wall time", f"{max(times) + t_merge:.2f} s",
          f"slowest shard {max(times):.2f} s (shards {', '.join(f'{t:.2f}' for t in times)}) + merge"),
-        ("merge alone", f"{t_merge:.2f} s", f"{n} cases; target < 2 s for 8,000; report identical: {same}"),
-        ("  of which read, check, merge, decide", f"{t_cases:.2f} s",
-         "the partial reports read and every case checked, merged, compared and decided (no report written)"),
+        *merge_rows(root, parts, out, n, same),
     ]
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):.2f} s" if max(values) - min(values) < 0.005 else f"{min(values):.2f}-{max(values):.2f} s"
+
+
+def merge_rows(root: str, parts: list[str], out: str, n: int, same: bool | None = None,
+               repeat: int = REPEAT) -> list[tuple[str, str, str]]:
+    """The merge timed ``repeat`` times: in this process (wall and CPU time), its read, check, merge and
+    decide alone, and as a command of its own (wall time with the interpreter's start, peak RSS)."""
+    merged = os.path.join(out, "merged.json")
+    walls, cpus, read_walls, read_cpus, cmd_walls, rss = [], [], [], [], [], []
+    for _ in range(repeat):
+        w0, c0 = time.perf_counter(), time.process_time()
+        _timed(["merge", root, *parts, "--json", merged])
+        w1, c1 = time.perf_counter(), time.process_time()
+        merged_report(MergeRequest(root, tuple(parts)), now=datetime.now(UTC))
+        w2, c2 = time.perf_counter(), time.process_time()
+        walls.append(w1 - w0)
+        cpus.append(c1 - c0)
+        read_walls.append(w2 - w1)
+        read_cpus.append(c2 - c1)
+        wall, peak = _command(["merge", root, *parts, "--json", merged])
+        cmd_walls.append(wall)
+        rss.append(peak)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    agree = "" if same is None else f"; report identical: {same}"
+    return [
+        ("merge alone", _spread(walls),
+         f"{n} cases, {repeat} runs, CPU {_spread(cpus)}; target < 2 s for 8,000{agree}"),
+        ("  of which read, check, merge, decide", _spread(read_walls),
+         f"CPU {_spread(read_cpus)}: the partial reports read a case at a time, each case checked once, "
+         "merged, compared and decided (no report written)"),
+        ("  as a command of its own", _spread(cmd_walls),
+         f"with the interpreter's start; peak RSS {max(rss) / 1024:.0f} MiB; load average {load}"),
+    ]
+
+
+def _command(argv: list[str]) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB) of ``sourcegate ARGV`` in a process of its own."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "gate", *argv],  # noqa: S603 (our own CLI)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped above
+    return time.perf_counter() - t0, usage.ru_maxrss
 
 
 def main(argv: list[str] | None = None) -> int:

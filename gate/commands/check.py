@@ -184,7 +184,7 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
         spans()
     _publish(report, out.reports[SUMMARY], how)
     show(report, how.console, out.stdout_taken)
-    for case in report.cases:
+    for case in report.cases if report.check_errors else ():  # read back only when a check raised
         for f in case.hard_failures:
             if f.check == CHECK_ERROR:
                 print(f"sourcegate: internal error in case {case.id!r}: {f.message}",
