@@ -22,7 +22,7 @@ Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.e
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from gate.comparison import Comparison
 from gate.decide import set_mean
@@ -181,8 +181,8 @@ def shown_cases(report: Report) -> list[CaseResult]:
     return out
 
 
-def vectors(report: Report, cases: list[CaseResult], title: str = "Cases that changed or fail") -> Section:
-    """The per-query vector of the four axes, one row per case."""
+def vectors(report: Report, cases: Iterable[CaseResult], title: str = "Cases that changed or fail") -> Section:
+    """The per-query vector of the four axes, one row per case (the cases read once, kept as rows)."""
     cmp = report.comparison
     rows = [[md_code(c.id), *(_cell(c, a, cmp) for a in AXES), _failure_cell(c, cmp)] for c in cases]
     head, body = table(["case", *(LABEL[a] for a in AXES), "hard failures"], "lrrrrl", rows)

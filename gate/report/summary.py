@@ -30,6 +30,6 @@ class SummaryReporter:
     def render(self, report: Report) -> str:
         """Verdict, summary, notes, changed cases, failures, flips, all cases, details, footer."""
         sections = body_sections(report, max_notes=None)
-        sections.insert(-2, vectors(report, list(report.cases), title="All cases"))
+        sections.insert(-2, vectors(report, report.cases, title="All cases"))
         return fit([s for s in sections if s.head and (s.keep or s.rows)], self.limit, measure=utf8_len,
                    omission=SUMMARY_OMISSION)
