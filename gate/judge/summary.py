@@ -5,7 +5,7 @@ Pure: case results in, a :class:`JudgeSummary` out; both reporters render it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import fmean
 from typing import Any
@@ -38,34 +38,43 @@ class JudgeSummary:
     problems: int = 0
 
 
-def summarise(cases: Sequence[CaseResult]) -> JudgeSummary | None:
-    """The set's judged summary, or None when no case was judged."""
-    judged = [c for c in cases if c.judgement is not None]
-    if not judged:
-        return None
+def summarise(cases: Iterable[CaseResult]) -> JudgeSummary | None:
+    """The set's judged summary, or None when no case was judged.
+
+    The cases are read once (a large report's come back from its spill file), keeping per judged
+    case only its figures, a few numbers."""
     counts = dict.fromkeys((*VERDICTS, "unscored"), 0)
     usage = Usage()
     figures = []
-    for c in judged:
+    runs = claims = overruled = misattributed = problems = 0
+    for c in cases:
         j = c.judgement
-        assert j is not None
+        if j is None:
+            continue
+        runs += 1
         for k, n in j.counts.items():
             counts[k] += n
         usage += j.usage
+        claims += j.claim_count
+        overruled += j.overruled_count
+        misattributed += j.misattributed_count
+        problems += len(j.problems)
         figures.append((c.counts.retrieval_succeeded, j.figures()))
+    if not runs:
+        return None
     return JudgeSummary(
-        runs_judged=len(judged),
-        claims=sum(c.judgement.claim_count for c in judged if c.judgement),
+        runs_judged=runs,
+        claims=claims,
         counts=counts,
-        overruled=sum(c.judgement.overruled_count for c in judged if c.judgement),
-        misattributed=sum(c.judgement.misattributed_count for c in judged if c.judgement),
+        overruled=overruled,
+        misattributed=misattributed,
         means={name: _mean([f[name] for _, f in figures]) for name in JUDGED_FIGURES},
         hallucination_by_retrieval={
             "retrieval_succeeded": _mean([f["hallucination_rate"] for ok, f in figures if ok]),
             "retrieval_failed": _mean([f["hallucination_rate"] for ok, f in figures if not ok]),
         },
         usage=usage,
-        problems=sum(len(c.judgement.problems) for c in judged if c.judgement),
+        problems=problems,
     )
 
 
