@@ -13,9 +13,11 @@ shell), through :mod:`gate.gitrev`. The configuration is read there too (:mod:`g
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from gate.comparison import BaselineOrigin
@@ -55,9 +57,13 @@ def for_comparison(report: Report) -> Report:
 
 
 def _compared(c: CaseResult) -> CaseResult:
-    return CaseResult(id=c.id, question="", hard_failures=c.hard_failures, checks=(),
-                      counts=_RETRIEVED if c.counts.retrieval_succeeded else _NOT_RETRIEVED,
-                      soft=c.soft, judgement=c.judgement)
+    # Each case is parsed on its own, so its keys and check ids are new strings every time: shared
+    # (interned), a few names stand for the whole baseline instead of one copy per case.
+    return CaseResult(id=c.id, question="",
+                      hard_failures=tuple(replace(f, check=sys.intern(f.check)) for f in c.hard_failures),
+                      checks=(), counts=_RETRIEVED if c.counts.retrieval_succeeded else _NOT_RETRIEVED,
+                      soft=MappingProxyType({sys.intern(k): v for k, v in c.soft.items()}),
+                      judgement=c.judgement)
 
 
 _RETRIEVED, _NOT_RETRIEVED = Counts(retrieval_succeeded=True), Counts(retrieval_succeeded=False)
