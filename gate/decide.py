@@ -27,14 +27,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 from gate.checks import CHECKS
 from gate.comparison import Comparison
 from gate.config import Config
 from gate.figurediff import figure_status
 from gate.figures import SOFT_FIGURES
-from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, Report, Verdict
+from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, Verdict
 from gate.tally import Tally, tally_of
 
 
@@ -253,10 +252,3 @@ def decide(cases: Iterable[CaseResult], config: Config,
         reasons.append("no hard check failed")
     return verdict, tuple(reasons)
 
-
-def decide_report(report: Report, config: Config, comparison: Comparison) -> Report:
-    """``report``'s cases decided against ``comparison`` (built by :func:`gate.compare.compare`, figure
-    statuses included): the verdict, its reasons and the comparison. A convenience for values built by
-    hand; :func:`gate.pipeline.run_set` decides a set once, with its comparison already made."""
-    verdict, reasons = decide(report.cases, config, comparison)
-    return replace(report, verdict=verdict, reasons=reasons, comparison=comparison)

@@ -69,7 +69,7 @@ def hostile_report() -> Report:
                                            overrule_reason="quote_not_found"),))
     cur = case("c|@x`</details>", {"grounding_rate": 0.0}, [bad], flipped)
     from gate.compare import BaselineOrigin, compare
-    from gate.decide import decide_report
+    from tests.support.report_factory import decide_report
 
     before = Report("pass", (), "demo", 1, (base,))
     after = Report("fail", (HOSTILE,), "demo", 1, (cur,), warnings=(HOSTILE,))
@@ -105,7 +105,7 @@ def test_an_oversize_report_is_trimmed_under_the_limit() -> None:
                  for i in range(2000))
     cur = replace(cur, cases=(*cur.cases, case("huge", {"query_quality": 1.0}, many)))
     from gate.compare import BaselineOrigin, compare
-    from gate.decide import decide_report
+    from tests.support.report_factory import decide_report
 
     report = decide_report(cur, CONFIG, compare(base, cur, CONFIG, BaselineOrigin(file="baseline.json")))
     text = CommentReporter(run_url=RUN_URL).render(report)
@@ -128,7 +128,7 @@ def test_the_job_summary_fits_githubs_1_mib_counted_in_bytes() -> None:
                  for i in range(1500))
     cur = replace(cur, cases=(*cur.cases, case("huge", {"query_quality": 1.0}, many)))
     from gate.compare import BaselineOrigin, compare
-    from gate.decide import decide_report
+    from tests.support.report_factory import decide_report
 
     report = decide_report(cur, CONFIG, compare(base, cur, CONFIG, BaselineOrigin(file="baseline.json")))
     text = SummaryReporter().render(report)
@@ -142,7 +142,7 @@ def test_the_job_summary_fits_githubs_1_mib_counted_in_bytes() -> None:
 def blocking_report(failures: tuple[Finding, ...] = ()) -> Report:
     """Grounding falls on ten cases out of ten, and the config says it blocks: beyond judge noise."""
     from gate.compare import BaselineOrigin, compare
-    from gate.decide import decide_report
+    from tests.support.report_factory import decide_report
 
     cfg = replace(CONFIG, soft=MappingProxyType({**CONFIG.soft, "grounding_rate": SoftBound(floor=0.5, block=True)}))
     base = Report("pass", (), "demo", 1, tuple(case(f"c{i}", {"grounding_rate": 0.9}) for i in range(10)))

@@ -10,10 +10,11 @@ import pytest
 
 from gate.compare import BaselineOrigin, Comparison, compare, sign_test
 from gate.config import DEFAULT_SOFT, CompareConfig, Config, SoftBound
-from gate.decide import decide, decide_report
+from gate.decide import decide
 from gate.judge.model import QUOTE_NOT_FOUND, Claim, ClaimVerdict, RunJudgement
 from gate.model import Finding
 from gate.results import BaselineStamp, CaseResult, Counts, Report
+from tests.support.report_factory import decide_report
 
 ORIGIN = BaselineOrigin(file="cached-snapshots/demo/baseline.json")
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

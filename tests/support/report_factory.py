@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
 
-from gate.compare import BaselineOrigin, compare
+from gate.compare import BaselineOrigin, Comparison, compare
 from gate.config import DEFAULT_SOFT, Config, SoftBound
-from gate.decide import decide, decide_report
+from gate.decide import decide
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
 from gate.model import Finding
 from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
@@ -133,3 +133,11 @@ def regression_report(block_on: str = "all") -> Report:
                                            "cached-snapshots/demo/runs/delta.json"),
                             redefined_cases=())
     return decide_report(cur, config, compare(base, cur, config, origin, datetime(2026, 2, 1, tzinfo=UTC)))
+
+
+def decide_report(report: Report, config: Config, comparison: Comparison) -> Report:
+    """``report``'s cases decided against ``comparison`` (built by :func:`gate.compare.compare`): the
+    verdict, its reasons and the comparison, for reports built by hand (the gate decides a set once,
+    in :func:`gate.pipeline.run_set`)."""
+    verdict, reasons = decide(report.cases, config, comparison)
+    return replace(report, verdict=verdict, reasons=reasons, comparison=comparison)
