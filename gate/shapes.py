@@ -188,12 +188,7 @@ def _mapping(props: Mapping[str, _Node], required: frozenset[str], extra: _Node 
                 raise Mismatch(f"unknown key {key!r} (known: {', '.join(props)})", [key])
             if type(inner) is frozenset and type(value) in inner:
                 continue  # most values: a type alone, checked inline
-            try:
-                if not _fits(inner, value):
-                    _check(inner, value)
-            except Mismatch as m:
-                m.path.insert(0, key)
-                raise
+            _check_at(inner, value, key)
         if not v.keys() >= required:
             raise Mismatch(f"missing the key {sorted(required - v.keys())[0]!r}")
     return check
@@ -208,13 +203,18 @@ def _items(inner: _Node, must: bool) -> Shape:
         for i, item in enumerate(v):
             if type(inner) is frozenset and type(item) in inner:
                 continue
-            try:
-                if not _fits(inner, item):
-                    _check(inner, item)
-            except Mismatch as m:
-                m.path.insert(0, i)
-                raise
+            _check_at(inner, item, i)
     return check
+
+
+def _check_at(inner: _Node, value: Any, step: object) -> None:
+    """Check a member of an object or an array; a mismatch's path starts with ``step``, its key or index."""
+    try:
+        if not _fits(inner, value):
+            _check(inner, value)
+    except Mismatch as m:
+        m.path.insert(0, step)
+        raise
 
 
 def _all(checks: tuple[Shape, ...]) -> Shape:
