@@ -231,13 +231,11 @@ def test_run_refuses_an_out_folder_that_is_a_file(tmp_path: Path, capsys: pytest
 
 
 def test_import_never_overwrites_its_own_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = Path(__file__).parent / "fixtures"
-    [sample] = sorted(source.rglob("*.json"))[:1]
     recorded = tmp_path / "q7.json"
-    recorded.write_bytes(sample.read_bytes())
+    recorded.write_text("{}", encoding="utf-8")
     assert main(["import", "anthropic", str(recorded), "--out", str(tmp_path), "--force"]) == 2
     assert f"--out {recorded}: cannot write here: this run reads an input of this import" in capsys.readouterr().err
-    assert recorded.read_bytes() == sample.read_bytes()
+    assert recorded.read_text(encoding="utf-8") == "{}"
 
 
 def test_import_refuses_an_out_folder_under_a_file_before_reading_an_input(
