@@ -23,7 +23,7 @@ from gate.reportstream import read_report_items
 from gate.results import CHECK_ERROR
 from gate.tally import tally
 from tests.conftest import EXAMPLE
-from tests.support.checked_once import checked, merged, shards
+from tests.support.checked_once import checked, merged_shards, shards
 from tests.support.report_factory import regression_report
 from tests.test_shards import _read, _without_clock
 
@@ -127,7 +127,7 @@ def test_a_partial_report_written_by_another_tool_merges_into_the_same_report(tm
                                                                               indent: int | None) -> None:
     files = shards(EXAMPLE, tmp_path, 2)
     out = tmp_path / "merged.json"
-    code, text = merged(EXAMPLE, 2)
+    code, text = merged_shards(EXAMPLE, 2)
     expected = _AGE.sub("", text)
     files[0].write_text(json.dumps(_read(files[0]), indent=indent, ensure_ascii=True), encoding="utf-8")
     assert main(["merge", str(EXAMPLE), *map(str, files), "--json", str(out)]) == code

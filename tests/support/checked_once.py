@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gate.cli import main
 
-__all__ = ["checked", "merged", "shards"]
+__all__ = ["checked", "merged_shards", "shards"]
 
 
 @cache
@@ -52,7 +52,7 @@ def shards(golden: Path, out: Path, count: int) -> list[Path]:
 
 
 @cache
-def merged(golden: Path, count: int) -> tuple[int, str]:
+def merged_shards(golden: Path, count: int) -> tuple[int, str]:
     """``merge golden`` of its ``count`` shards (:func:`shards`): the exit code and the merged JSON report."""
     with tempfile.TemporaryDirectory(prefix="merged-once-") as folder:
         files = shards(golden, Path(folder), count)
