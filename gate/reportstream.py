@@ -6,8 +6,7 @@ validated and handed to ``keep`` (which turns it into what the caller holds, e.g
 comparison reads) before the next is read. The checks are those of a whole read: each item's text
 goes through :func:`gate.jsonio.parse_json` (no duplicate keys, no NaN, the container limit) and
 is validated against the report schema (the error's path names the item: ``$.cases[12].id``),
-the rest of the report too, through the schema compiled once (:func:`validate_report`). The file's
-size limit is the one of any JSON file.
+the rest of the report too. The file's size limit is the one of any JSON file.
 
 :func:`read_report_items` walks the same way for a reader that checks each case itself (the merge,
 :mod:`gate.merge`): each item comes with its text as read, and nothing is validated.
@@ -18,15 +17,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from functools import cache
 from typing import Any, TextIO
 
 from gate.errors import InputError
-from gate.jsonio import check_depth, inside, open_json_text, parse_json, schema, validate, validator
+from gate.jsonio import inside, open_json_text, parse_json, validate
 from gate.results import CaseResult
-from gate.shapes import Mismatch, Shape, compile_shape
 
-__all__ = ["read_report", "read_report_items", "read_report_text", "validate_report"]
+__all__ = ["read_report", "read_report_items", "read_report_text"]
 
 CHUNK = 1 << 20
 """How much of the file is read at a time."""
@@ -100,28 +97,6 @@ class _Reader:
             return value, text
 
 
-@cache
-def _report_shape() -> Shape:
-    """The report schema compiled once into a shape (:mod:`gate.shapes`), its formats checked by the
-    schema's own checker."""
-    return compile_shape(schema("report"), formats=validator("report").format_checker)
-
-
-def validate_report(data: Any, source: str) -> None:
-    """:func:`gate.jsonio.validate` against the report schema, in one pass of its compiled shape.
-
-    ``jsonschema`` walks the schema again for every value: about a millisecond for each case of a
-    baseline. The shape lets through only what the schema accepts; what it refuses is validated
-    by ``jsonschema`` after all, which has the last word and says what is wrong in its own terms.
-    """
-    try:
-        _report_shape()(data)
-    except Mismatch:
-        validate(data, "report", source)
-    else:
-        check_depth(data, source)
-
-
 def _parse(text: str, source: str, where: str) -> Any:
     try:
         return parse_json(text, source)
@@ -137,7 +112,7 @@ def read_report_text(f: TextIO | str, source: str, keep: Keep) -> tuple[dict[str
     def item(r: _Reader, where: str) -> None:
         data = _parse(r.raw(where), r.source, where)
         try:
-            validate_report({**_STAND_IN, "cases": [data]}, r.source)
+            validate({**_STAND_IN, "cases": [data]}, "report", r.source)
         except InputError as e:
             path = e.path or "$"
             raise InputError(e.detail, file=r.source,
@@ -145,7 +120,7 @@ def read_report_text(f: TextIO | str, source: str, keep: Keep) -> tuple[dict[str
         cases.append(keep(data))
 
     fields = _walk(_Reader(f, source), item)
-    validate_report(fields, source)
+    validate(fields, "report", source)
     return fields, tuple(cases)
 
 
