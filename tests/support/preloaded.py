@@ -124,8 +124,13 @@ def serve(path: str, modules: Sequence[str]) -> str:
             if key.fileobj is listener:
                 conn, _ = listener.accept()
                 request, fds, flags, _ = socket.recv_fds(conn, MESSAGE_BYTES, 3)
-                if flags & socket.MSG_TRUNC or len(fds) != 3:
-                    raise RuntimeError("a request larger than MESSAGE_BYTES, or without three streams")
+                if flags & socket.MSG_TRUNC:
+                    raise RuntimeError(f"a request larger than {MESSAGE_BYTES} bytes")
+                if not request or len(fds) != 3:  # the command was killed before it asked
+                    for fd in fds:
+                        os.close(fd)
+                    conn.close()
+                    continue
                 pid = os.fork()
                 if pid == 0:
                     signal.set_wakeup_fd(-1)
