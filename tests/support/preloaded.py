@@ -6,7 +6,9 @@ the given modules, then waits on a Unix socket. :meth:`Preloaded.command` is the
 small process that hands a script to it: the interpreter forks, and the new process runs the
 script as ``__main__`` with the argv, environment, working directory and standard streams of the
 process that asked (which exits with the script's exit code, or dies of the same signal). Killing
-the process that asked (a timeout, Ctrl-C) kills the forked one and its process group.
+the process that asked (a timeout, Ctrl-C) kills the forked one and its process group. What the
+interpreter reads once at start-up (``PYTHONPATH``, ``PYTHONHASHSEED``, ``-X`` options) is the
+preloading interpreter's.
 
     with Preloaded(["anthropic"], env) as python:
         main(["run", golden, "--", *python.command("agent.py", "--flag")])
