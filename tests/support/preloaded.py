@@ -30,6 +30,7 @@ import selectors
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -40,8 +41,8 @@ from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = "tests.support.preloaded"
-MESSAGE_BYTES = 1 << 20
-"""The largest request (argv, environment and working directory as JSON) a command may send."""
+LENGTH = struct.Struct("!I")
+"""A request (argv, environment and working directory as JSON) goes after its length, with the streams."""
 
 
 class Preloaded:
@@ -85,10 +86,11 @@ class Preloaded:
 def ask(path: str, argv: Sequence[str]) -> int:
     """Have the server at ``path`` run ``argv`` with this process's streams; its exit code."""
     request = json.dumps({"argv": list(argv), "env": dict(os.environ), "cwd": os.getcwd()}).encode()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as conn:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.connect(path)
-        socket.send_fds(conn, [request], [0, 1, 2])
-        reply = conn.recv(64)
+        socket.send_fds(conn, [LENGTH.pack(len(request))], [0, 1, 2])
+        conn.sendall(request)
+        reply = b"".join(iter(lambda: conn.recv(64), b""))  # the exit code, once the script ended
     if not reply:
         print("the preloading interpreter stopped before the script ended", file=sys.stderr)
         return 1
@@ -107,7 +109,7 @@ def serve(path: str, modules: Sequence[str]) -> str:
     for name in modules:
         importlib.import_module(name)
     gc.freeze()  # what was imported is shared with every fork: their collections leave it untouched
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen()
     wake_read, wake_write = socket.socketpair()
@@ -125,10 +127,8 @@ def serve(path: str, modules: Sequence[str]) -> str:
         for key, _ in selector.select():
             if key.fileobj is listener:
                 conn, _ = listener.accept()
-                request, fds, flags, _ = socket.recv_fds(conn, MESSAGE_BYTES, 3)
-                if flags & socket.MSG_TRUNC:
-                    raise RuntimeError(f"a request larger than {MESSAGE_BYTES} bytes")
-                if not request or len(fds) != 3:  # the command was killed before it asked
+                request, fds = _request(conn)
+                if request is None:  # the command was killed before it asked
                     for fd in fds:
                         os.close(fd)
                     conn.close()
@@ -159,6 +159,27 @@ def serve(path: str, modules: Sequence[str]) -> str:
             elif live.get(key.data) is key.fileobj:  # the command's process is gone (a timeout, Ctrl-C)
                 _kill(key.data)  # so goes the script's
                 selector.unregister(key.fileobj)
+
+
+def _request(conn: socket.socket) -> tuple[bytes | None, list[int]]:
+    """The request and the three streams a command sent (None: it sent less)."""
+    head, fds, _, _ = socket.recv_fds(conn, LENGTH.size, 3)
+    head += _exactly(conn, LENGTH.size - len(head)) if head else b""
+    if len(head) != LENGTH.size or len(fds) != 3:
+        return None, fds
+    (size,) = LENGTH.unpack(head)
+    request = _exactly(conn, size)
+    return (request if len(request) == size else None), fds
+
+
+def _exactly(conn: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def _become(request: bytes, fds: list[int]) -> str:
