@@ -223,6 +223,8 @@ def build_labels(text: str) -> dict[str, str]:
 
 def _resolve(label: str, labels: dict[str, str]) -> list[str]:
     """URLs for a bracketed label: a defined reference, or one or more numeric citation markers."""
+    if not labels:
+        return []  # an answer with no sources list and no definitions (each marker glued to a URL lands here)
     key = _norm_label(label)
     if key in labels:
         return [labels[key]]
