@@ -24,8 +24,8 @@ from gate.snapshot.store import SnapshotStore
 SLOTS = 4
 #: The server's timeouts, passed small (in production they are seconds): a trickling client sends a
 #: byte every TRICKLE seconds, well inside the idle timeout, and runs past the request deadline.
-IDLE = 0.3
-REQUEST = 0.5
+IDLE = 0.35
+REQUEST = 0.55
 TRICKLE = 0.1
 #: The idle timeout where forty idle clients wait their turn: they are dropped in half a second (ten
 #: rounds of four slots). A real request arrives whole with its connection and is read at once, however
@@ -111,7 +111,7 @@ def _trickle(server: ReplayServer, data: bytes, every: float) -> tuple[bytes, in
 
 
 def test_a_client_trickling_a_request_is_answered_408_at_the_request_deadline(server: ReplayServer) -> None:
-    """A byte every 0.1 s never trips the 0.3 s idle timeout; the 0.5 s deadline of the request does."""
+    """A byte every 0.1 s never trips the 0.35 s idle timeout; the 0.55 s deadline of the request does."""
     request = b"GET /fetch?url=https%3A%2F%2Fa.test%2F HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200
     answer, sent = _trickle(server, request, every=TRICKLE)
     assert answer.startswith(b"HTTP/1.1 408 ") and b"Connection: close" in answer
