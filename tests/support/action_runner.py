@@ -15,7 +15,8 @@ import copy
 import json
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -134,8 +135,7 @@ class Runner:
 
     def env(self, event: Path | None, **inputs: str) -> dict[str, str]:
         """The step's environment: every declared input (defaults as the runner fills them in)."""
-        metadata = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-        env = {action.input_env_name(k): str(v.get("default", "")) for k, v in metadata["inputs"].items()}
+        env = dict(_input_defaults())
         env[action.input_env_name("github-token")] = DEFAULT_TOKEN
         env.update({action.input_env_name(k.replace("_", "-")): v for k, v in inputs.items()})
         env.update(self.git_env)
@@ -175,3 +175,10 @@ def run(env: dict[str, str], gate: action.Gate | None = None) -> int:
 def annotations(log: str, kind: str = "error") -> list[str]:
     """The workflow-command annotations of ``kind`` in ``log``, one line each."""
     return [line for line in log.splitlines() if line.startswith(f"::{kind} ")]
+
+
+@cache
+def _input_defaults() -> Mapping[str, str]:
+    """Every input ``action.yml`` declares, as the runner passes it, with its default (read once)."""
+    metadata = yaml.load((ROOT / "action.yml").read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    return {action.input_env_name(k): str(v.get("default", "")) for k, v in metadata["inputs"].items()}
