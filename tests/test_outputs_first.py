@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.commands.preflight import Target, check_targets
+from gate.commands.targets import Target, check_targets
 from gate.errors import InputError
 from gate.outputs import unwritable
 from tests.support.anthropic_server import AnthropicServer, error_reply

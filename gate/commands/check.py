@@ -5,7 +5,7 @@ comparison, reports and PR comment; :mod:`gate.goldensets` holds the rules (whic
 set, ``{name}`` in output paths, the exit code of the whole run). Everything that can be refused
 without running (a missing path, folders mixed with trace files, two sets of one name, an output
 path without ``{name}``, an output path that cannot be written or that the run reads, one file
-named by two outputs: :mod:`gate.commands.preflight`) is refused before the first set runs. After
+named by two outputs: :mod:`gate.commands.targets`) is refused before the first set runs. After
 that, one set's error is said on stderr (naming the set) and the next set still runs
 (:mod:`gate.commands.sets`).
 
@@ -24,8 +24,8 @@ from types import MappingProxyType
 from typing import TextIO
 
 from gate.commands.base import Subparsers, add_comment_author
-from gate.commands.preflight import Target, check_targets, reads_of, set_name
 from gate.commands.sets import each_set
+from gate.commands.targets import Target, check_targets, reads_of, set_name
 from gate.console import add_options as add_console_options
 from gate.console import progress, show, terminal_mode
 from gate.errors import InputError
@@ -162,7 +162,7 @@ def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | No
 
 def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> None:
     """Refuse, before any set runs, an output path of ``check`` that cannot be written, that a set
-    reads, or that two outputs share (:func:`gate.commands.preflight.check_targets`)."""
+    reads, or that two outputs share (:func:`gate.commands.targets.check_targets`)."""
     targets: list[Target] = []
     reads: dict[str, str] = {}
     named = any(NAME_FIELD in (getattr(args, f) or "") for f in file_flags())

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from gate.baseline import parse_report
 from gate.commands.base import Subparsers, add_comment_author
-from gate.commands.preflight import Target, check_targets
+from gate.commands.targets import Target, check_targets
 from gate.exitcodes import ExitCode
 from gate.jsonio import load_json
 from gate.publish import comment_authors, emit, post_comment, run_url

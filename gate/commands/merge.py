@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
 from gate.commands.check import Delivery, Outputs, add_report_options, deliver
-from gate.commands.preflight import check_targets, reads_of, set_name
+from gate.commands.targets import check_targets, reads_of, set_name
 from gate.console import terminal_mode
 from gate.errors import InputError
 from gate.mergerun import MergeRequest, merged_report

@@ -7,7 +7,7 @@ step that runs it) plus ``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``, ``SOURCEGA
 ``check``'s report options, and its verdict is the exit code; without it, the exit code is 0 once
 the traces are written (agent failures and misses are in them, for ``sourcegate check``). The
 folder of the traces and, with ``--check``, every report path are checked before the first agent
-starts (:mod:`gate.commands.preflight`).
+starts (:mod:`gate.commands.targets`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from gate.commands import check
 from gate.commands.base import Subparsers
 from gate.commands.check import add_check_options, check_outputs
-from gate.commands.preflight import Target, check_targets
+from gate.commands.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.goldensets import split_sets
 
