@@ -12,6 +12,7 @@ of the test. The ``runner`` fixture (``tests/conftest.py``) gives one per test.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import subprocess
@@ -134,8 +135,7 @@ class Runner:
 
     def env(self, event: Path | None, **inputs: str) -> dict[str, str]:
         """The step's environment: every declared input (defaults as the runner fills them in)."""
-        metadata = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-        env = {action.input_env_name(k): str(v.get("default", "")) for k, v in metadata["inputs"].items()}
+        env = dict(_input_defaults())
         env[action.input_env_name("github-token")] = DEFAULT_TOKEN
         env.update({action.input_env_name(k.replace("_", "-")): v for k, v in inputs.items()})
         env.update(self.git_env)
@@ -164,6 +164,13 @@ class Runner:
             out[name] = "\n".join(lines[i + 1 : end])
             i = end + 1
         return out
+
+
+@functools.cache
+def _input_defaults() -> tuple[tuple[str, str], ...]:
+    """Every input ``action.yml`` declares, as the runner names it, with its default (read once)."""
+    metadata = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    return tuple((action.input_env_name(k), str(v.get("default", ""))) for k, v in metadata["inputs"].items())
 
 
 def run(env: dict[str, str], gate: action.Gate | None = None) -> int:
