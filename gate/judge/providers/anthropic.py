@@ -86,6 +86,10 @@ class AnthropicProvider:
             raise InputError("live judging with the anthropic provider needs an API key: set ANTHROPIC_API_KEY "
                              "(or use --judge replay)")
 
+    def close(self) -> None:
+        """Close the SDK's connections (a call still in flight past its deadline ends with them)."""
+        self._client.close()
+
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
         """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.
 

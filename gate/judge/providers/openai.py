@@ -118,6 +118,10 @@ class OpenAIProvider:
             raise InputError(f"cannot set up the openai provider: {e} (live judging needs OPENAI_API_KEY, or for "
                              "Azure AZURE_OPENAI_API_KEY and OPENAI_API_VERSION; or use --judge replay)") from e
 
+    def close(self) -> None:
+        """Close the SDK's connections (a call still in flight past its deadline ends with them)."""
+        self._client.close()
+
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
         """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.
 
