@@ -23,7 +23,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import date, datetime
 from functools import cache
 from importlib import resources
 from itertools import islice
@@ -35,6 +35,7 @@ from gate.errors import InputError
 from gate.jsontext import indented
 from gate.outputs import write_file
 from gate.paths import real_is_below
+from gate.shapes import Mismatch, Shape, compile_shape
 from gate.suggest import did_you_mean
 
 if TYPE_CHECKING:  # jsonschema is imported when a schema is first validated (see validator())
@@ -113,11 +114,10 @@ class _Duplicate(Exception):
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in obj:
-            raise _Duplicate(k)
-        obj[k] = v
+    obj = dict(pairs)  # in C; a repeated key makes the dict shorter than the pairs
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        raise _Duplicate(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
     return obj
 
 
@@ -544,13 +544,62 @@ def _document_order(path: Iterable[object]) -> list[tuple[int, int, str]]:
     return [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in path]
 
 
+class _Formats:
+    """The formats sourcegate's schemas use, checked as :func:`_format_checker` checks them, without
+    importing jsonschema. Another format is "not sure" (False), which sends the value to jsonschema."""
+
+    _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+
+    def conforms(self, instance: object, format: str) -> bool:  # noqa: A002 (the protocol's name)
+        if not isinstance(instance, str):
+            return True
+        try:
+            if format == "date-time":
+                return bool(parse_time(instance))
+            if format == "date":  # jsonschema's own check for "date"
+                return bool(self._DATE.fullmatch(instance) and date.fromisoformat(instance))
+        except ValueError:
+            return False
+        return False
+
+
+@cache
+def shape_of(name: str) -> Shape | None:
+    """A bundled schema compiled into a shape (:mod:`gate.shapes`), or None when it uses a keyword
+    shapes do not compile (built once a process)."""
+    try:
+        return compile_shape(schema(name), formats=_Formats())
+    except ValueError:
+        return None
+
+
+def fits(data: Any, schema_name: str) -> bool:
+    """Whether ``data`` fits the schema's compiled shape, much faster than jsonschema can tell. A shape
+    never accepts what its schema refuses; what it refuses goes to jsonschema, which says why."""
+    shape = shape_of(schema_name)
+    if shape is None:
+        return False
+    try:
+        shape(data)
+    except Mismatch:
+        return False
+    except RecursionError:  # nesting deeper than the interpreter's stack: check_depth words it
+        return False
+    return True
+
+
 def validate(data: Any, schema_name: str, file: str) -> None:
     """Validate against a bundled schema, then the nesting limit; the first error becomes an InputError.
 
-    Errors are produced lazily and validation stops after :data:`MAX_SCHEMA_ERRORS`, so a file of
-    millions of errors costs no more than one of a hundred. The first error by document order
-    among those is reported, with how many more were found (or that counting stopped).
+    A value that fits the schema's compiled shape is valid; anything else is validated by
+    jsonschema. Its errors are produced lazily and validation stops after
+    :data:`MAX_SCHEMA_ERRORS`, so a file of millions of errors costs no more than one of a hundred.
+    The first error by document order among those is reported, with how many more were found (or
+    that counting stopped).
     """
+    if fits(data, schema_name):
+        check_depth(data, file)
+        return
     errors = sorted(islice(validator(schema_name).iter_errors(data), MAX_SCHEMA_ERRORS + 1),
                     key=lambda e: _document_order(e.absolute_path))
     if errors:

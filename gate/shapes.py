@@ -3,32 +3,43 @@
 ``jsonschema`` walks its schema again for every value: about a millisecond for one case of a
 report, so that checking the cases of tens of thousands of runs would take longer than running
 them. A shape is a schema compiled once into nested functions (``type``, ``enum``, ``const``,
-``properties``, ``required``, ``additionalProperties``, ``items``, ``minimum``, ``maximum``,
-local ``$ref``, and ``format`` through the validator's own checker) that check a value in one
-pass and raise :class:`Mismatch` with the JSON path of the first value that does not fit and why.
+``properties``, ``required``, ``additionalProperties``, ``items``, ``minItems``, ``maxItems``,
+``uniqueItems``, ``minLength``, ``maxLength``, ``pattern``, ``minimum``, ``maximum``,
+``exclusiveMinimum``, ``exclusiveMaximum``, ``allOf``, ``if``/``then``/``else``, local ``$ref``,
+and ``format`` through a checker handed in) that check a value in one pass and raise
+:class:`Mismatch` with the JSON path of the first value that does not fit and why.
 
 A shape may be *closed*: every object with ``properties`` must then have exactly those keys, all
 of them, except the ones named optional. That is what sourcegate writes, where the schema only
 says what a reader must accept. A schema keyword outside the list above is refused when compiling
-(``ValueError``), so a shape never lets through what its schema would refuse. Numbers are read as
-JSON spells them: an ``integer`` is a whole number without a fraction (``1``, not ``1.0``), and
-``true`` is never a number.
+(``ValueError``), so a shape never lets through what its schema would refuse. Where a shape is
+unsure it refuses: numbers are read as JSON spells them (an ``integer`` is a whole number without
+a fraction, ``1`` and not ``1.0``; ``true`` is never a number), an ``enum`` of objects or arrays
+is not matched, ``uniqueItems`` is checked on strings alone, and an ``if`` is compiled only when
+its answer is exact (``properties``, ``required``, and a string ``const`` or ``enum``). A value
+a shape refuses can therefore still be valid: :func:`gate.jsonio.validate` then asks the full
+validator, which also words the error.
 
 Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # the checker is handed in by the caller: importing jsonschema is left to gate.jsonio
-    from jsonschema import FormatChecker
-
-__all__ = ["Mismatch", "Shape", "compile_shape"]
+__all__ = ["Formats", "Mismatch", "Shape", "compile_shape"]
 
 Shape = Callable[[Any], None]
 """Checks one value; raises :class:`Mismatch` when it does not fit."""
+
+
+class Formats(Protocol):
+    """What checks a ``format`` (jsonschema's ``FormatChecker`` is one)."""
+
+    def conforms(self, instance: object, format: str) -> bool:  # noqa: A002 (jsonschema's own name)
+        """Whether ``instance`` is of the format ``format``."""
 
 _IGNORED = frozenset({"description", "title", "$comment", "examples", "default", "$defs", "$schema", "$id"})
 """Keywords that say nothing of the value (``$defs`` is reached through ``$ref``)."""
@@ -48,12 +59,11 @@ class Mismatch(Exception):
 
 
 def compile_shape(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None, *, closed: bool = False,
-                  optional: Collection[str] = (), formats: FormatChecker | None = None) -> Shape:
+                  optional: Collection[str] = (), formats: Formats | None = None) -> Shape:
     """The check for ``schema`` (its ``$ref`` resolved in ``root``, by default the schema itself).
 
     ``closed``: objects with ``properties`` have exactly those keys, all present but ``optional``.
-    ``formats``: what checks a ``format`` (the validator's own checker); without it, a schema
-    with a ``format`` is not compiled.
+    ``formats``: what checks a ``format``; without it, a schema with a ``format`` is not compiled.
     """
     return _Compiler(root if root is not None else schema, closed, frozenset(optional), formats).shape(schema)
 
@@ -66,25 +76,32 @@ _Node = Callable[[Any], None] | frozenset[type] | _OneOf
 """A shape, or what a container checks inline: the Python types of a ``type`` alone, or an ``enum``."""
 
 _OBJECT = ("properties", "required", "additionalProperties")
+_STRING = ("minLength", "maxLength", "pattern")
+_ARRAY = ("items", "minItems", "maxItems", "uniqueItems")
+_NUMBER = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_COMPILED = frozenset({"type", "enum", "const", "allOf", "if", "then", "else", *_OBJECT, *_STRING, *_ARRAY,
+                       *_NUMBER})
 
 
 class _Compiler:
     def __init__(self, root: Mapping[str, Any], closed: bool, optional: frozenset[str],
-                 formats: FormatChecker | None) -> None:
+                 formats: Formats | None) -> None:
         self.root, self.closed, self.optional, self.formats = root, closed, optional, formats
+        self.resolving: set[str] = set()
 
     def shape(self, schema: Mapping[str, Any]) -> Shape:
         node = self.node(schema)
         return node if callable(node) else _inline(node)
 
-    def node(self, schema: Mapping[str, Any]) -> _Node:
+    def node(self, schema: Mapping[str, Any] | bool) -> _Node:
+        if isinstance(schema, bool):
+            return _all(()) if schema else _never
         keys = set(schema) - _IGNORED
         if "$ref" in schema:
             if keys != {"$ref"}:
                 raise ValueError(f"a $ref beside other keywords is not compiled: {sorted(keys)}")
-            return self.node(self._resolve(schema["$ref"]))
-        unknown = keys - {"type", "enum", "const", "items", "minimum", "maximum", *_OBJECT,
-                          *(("format",) if self.formats is not None else ())}
+            return self._ref(schema["$ref"])
+        unknown = keys - _COMPILED - ({"format"} if self.formats is not None else set())
         if unknown:
             raise ValueError(f"schema keyword(s) not compiled: {', '.join(sorted(unknown))}")
         if keys == {"type"}:
@@ -100,13 +117,31 @@ class _Compiler:
                                                                   else [schema["const"]]))))
         if "format" in schema and self.formats is not None:
             checks.append(_format(self.formats, schema["format"]))
-        if "minimum" in schema or "maximum" in schema:
-            checks.append(_bounds(schema.get("minimum"), schema.get("maximum")))
+        if keys & set(_NUMBER):
+            checks.append(_bounds(schema.get("minimum"), schema.get("maximum"),
+                                  schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")))
+        if keys & set(_STRING):
+            checks.append(_string(schema.get("minLength", 0), schema.get("maxLength"), schema.get("pattern")))
         if typed == "object" or keys & set(_OBJECT):
             checks.append(self._object(schema, must=typed == "object"))
-        if typed == "array" or "items" in schema:
-            checks.append(_items(self.node(schema.get("items", {})), must=typed == "array"))
+        if typed == "array" or keys & set(_ARRAY):
+            checks.append(_items(self.node(schema.get("items", {})), must=typed == "array",
+                                 low=schema.get("minItems", 0), high=schema.get("maxItems"),
+                                 unique=schema.get("uniqueItems", False)))
+        checks += [self.shape(s) for s in schema.get("allOf", ())]
+        if "if" in schema:
+            checks.append(_when(_condition(schema["if"]), self.shape(schema.get("then", {})),
+                                self.shape(schema.get("else", {}))))
         return checks[0] if len(checks) == 1 else _all(tuple(checks))
+
+    def _ref(self, ref: str) -> _Node:
+        if ref in self.resolving:
+            raise ValueError(f"a recursive $ref is not compiled: {ref}")
+        self.resolving.add(ref)
+        try:
+            return self.node(self._resolve(ref))
+        finally:
+            self.resolving.discard(ref)
 
     def _resolve(self, ref: str) -> Mapping[str, Any]:
         if not ref.startswith("#/"):
@@ -158,20 +193,77 @@ def _inline(node: frozenset[type] | _OneOf) -> Shape:
     return lambda v: _check(node, v)
 
 
-def _format(formats: FormatChecker, name: str) -> Shape:
+def _format(formats: Formats, name: str) -> Shape:
     def check(v: Any) -> None:
         if not formats.conforms(v, name):
             raise Mismatch(f"expected a {name}")
     return check
 
 
-def _bounds(low: float | None, high: float | None) -> Shape:
+def _bounds(low: float | None, high: float | None, above: float | None = None,
+            below: float | None = None) -> Shape:
     def check(v: Any) -> None:
-        if type(v) in (int, float) and ((low is not None and v < low) or (high is not None and v > high)):
+        if type(v) not in (int, float):
+            return
+        if (low is not None and v < low) or (high is not None and v > high):
             raise Mismatch(f"expected a number from {low} to {high}" if low is not None and high is not None else
                            f"expected a number of at least {low}" if low is not None else
                            f"expected a number of at most {high}")
+        if above is not None and v <= above:
+            raise Mismatch(f"expected a number above {above}")
+        if below is not None and v >= below:
+            raise Mismatch(f"expected a number below {below}")
     return check
+
+
+def _string(low: int, high: int | None, pattern: str | None) -> Shape:
+    search = re.compile(pattern).search if pattern is not None else None  # JSON Schema's pattern is not anchored
+
+    def check(v: Any) -> None:
+        if type(v) is not str:
+            return
+        if len(v) < low:
+            raise Mismatch(f"expected a string of at least {low} character{'s' if low != 1 else ''}")
+        if high is not None and len(v) > high:
+            raise Mismatch(f"expected a string of at most {high} characters")
+        if search is not None and search(v) is None:
+            raise Mismatch(f"expected a string matching {pattern!r}")
+    return check
+
+
+def _never(v: Any) -> None:
+    raise Mismatch("no value is allowed here")
+
+
+def _condition(schema: Mapping[str, Any] | bool) -> Callable[[Any], bool]:
+    """An ``if`` as a predicate, compiled only when its answer is exact: a shape that refuses more
+    than its schema would take the wrong branch."""
+    if isinstance(schema, bool):
+        return lambda v: schema
+    keys = set(schema) - _IGNORED
+    if keys - {"properties", "required"}:
+        raise ValueError(f"an if with {', '.join(sorted(keys))} is not compiled")
+    props = {k: _exact_strings(s) for k, s in schema.get("properties", {}).items()}
+    required = frozenset(schema.get("required", ()))
+
+    def holds(v: Any) -> bool:
+        if type(v) is not dict:
+            return True
+        return v.keys() >= required and all(k not in v or (type(v[k]) is str and v[k] in ok)
+                                            for k, ok in props.items())
+    return holds
+
+
+def _exact_strings(schema: Mapping[str, Any]) -> frozenset[str]:
+    keys = set(schema) - _IGNORED
+    values = [schema["const"]] if keys == {"const"} else schema["enum"] if keys == {"enum"} else None
+    if values is None or not all(isinstance(x, str) for x in values):
+        raise ValueError("an if's property is not compiled unless it is a string const or enum")
+    return frozenset(values)
+
+
+def _when(condition: Callable[[Any], bool], then: Shape, otherwise: Shape) -> Shape:
+    return lambda v: then(v) if condition(v) else otherwise(v)
 
 
 def _mapping(props: Mapping[str, _Node], required: frozenset[str], extra: _Node | bool, must: bool) -> Shape:
@@ -194,12 +286,18 @@ def _mapping(props: Mapping[str, _Node], required: frozenset[str], extra: _Node 
     return check
 
 
-def _items(inner: _Node, must: bool) -> Shape:
+def _items(inner: _Node, must: bool, low: int = 0, high: int | None = None, unique: bool = False) -> Shape:
     def check(v: Any) -> None:
         if type(v) is not list:
             if must:
                 raise Mismatch(f"expected an array, not {_kind(v)}")
             return
+        if len(v) < low:
+            raise Mismatch(f"expected at least {low} item{'s' if low != 1 else ''}")
+        if high is not None and len(v) > high:
+            raise Mismatch(f"expected at most {high} items")
+        if unique and len(set(x for x in v if type(x) is str)) != len(v):
+            raise Mismatch("expected unique strings")  # other items are left to the full validator
         for i, item in enumerate(v):
             if type(inner) is frozenset and type(item) in inner:
                 continue

@@ -16,18 +16,34 @@ from gate.baseline import for_comparison, parse_report, read_baseline
 from gate.errors import InputError
 from gate.jsonio import load_json
 from gate.report.serialise import dump_report
+from gate.results import Report
 from tests.support.report_factory import regression_pair
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_BASELINE = ROOT / "cached-snapshots" / "example" / "baseline.json"
 
 
+@pytest.fixture(scope="module")
+def whole_cut() -> Report:
+    """The example baseline read whole, then cut for comparison."""
+    return for_comparison(parse_report(load_json(str(EXAMPLE_BASELINE)), str(EXAMPLE_BASELINE)))
+
+
 @pytest.mark.parametrize("chunk", [1 << 20, 7, 1])
-def test_the_streamed_baseline_is_the_whole_read_cut_for_comparison(chunk: int,
+def test_the_streamed_baseline_is_the_whole_read_cut_for_comparison(chunk: int, whole_cut: Report,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gate.reportstream, "CHUNK", chunk)
-    whole = parse_report(load_json(str(EXAMPLE_BASELINE)), str(EXAMPLE_BASELINE))
-    assert read_baseline(str(EXAMPLE_BASELINE)) == for_comparison(whole)
+    assert read_baseline(str(EXAMPLE_BASELINE)) == whole_cut
+
+
+def test_whole_numbers_spelt_with_a_fraction_are_read_as_a_whole_read_reads_them(tmp_path: Path) -> None:
+    """The schema takes ``1.0`` for an integer where the compiled check does not: its refusal is
+    the schema's to confirm, and here the schema accepts, as a whole read does."""
+    text = EXAMPLE_BASELINE.read_text(encoding="utf-8")
+    spelt = text.replace('"version": 1\n', '"version": 1.0\n', 1).replace('"citations": 2,', '"citations": 2.0,', 1)
+    assert spelt.count(".0\n") > text.count(".0\n") and spelt.count('"citations": 2.0,') == 1
+    file = _baseline(tmp_path, spelt)
+    assert read_baseline(file) == for_comparison(parse_report(load_json(file), file))
 
 
 def test_what_the_comparison_reads_is_kept() -> None:

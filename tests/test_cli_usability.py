@@ -14,6 +14,7 @@ import pytest
 from gate import __version__
 from gate.cli import build_parser, main
 from gate.helptext import EXAMPLES, subparsers
+from tests.support.pty_run import python_dash_m
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
@@ -26,9 +27,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_python_dash_m_gate_works_like_the_console_script() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "gate", "--version"], capture_output=True, text=True, env=env,
-                          check=False)
-    assert (done.returncode, done.stdout) == (0, f"sourcegate {__version__}\n")
+    # `gate/__main__.py` run as `-m` runs it, in a child forked from this process (no new interpreter)...
+    version = python_dash_m("gate", ["--version"], env)
+    assert (version.returncode, version.stdout) == (0, f"sourcegate {__version__}\n")
+    # ...and in a new interpreter, as a person types it.
     done = subprocess.run([sys.executable, "-m", "gate", "chek"], capture_output=True, text=True, env=env,
                           check=False)
     assert done.returncode == 2

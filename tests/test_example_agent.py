@@ -3,13 +3,17 @@ server and the loopback Messages API (scripted tool use), and the gate judges wh
 
 The Python agent (``examples/agent/agent.py``) uses the Anthropic SDK and the recorder; the Node
 agent (``examples/agent-node/agent.mjs``) uses plain ``fetch`` and prints its answer on stdout.
+
+Each case of the Python agent is its own process, forked from one interpreter that imported the SDK
+and the recorder once (``tests/support/preloaded.py``): the SDK's import costs seconds of CPU, the
+same in every case.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,10 +23,11 @@ import pytest
 from gate.cli import main
 from gate.pipeline import run_paths
 from tests.support.anthropic_server import AnthropicServer, Reply, Request, tool_reply
+from tests.support.preloaded import Preloaded
 from tests.support.run_golden import make_golden
 
 ROOT = Path(__file__).resolve().parent.parent
-PYTHON_AGENT = [sys.executable, str(ROOT / "examples" / "agent" / "agent.py")]
+PYTHON_AGENT = ROOT / "examples" / "agent" / "agent.py"
 NODE = shutil.which("node")
 
 EURO = "euro-adoption-after-2010"
@@ -71,6 +76,13 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[AnthropicServer]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def python() -> Iterator[Preloaded]:
+    """The interpreter the Python agent's processes are forked from, with the SDK and the recorder imported."""
+    with Preloaded(["anthropic", "gate.record"], {**os.environ, "PYTHONPATH": str(ROOT)}) as preloaded:
+        yield preloaded
+
+
 def _failed(golden: Path) -> dict[str, set[str]]:
     report = run_paths([str(golden)], None, judge_mode="off")
     return {c.id: {f.check for f in c.hard_failures} for c in report.cases}
@@ -81,10 +93,10 @@ def _trace(golden: Path, case: str) -> dict[str, Any]:
     return data
 
 
-def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: AnthropicServer) -> None:
+def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: AnthropicServer, python: Preloaded) -> None:
     golden = make_golden(tmp_path / "set", [EURO, SLOTS, UK])
     code = main(["run", str(golden), "--jobs", "3", "--check", "--judge", "off", "--json", str(tmp_path / "r.json"),
-                 "--", *PYTHON_AGENT, "--no-guard"])
+                 "--", *python.command(PYTHON_AGENT, "--no-guard")])
     assert code == 1
     failed = _failed(golden)
     assert failed[EURO] == set()
@@ -104,9 +116,9 @@ def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: Anthropic
     assert api.calls == 3 + 3 + 2
 
 
-def test_the_guard_drops_the_citation_it_never_saw(tmp_path: Path, api: AnthropicServer) -> None:
+def test_the_guard_drops_the_citation_it_never_saw(tmp_path: Path, api: AnthropicServer, python: Preloaded) -> None:
     golden = make_golden(tmp_path / "set", [SLOTS])
-    assert main(["run", str(golden), "--", *PYTHON_AGENT]) == 0
+    assert main(["run", str(golden), "--", *python.command(PYTHON_AGENT)]) == 0
     assert [c["url"] for c in _trace(golden, SLOTS)["citations"]] == [DOCS]
     assert _failed(golden)[SLOTS] == set()
 

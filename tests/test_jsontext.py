@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from gate.cli import main
 from gate.jsonio import dump_json
 from gate.jsontext import indented
 from tests.conftest import EXAMPLE
+from tests.support.checked_once import checked
 
 
 def _stdlib(data: Any) -> str:
@@ -52,8 +52,7 @@ def test_a_cycle_is_refused_as_the_standard_library_refuses_it() -> None:
 
 
 def test_every_json_file_of_the_example_set_and_its_report_reads_back_the_same(tmp_path: Path) -> None:
-    report = tmp_path / "report.json"
-    main(["check", str(EXAMPLE), "--json", str(report)])
+    _, report, _ = checked(EXAMPLE, tmp_path)
     files = [report, *sorted(EXAMPLE.rglob("*.json"))]
     assert len(files) > 50
     for file in files:

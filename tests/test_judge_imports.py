@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,11 +15,44 @@ from tests.support.golden_factory import write_golden
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sdk_loaded(code: str) -> bool:
-    check = "; print('anthropic' in sys.modules or 'openai' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code + check],
-                         capture_output=True, text=True, cwd=ROOT, check=True)
-    return out.stdout.strip().splitlines()[-1] == "True"
+# Each mode in a process of its own, forked from one fresh process that imported the CLI: the state
+# `python -c "from gate.cli import main; main(...)"` would have, and what one mode loads cannot hide
+# what the other does.
+CHECK_EACH_MODE = """
+import json, os, sys, traceback
+from gate.cli import main
+
+root, out = sys.argv[1:]
+loaded = {}
+for mode in ("replay", "off"):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            main(["check", root, "--judge", mode, "--json", os.path.join(out, mode + ".json")])
+            os.write(write, b"1" if "anthropic" in sys.modules or "openai" in sys.modules else b"0")
+        except BaseException:
+            traceback.print_exc()  # and no answer: the parent fails
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        loaded[mode] = {b"1": True, b"0": False}[answer.read()]
+    os.waitpid(pid, 0)
+print(json.dumps(loaded))
+"""
+
+
+@pytest.fixture(scope="module")
+def sdk_loaded_by(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bool]:
+    """Whether ``sourcegate check`` loaded an SDK, by judge mode, in a fresh process."""
+    tmp = tmp_path_factory.mktemp("modes")
+    root = write_golden(tmp / "set", ["a"])
+    (root / "judgements").mkdir()
+    done = subprocess.run([sys.executable, "-c", CHECK_EACH_MODE, str(root), str(tmp)],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
+    loaded: dict[str, bool] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
 
 
 def test_importing_the_cli_and_the_judge_package_does_not_load_the_sdk(cli_import: FreshImport) -> None:
@@ -28,11 +62,8 @@ def test_importing_the_cli_and_the_judge_package_does_not_load_the_sdk(cli_impor
 
 
 @pytest.mark.parametrize("mode", ["replay", "off"])
-def test_replay_and_off_runs_do_not_load_the_sdk(tmp_path: Path, mode: str) -> None:
-    root = write_golden(tmp_path / "set", ["a"])
-    (root / "judgements").mkdir()
-    assert not sdk_loaded(f"import sys; from gate.cli import main; main(['check', {str(root)!r}, '--judge', "
-                          f"{mode!r}, '--json', {str(tmp_path / 'r.json')!r}])")
+def test_replay_and_off_runs_do_not_load_the_sdk(sdk_loaded_by: dict[str, bool], mode: str) -> None:
+    assert sdk_loaded_by[mode] is False
 
 
 def test_a_replay_without_any_judge_cache_says_so_and_judges_nothing(tmp_path: Path) -> None:

@@ -23,8 +23,9 @@ from gate.reportstream import read_report_items
 from gate.results import CHECK_ERROR
 from gate.tally import tally
 from tests.conftest import EXAMPLE
+from tests.support.checked_once import checked, merged_shards, shards
 from tests.support.report_factory import regression_report
-from tests.test_shards import _read, _shards, _without_clock
+from tests.test_shards import _read, _without_clock
 
 
 @pytest.fixture
@@ -61,10 +62,8 @@ def test_a_spill_writes_in_batches_and_reads_back_past_one(temp_dir: Path, monke
 def test_a_large_merge_keeps_its_cases_in_a_spill_file_and_is_the_unsharded_report(
         tmp_path: Path, temp_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gate.casestore, "IN_MEMORY", 1)
-    full = tmp_path / "full.json"
-    full_md = tmp_path / "full.md"
-    code = main(["check", str(EXAMPLE), "--json", str(full), "--markdown", str(full_md)])
-    files = _shards(EXAMPLE, tmp_path, 3)
+    code, full, full_md = checked(EXAMPLE, tmp_path)
+    files = shards(EXAMPLE, tmp_path, 4)
     merged, merged_md = tmp_path / "merged.json", tmp_path / "merged.md"
     assert main(["merge", str(EXAMPLE), *map(str, files), "--json", str(merged), "--markdown", str(merged_md)]) == code
     assert _without_clock(_read(merged)) == _without_clock(_read(full))
@@ -79,7 +78,7 @@ def _items(file: Path) -> list[tuple[Any, str]]:
 
 
 def test_every_case_sourcegate_writes_is_kept_as_read(tmp_path: Path) -> None:
-    items = [item for file in _shards(EXAMPLE, tmp_path, 2) for item in _items(file)]
+    items = [item for file in shards(EXAMPLE, tmp_path, 2) for item in _items(file)]
     assert items and all(_as_written(d, text) for d, text in items)
     assert any("judgement" in d for d, _ in items)
 
@@ -91,14 +90,14 @@ def test_every_case_sourcegate_writes_is_kept_as_read(tmp_path: Path) -> None:
     lambda t: t.replace("\n    }", "}"),  # another last line
 ])
 def test_a_case_in_another_text_is_not_kept_as_read(tmp_path: Path, change: Any) -> None:
-    d, text = _items(_shards(EXAMPLE, tmp_path, 2)[0])[0]
+    d, text = _items(shards(EXAMPLE, tmp_path, 2)[0])[0]
     other = change(text)
     assert other != text and _as_written(d, text)
     assert not _as_written(json.loads(other), other)
 
 
 def test_numbers_spelt_otherwise_are_not_kept_as_read(tmp_path: Path) -> None:
-    d, text = next((d, t) for file in _shards(EXAMPLE, tmp_path, 2) for d, t in _items(file)
+    d, text = next((d, t) for file in shards(EXAMPLE, tmp_path, 2) for d, t in _items(file)
                    if any(isinstance(v, float) for v in d["soft"].values()))
     name, value = next((k, v) for k, v in d["soft"].items() if isinstance(v, float))
     spelt = f'"{name}": {value!r}'
@@ -113,7 +112,7 @@ def test_numbers_spelt_otherwise_are_not_kept_as_read(tmp_path: Path) -> None:
 ])
 def test_a_case_text_a_strict_read_refuses_is_refused_with_its_path(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any, why: str) -> None:
-    files = _shards(EXAMPLE, tmp_path, 2)
+    files = shards(EXAMPLE, tmp_path, 2)
     text = files[1].read_text(encoding="utf-8")
     files[1].write_text(change(text), encoding="utf-8")
     out = tmp_path / "merged.json"
@@ -126,10 +125,10 @@ def test_a_case_text_a_strict_read_refuses_is_refused_with_its_path(
 @pytest.mark.parametrize("indent", [None, 4])
 def test_a_partial_report_written_by_another_tool_merges_into_the_same_report(tmp_path: Path,
                                                                               indent: int | None) -> None:
-    files = _shards(EXAMPLE, tmp_path, 2)
+    files = shards(EXAMPLE, tmp_path, 2)
     out = tmp_path / "merged.json"
-    code = main(["merge", str(EXAMPLE), *map(str, files), "--json", str(out)])
-    expected = _AGE.sub("", out.read_text(encoding="utf-8"))
+    code, text = merged_shards(EXAMPLE, 2)
+    expected = _AGE.sub("", text)
     files[0].write_text(json.dumps(_read(files[0]), indent=indent, ensure_ascii=True), encoding="utf-8")
     assert main(["merge", str(EXAMPLE), *map(str, files), "--json", str(out)]) == code
     assert _AGE.sub("", out.read_text(encoding="utf-8")) == expected
@@ -141,7 +140,7 @@ _AGE = re.compile(r'"age_days": [^,\n]*')
 
 def test_a_merged_report_counts_from_its_tally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gate.casestore, "IN_MEMORY", 1)
-    files = _shards(EXAMPLE, tmp_path, 2)
+    files = shards(EXAMPLE, tmp_path, 2)
     report = merged_report(MergeRequest(str(EXAMPLE), tuple(map(str, files))), now=datetime.now(UTC))
     assert isinstance(report.cases, CaseStore) and report.cases.spilled
     assert report.hard_failure_count == sum(len(c.hard_failures) for c in report.cases)

@@ -103,26 +103,14 @@ def _live_env(server: AnthropicServer) -> dict[str, str]:
 
 
 def _stderr_under_pty(argv: list[str], env: dict[str, str]) -> tuple[str, int]:
-    """Run ``python -m gate ARGV`` with stderr on a pseudo-terminal; (what it wrote there, exit code)."""
+    """Run ``sourcegate ARGV`` in a child with stderr on a pseudo-terminal; (what it wrote there, exit code)."""
     return gate_under_pty(argv, env, stream="stderr", errors="replace")
-
-
-def test_a_live_judge_on_a_terminal_draws_a_bar_with_calls_tokens_and_cost(api: AnthropicServer,
-                                                                           tmp_path: Path) -> None:
-    root = write_golden(tmp_path / "set", ["a", "b", "c"])
-    out, code = _stderr_under_pty(["check", str(root), "--judge", "live", "--json", str(tmp_path / "r.json")],
-                                  _live_env(api))
-    assert code == 0, out
-    assert "judging" in out and "3/3" in out and "9 calls" in out and "tokens" in out
-    assert "━" in out  # rich's bar
-    assert "\x1b[" in out  # drawn in place on the terminal
-    assert "sourcegate: judging done" not in out  # no plain lines on a terminal
 
 
 def test_a_live_judge_in_a_ci_log_prints_plain_lines_and_quiet_prints_none(
         api: AnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    # In-process: stderr is a pipe here as in a CI log (the terminal case above needs its own process).
+    # In-process: stderr is a pipe here as in a CI log (the terminal case below needs its own process).
     for name, value in _live_env(api).items():
         if name.startswith("ANTHROPIC_") or name == "TERM":
             monkeypatch.setenv(name, value)
@@ -135,6 +123,18 @@ def test_a_live_judge_in_a_ci_log_prints_plain_lines_and_quiet_prints_none(
     assert "\x1b[" not in stderr and "━" not in stderr
     assert main([*argv, "-q"]) == 0
     assert "judging" not in capsys.readouterr().err
+
+
+def test_a_live_judge_on_a_terminal_draws_a_bar_with_calls_tokens_and_cost(api: AnthropicServer,
+                                                                           tmp_path: Path) -> None:
+    root = write_golden(tmp_path / "set", ["a", "b", "c"])
+    out, code = _stderr_under_pty(["check", str(root), "--judge", "live", "--json", str(tmp_path / "r.json")],
+                                  _live_env(api))
+    assert code == 0, out
+    assert "judging" in out and "3/3" in out and "9 calls" in out and "tokens" in out
+    assert "━" in out  # rich's bar
+    assert "\x1b[" in out  # drawn in place on the terminal
+    assert "sourcegate: judging done" not in out  # no plain lines on a terminal
 
 
 def test_a_replay_run_shows_no_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

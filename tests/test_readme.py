@@ -5,6 +5,7 @@ Regenerate after an intended change: ``SOURCEGATE_UPDATE_GOLDEN=1 .venv/bin/pyth
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -30,8 +31,11 @@ def example_comment() -> str:
     return re.sub(r"\n?<!-- sourcegate:comment[^>]*-->\n?", "\n", body).strip() + "\n"
 
 
+@functools.cache
 def example_report() -> Report:
-    """The example set's report against its baseline, dated at the baseline, with relative paths."""
+    """The example set's report against its baseline, dated at the baseline, with relative paths.
+
+    Built once per run: a report is a frozen value, which tests read and never change."""
     written = json.loads((EXAMPLE / "baseline.json").read_text(encoding="utf-8"))["baseline"]["written_at"]
     here = os.getcwd()
     os.chdir(ROOT)

@@ -66,11 +66,46 @@ def test_a_closed_shape_wants_every_key_it_knows_and_no_other() -> None:
     assert _why(shape, {"id": "a", "count": 0, "items": [{"k": 1, "j": 2}]})[0] == ["items", 0, "j"]
 
 
-@pytest.mark.parametrize("keyword", [{"pattern": "^a"}, {"anyOf": [{"type": "string"}]}, {"format": "date-time"},
-                                     {"$ref": "other.json#/x"}])
+@pytest.mark.parametrize("keyword", [{"propertyNames": {"pattern": "^a"}}, {"anyOf": [{"type": "string"}]},
+                                     {"not": {"const": "a"}}, {"format": "date-time"}, {"$ref": "other.json#/x"},
+                                     {"if": {"minLength": 2}}, {"if": {"properties": {"a": {"const": 1}}}}])
 def test_a_keyword_it_does_not_compile_is_refused_when_compiling(keyword: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="not compiled"):
         compile_shape({"type": "string", **keyword} if "$ref" not in keyword else keyword)
+
+
+def test_a_recursive_ref_is_refused_when_compiling() -> None:
+    with pytest.raises(ValueError, match="recursive"):
+        compile_shape({"$ref": "#/$defs/tree", "$defs": {"tree": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}})
+
+
+def test_strings_arrays_bounds_and_conditions() -> None:
+    shape = compile_shape({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^[a-z]"},
+            "tags": {"type": "array", "minItems": 1, "maxItems": 2, "uniqueItems": True},
+            "share": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "kind": {"type": "string"}, "body": {},
+        },
+        "allOf": [{"if": {"properties": {"kind": {"const": "list"}}, "required": ["kind"]},
+                   "then": {"properties": {"body": {"type": "array"}}},
+                   "else": {"properties": {"body": {"type": "string"}}}}],
+    })
+    shape({"name": "ab", "tags": ["a", "b"], "share": 0.5, "kind": "list", "body": []})
+    shape({"body": "text"})
+    assert _why(shape, {"name": "a"}) == (["name"], "expected a string of at least 2 characters")
+    assert _why(shape, {"name": "abcde"}) == (["name"], "expected a string of at most 4 characters")
+    assert _why(shape, {"name": "Ab"}) == (["name"], "expected a string matching '^[a-z]'")
+    assert _why(shape, {"tags": []}) == (["tags"], "expected at least 1 item")
+    assert _why(shape, {"tags": ["a", "b", "c"]}) == (["tags"], "expected at most 2 items")
+    assert _why(shape, {"tags": ["a", "a"]}) == (["tags"], "expected unique strings")
+    assert _why(shape, {"tags": [1]}) == (["tags"], "expected unique strings")  # left to the full validator
+    assert _why(shape, {"share": 0}) == (["share"], "expected a number above 0")
+    assert _why(shape, {"share": 1}) == (["share"], "expected a number below 1")
+    assert _why(shape, {"kind": "list", "body": "text"}) == (["body"], "expected array, not a string")
+    assert _why(shape, {"kind": "other", "body": []}) == (["body"], "expected string, not an array")
+    assert _why(compile_shape({"items": False}), [1]) == ([0], "no value is allowed here")
 
 
 _MUTATIONS: list[Callable[[dict[str, Any]], object]] = [

@@ -15,6 +15,7 @@ from gate.errors import InputError
 from gate.load import golden_identity, load_golden
 from gate.shards import Shard, in_shard, parse_shard
 from tests.conftest import EXAMPLE
+from tests.support.checked_once import checked, shards
 from tests.support.golden_factory import write_golden
 
 CLOCK_FIELDS = (("comparison", "baseline", "age_days"),)
@@ -63,9 +64,8 @@ def test_a_malformed_shard_is_a_usage_error(text: str, capsys: pytest.CaptureFix
 
 
 def test_merge_of_four_shards_is_the_unsharded_report_of_the_example_set(tmp_path: Path) -> None:
-    full = tmp_path / "full.json"
-    code = main(["check", str(EXAMPLE), "--json", str(full)])
-    files = _shards(EXAMPLE, tmp_path, 4)
+    code, full, _ = checked(EXAMPLE, tmp_path)
+    files = shards(EXAMPLE, tmp_path, 4)
     marks = [_read(f)["shard"] for f in files]
     assert sorted(p for m in marks for p in m["positions"]) == list(range(marks[0]["total"]))
     assert all("comparison" not in _read(f) for f in files)  # a shard is never compared on its own
@@ -80,9 +80,18 @@ def test_a_shard_of_several_sets_or_with_a_comment_is_refused(tmp_path: Path,
     assert "sourcegate merge" in capsys.readouterr().err
 
 
+@pytest.fixture(scope="module")
+def shared_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small set of twelve cases, one of them bad, shared by the tests of this module: none
+    changes it, so its reports are written once (:mod:`tests.support.checked_once`)."""
+    return write_golden(tmp_path_factory.mktemp("shared") / "demo", [f"c{n}" for n in range(12)], bad=["c3"])
+
+
 @pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    return write_golden(tmp_path / "demo", [f"c{n}" for n in range(12)], bad=["c3"])
+def demo(shared_demo: Path, tmp_path: Path) -> Path:
+    """A copy of ``shared_demo`` for a test that changes it: until it does, the shards of
+    ``shared_demo`` are its shards too (a shard says nothing of the folder it ran in)."""
+    return Path(shutil.copytree(shared_demo, tmp_path / "demo"))
 
 
 def _merge(golden: Path, files: list[Path], tmp_path: Path, *extra: str) -> tuple[int, Path]:
@@ -90,18 +99,18 @@ def _merge(golden: Path, files: list[Path], tmp_path: Path, *extra: str) -> tupl
     return main(["merge", str(golden), *map(str, files), "--json", str(out), *extra]), out
 
 
-def test_a_missing_or_duplicate_shard_is_named(demo: Path, tmp_path: Path,
+def test_a_missing_or_duplicate_shard_is_named(shared_demo: Path, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    files = _shards(demo, tmp_path, 3)
-    code, out = _merge(demo, files[:2], tmp_path)
+    files = shards(shared_demo, tmp_path, 3)
+    code, out = _merge(shared_demo, files[:2], tmp_path)
     assert code == 2 and "shard 3/3 missing" in capsys.readouterr().err and not out.exists()
-    code, out = _merge(demo, [files[0], files[1], files[1]], tmp_path)
+    code, out = _merge(shared_demo, [files[0], files[1], files[1]], tmp_path)
     assert code == 2 and "shard 2/3 is given twice" in capsys.readouterr().err and not out.exists()
 
 
 def test_shards_of_another_golden_set_version_or_configuration_are_refused(
-        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    files = _shards(demo, tmp_path, 2)
+        shared_demo: Path, demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = shards(shared_demo, tmp_path, 2)
     other = write_golden(tmp_path / "other", [f"c{n}" for n in range(12)], name="other")
     assert _merge(other, files, tmp_path)[0] == 2
     assert "the golden set is 'demo' here, 'other'" in capsys.readouterr().err
@@ -113,9 +122,9 @@ def test_shards_of_another_golden_set_version_or_configuration_are_refused(
     assert "the configuration (digest)" in capsys.readouterr().err
 
 
-def test_shards_of_another_list_of_cases_are_refused(demo: Path, tmp_path: Path,
+def test_shards_of_another_list_of_cases_are_refused(shared_demo: Path, demo: Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    first = _shards(demo, tmp_path, 2)[0]
+    first = shards(shared_demo, tmp_path, 2)[0]
     write_golden(demo, [f"c{n}" for n in range(13)])
     second = tmp_path / "again.json"
     assert main(["check", str(demo), "--shard", "2/2", "--json", str(second)]) == 0
@@ -123,9 +132,9 @@ def test_shards_of_another_list_of_cases_are_refused(demo: Path, tmp_path: Path,
     assert "the list of cases" in capsys.readouterr().err
 
 
-def test_shards_compared_with_another_baseline_are_refused(demo: Path, tmp_path: Path,
+def test_shards_compared_with_another_baseline_are_refused(shared_demo: Path, demo: Path, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    files = _shards(demo, tmp_path, 2)
+    files = shards(shared_demo, tmp_path, 2)
     assert main(["baseline", "update", str(demo), "--force"]) == 0
     code, out = _merge(demo, files, tmp_path)
     assert code == 2 and "the baseline (digest)" in capsys.readouterr().err and not out.exists()
@@ -135,10 +144,10 @@ def test_shards_compared_with_another_baseline_are_refused(demo: Path, tmp_path:
     assert code == 1 and _read(out)["comparison"]["baseline"]["verdict"] == "fail"
 
 
-def test_a_full_report_is_not_a_shard(demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    full = tmp_path / "full.json"
-    main(["check", str(demo), "--json", str(full)])
-    assert _merge(demo, [full], tmp_path)[0] == 2
+def test_a_full_report_is_not_a_shard(shared_demo: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    _, full, _ = checked(shared_demo, tmp_path)
+    assert _merge(shared_demo, [full], tmp_path)[0] == 2
     assert "not a partial report" in capsys.readouterr().err
 
 
@@ -188,12 +197,12 @@ def test_a_shard_validates_only_its_own_runs_and_the_merge_refuses_the_shard_tha
      "$.cases[0].hard_failures"),
 ])
 def test_a_case_sourcegate_would_not_write_is_refused_with_its_path(
-        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], tamper: Any, where: str) -> None:
-    files = _shards(demo, tmp_path, 2)
+        shared_demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], tamper: Any, where: str) -> None:
+    files = shards(shared_demo, tmp_path, 2)
     data = _read(files[1])
     tamper(data["cases"][0])
     files[1].write_text(json.dumps(data), encoding="utf-8")
-    code, out = _merge(demo, files, tmp_path)
+    code, out = _merge(shared_demo, files, tmp_path)
     assert code == 2 and not out.exists()
     err = capsys.readouterr().err
     assert where in err and "not a case as sourcegate writes it" in err
@@ -207,7 +216,7 @@ def test_a_case_sourcegate_would_not_write_is_refused_with_its_path(
 def test_a_case_whose_judgement_does_not_add_up_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                            tamper: Any, why: str) -> None:
     """A judgement's counts and figures follow from its claims: a partial report cannot say otherwise."""
-    files = _shards(EXAMPLE, tmp_path, 2)
+    files = shards(EXAMPLE, tmp_path, 2)
     data = _read(files[0])
     judged = next(i for i, c in enumerate(data["cases"]) if c.get("judgement", {}).get("verdicts"))
     tamper(data["cases"][judged]["judgement"])
@@ -218,21 +227,21 @@ def test_a_case_whose_judgement_does_not_add_up_is_refused(tmp_path: Path, capsy
     assert f"$.cases[{judged}].judgement" in err and why in err
 
 
-def test_the_key_order_of_a_case_does_not_matter(demo: Path, tmp_path: Path) -> None:
+def test_the_key_order_of_a_case_does_not_matter(shared_demo: Path, tmp_path: Path) -> None:
     """The merged report is written from the cases' values, in sourcegate's own key order."""
-    files = _shards(demo, tmp_path, 2)
-    code, out = _merge(demo, files, tmp_path)
+    files = shards(shared_demo, tmp_path, 2)
+    code, out = _merge(shared_demo, files, tmp_path)
     expected = out.read_text(encoding="utf-8")
     data = _read(files[1])
     data["cases"] = [dict(reversed(c.items())) for c in data["cases"]]
     files[1].write_text(json.dumps(data), encoding="utf-8")
-    assert _merge(demo, files, tmp_path)[0] == code
+    assert _merge(shared_demo, files, tmp_path)[0] == code
     assert out.read_text(encoding="utf-8") == expected
 
 
 def test_the_merge_reads_only_the_name_and_version_at_the_top_of_golden_yaml(
-        demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    files = _shards(demo, tmp_path, 2)
+        shared_demo: Path, demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = shards(shared_demo, tmp_path, 2)
     text = (demo / "golden.yaml").read_text(encoding="utf-8")
     # A golden.yaml whose name comes after its cases is read whole, with the same outcome.
     lines = text.splitlines(keepends=True)

@@ -65,8 +65,8 @@ def test_loose_trace_files_show_no_version(capsys: pytest.CaptureFixture[str], t
 def test_an_output_path_that_is_a_folder_is_an_input_error_naming_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "out.json").mkdir()
-    example = str(ROOT / "cached-snapshots" / "example")
-    assert main(["check", example, "--json", str(tmp_path / "out.json"), "--markdown", str(tmp_path / "r.md")]) == 2
+    traces = sorted(str(p) for p in (ROOT / "cached-snapshots" / "example" / "runs").glob("*.json"))[:3]
+    assert main(["check", *traces, "--json", str(tmp_path / "out.json"), "--markdown", str(tmp_path / "r.md")]) == 2
     assert f"{tmp_path / 'out.json'}" in capsys.readouterr().err
     assert not (tmp_path / "r.md").exists()
 

@@ -92,41 +92,6 @@ def test_colour_follows_the_flag_then_no_color_then_force_color_then_the_termina
     assert use_color(choice, env, tty) is expected
 
 
-def _under_pty(*argv: str, env: dict[str, str]) -> tuple[str, int]:
-    """Run ``python -m gate ARGV`` with its stdout on a pseudo-terminal; (what it printed there, exit code)."""
-    return gate_under_pty(list(argv), env)
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "GITHUB_STEP_SUMMARY")}
-    return {**env, "PYTHONPATH": str(ROOT), "TERM": "xterm", **extra}
-
-
-def test_on_a_terminal_check_prints_plain_lines_with_copyable_urls() -> None:
-    out, code = _under_pty("check", str(EXAMPLE), env=_env(NO_COLOR="1"))
-    assert code == 1
-    assert "\x1b[" not in out and "\u200b" not in out and "\\." not in out  # no colour, no markdown escapes
-    assert "https://www.who.int/publications/i/item/9789240114319" in out.split("\n")[1]
-    assert ("new       who-physical-activity-adults    fabricated_url     "
-            "https://www.who.int/publications/i/item/9789240114319  ") in out
-    assert "## " not in out and "|---" not in out
-    assert out.rstrip("\n").splitlines()[-1].startswith("sourcegate: FAIL · golden set example v1 · 18 cases")
-
-
-def test_on_a_terminal_colour_is_on_and_urls_stay_intact() -> None:
-    out, _ = _under_pty("check", str(EXAMPLE), env=_env())
-    assert "\x1b[1;31mFAIL\x1b[0m" in out
-    urls = re.findall(r"https://\S+", out)
-    assert "https://www.who.int/publications/i/item/9789240114319" in urls
-    assert not any("\x1b" in u for u in urls)
-
-
-def test_quiet_prints_the_verdict_line_only() -> None:
-    out, code = _under_pty("check", str(EXAMPLE), "-q", "--color", "never", env=_env())
-    assert code == 1
-    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1")
-
-
 README = ROOT / "README.md"
 START, END = "<!-- readme-terminal:start -->\n", "<!-- readme-terminal:end -->\n"
 
@@ -164,3 +129,38 @@ def test_with_a_report_on_stdout_the_verdict_line_goes_to_stderr(capsys: pytest.
     out, err = capsys.readouterr()
     assert json.loads(out)["verdict"] == "fail"  # stdout stays parseable
     assert err.startswith("sourcegate: FAIL · golden set example v1")
+
+
+def _under_pty(*argv: str, env: dict[str, str]) -> tuple[str, int]:
+    """Run ``sourcegate ARGV`` in a child with its stdout on a pseudo-terminal; (what it printed there, exit code)."""
+    return gate_under_pty(list(argv), env)
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "GITHUB_STEP_SUMMARY")}
+    return {**env, "PYTHONPATH": str(ROOT), "TERM": "xterm", **extra}
+
+
+def test_on_a_terminal_check_prints_plain_lines_with_copyable_urls() -> None:
+    out, code = _under_pty("check", str(EXAMPLE), env=_env(NO_COLOR="1"))
+    assert code == 1
+    assert "\x1b[" not in out and "\u200b" not in out and "\\." not in out  # no colour, no markdown escapes
+    assert "https://www.who.int/publications/i/item/9789240114319" in out.split("\n")[1]
+    assert ("new       who-physical-activity-adults    fabricated_url     "
+            "https://www.who.int/publications/i/item/9789240114319  ") in out
+    assert "## " not in out and "|---" not in out
+    assert out.rstrip("\n").splitlines()[-1].startswith("sourcegate: FAIL · golden set example v1 · 18 cases")
+
+
+def test_on_a_terminal_colour_is_on_and_urls_stay_intact() -> None:
+    out, _ = _under_pty("check", str(EXAMPLE), env=_env())
+    assert "\x1b[1;31mFAIL\x1b[0m" in out
+    urls = re.findall(r"https://\S+", out)
+    assert "https://www.who.int/publications/i/item/9789240114319" in urls
+    assert not any("\x1b" in u for u in urls)
+
+
+def test_quiet_prints_the_verdict_line_only() -> None:
+    out, code = _under_pty("check", str(EXAMPLE), "-q", "--color", "never", env=_env())
+    assert code == 1
+    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1")

@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from gate.jsonio import json_path, schema, validator
+from gate.jsonio import fits, json_path, schema, validator
 
 
 @cache
@@ -48,6 +48,8 @@ class Tool:
 
     def errors(self, tool_input: Any) -> list[tuple[str, tuple[str | int, ...]]]:
         """Every schema violation as (message, path into the input); empty when the input is valid."""
+        if fits(tool_input, self.schema_name):
+            return []
         found = []
         for err in validator(self.schema_name).iter_errors(tool_input):
             where = json_path(err.absolute_path)

@@ -19,6 +19,7 @@ from gate.claimdiff import ClaimFlip
 from gate.comparison import BaselineOrigin, CaseChange, Comparison, FigureChange, FigureStatus, Moved
 from gate.configdiff import ConfigChange
 from gate.jsonio import dump_json
+from gate.jsontext import indented
 from gate.judge import model as jm
 from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
@@ -66,7 +67,7 @@ def case_record(c: CaseResult) -> str:
 
 def _indented(data: Any, indent: str) -> str:
     # JSON strings hold no raw newline: every newline of the text is between tokens
-    return indent + json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n" + indent)
+    return indent + indented(data).replace("\n", "\n" + indent)  # json.dumps(indent=2)'s text, faster
 
 
 def report_to_dict(r: Report, cases: Any = None, comparison_cases: Any = None) -> dict[str, Any]:

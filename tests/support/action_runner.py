@@ -16,7 +16,8 @@ import functools
 import json
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +183,10 @@ def run(env: dict[str, str], gate: action.Gate | None = None) -> int:
 def annotations(log: str, kind: str = "error") -> list[str]:
     """The workflow-command annotations of ``kind`` in ``log``, one line each."""
     return [line for line in log.splitlines() if line.startswith(f"::{kind} ")]
+
+
+@cache
+def _input_defaults() -> Mapping[str, str]:
+    """Every input ``action.yml`` declares, as the runner passes it, with its default (read once)."""
+    metadata = yaml.load((ROOT / "action.yml").read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    return {action.input_env_name(k): str(v.get("default", "")) for k, v in metadata["inputs"].items()}

@@ -3,6 +3,7 @@ and a scripted agent (a real Python process) that does what the test's plan says
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import sys
@@ -16,17 +17,22 @@ EXAMPLE = Path(__file__).resolve().parent.parent.parent / "cached-snapshots" / "
 PLAN_ENV = "SCRIPTED_AGENT_PLAN"
 
 SCRIPTED_AGENT = r'''
-import json, os, sys, time, urllib.error, urllib.parse, urllib.request
+import json, os, socket, sys, time
+from urllib.parse import urlencode, urlsplit
 
 plan = json.loads(os.environ["SCRIPTED_AGENT_PLAN"])[os.environ["SOURCEGATE_CASE"]]
-base = os.environ["SOURCEGATE_REPLAY_URL"]
+base = urlsplit(os.environ["SOURCEGATE_REPLAY_URL"])
 
 def get(path, **params):
-    try:
-        with urllib.request.urlopen(base + path + "?" + urllib.parse.urlencode(params), timeout=10) as r:
-            return json.load(r)
-    except urllib.error.HTTPError as e:
-        return json.load(e)
+    # HTTP/1.1 on a plain socket: an HTTP client library would cost more to import than the whole run
+    target = f"{base.path}{path}?{urlencode(params)}"
+    with socket.create_connection((base.hostname, base.port), timeout=10) as conn:
+        conn.sendall(f"GET {target} HTTP/1.1\r\nHost: {base.netloc}\r\nConnection: close\r\n\r\n".encode())
+        response = b"".join(iter(lambda: conn.recv(65536), b""))
+    head, _, body = response.partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 "):
+        raise SystemExit(f"not an HTTP response: {head[:80]!r}")
+    return json.loads(body)
 
 for query in plan.get("search", []):
     get("/search", provider="trace", q=query)
@@ -53,10 +59,8 @@ else:
 
 def make_golden(root: Path, case_ids: Sequence[str], config: Mapping[str, Any] | None = None) -> Path:
     """``root``: a golden set with these cases of the example set, its snapshot and its committed runs."""
-    data = yaml.safe_load((EXAMPLE / "golden.yaml").read_text(encoding="utf-8"))
-    data["cases"] = [c for c in data["cases"] if c["id"] in case_ids]
     root.mkdir(parents=True)
-    (root / "golden.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    (root / "golden.yaml").write_text(_golden_yaml(tuple(case_ids)), encoding="utf-8")
     shutil.copytree(EXAMPLE / "snapshot", root / "snapshot")
     (root / "runs").mkdir()
     for case in case_ids:
@@ -64,6 +68,13 @@ def make_golden(root: Path, case_ids: Sequence[str], config: Mapping[str, Any] |
     if config is not None:
         (root / "sourcegate.yaml").write_text(yaml.safe_dump(dict(config)), encoding="utf-8")
     return root
+
+
+@functools.cache
+def _golden_yaml(case_ids: tuple[str, ...]) -> str:
+    data = yaml.safe_load((EXAMPLE / "golden.yaml").read_text(encoding="utf-8"))
+    data["cases"] = [c for c in data["cases"] if c["id"] in case_ids]
+    return yaml.safe_dump(data, sort_keys=False)
 
 
 def scripted_agent(folder: Path) -> list[str]:
