@@ -20,7 +20,8 @@ from gate.results import CaseResult, Report
 from tests.support.report_factory import regression_report
 
 MAX_PASSES = {"json": 1, "markdown": 1, "comment": 1, "summary": 1, "junit": 1, "terminal": 1}
-"""How often each reporter may read the cases (the JSON reporter copies their records as written)."""
+"""How often each reporter may read the cases back (the JSON reporter copies their records as written,
+and reads them back only for the judged summary)."""
 
 
 class CountingStore(CaseStore):
