@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gate.comparison import BaselineOrigin
-from gate.gitrev import changed_files, relative, resolve_commit, show, toplevel
+from gate.gitrev import Revision, changed_files, relative, resolve, show
 from gate.jsonio import parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
 from gate.outputs import write_file
@@ -130,14 +130,15 @@ class BaselineAtRef:
 
 
 def read_at_ref(golden_root: str, ref: str, file: str | None = None,
-                extra: Sequence[str] = ()) -> BaselineAtRef:
+                extra: Sequence[str] = (), *, revision: Revision | None = None) -> BaselineAtRef:
     """Read the baseline (default ``<golden>/baseline.json``) and golden.yaml at revision ``ref``.
 
     Lists the golden-set files (and ``extra`` files such as the config) that the working tree
-    changed against ``ref``, and the cases whose definition changed.
+    changed against ``ref``, and the cases whose definition changed. ``revision`` is ``ref`` when
+    the caller has resolved it already (:func:`gate.gitrev.resolve`).
     """
-    top = toplevel(golden_root)
-    commit = resolve_commit(top, ref)
+    at = revision if revision is not None else resolve(golden_root, ref)
+    top, commit = at.top, at.commit
     rel_file = relative(top, file or baseline_file(golden_root))
     rel_golden = relative(top, os.path.join(golden_root, GOLDEN_NAME))
     source = f"{ref}:{rel_file}"

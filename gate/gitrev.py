@@ -11,19 +11,21 @@ import hashlib
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from gate.errors import InputError
 
-__all__ = ["blob_id", "changed_files", "relative", "resolve_commit", "show", "toplevel", "tree_blobs"]
+__all__ = ["Revision", "blob_id", "changed_files", "relative", "resolve", "resolve_commit", "show", "toplevel",
+           "tree_blobs"]
 
 GIT_TIMEOUT = 60.0
 
 
-def _git(cwd: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+def _git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT, env=env,
-                              check=False)
+                              check=False, input=stdin)
     except FileNotFoundError as e:
         raise InputError("--baseline-ref needs git, and git is not installed") from e
     except subprocess.TimeoutExpired as e:
@@ -53,6 +55,22 @@ def resolve_commit(top: str, ref: str) -> str:
     return done.stdout.decode().strip()
 
 
+@dataclass(frozen=True)
+class Revision:
+    """A revision resolved once: the top of its repository, its commit id, and how the user named it."""
+
+    top: str
+    commit: str
+    ref: str
+
+
+def resolve(folder: str, ref: str) -> Revision:
+    """``ref`` in the git repository holding ``folder`` (input errors as :func:`toplevel` and
+    :func:`resolve_commit` raise them)."""
+    top = toplevel(folder)
+    return Revision(top, resolve_commit(top, ref), ref)
+
+
 def relative(top: str, path: str) -> str:
     """``path`` relative to the repository at ``top``, with ``/``; outside it is an input error."""
     rel = os.path.relpath(os.path.realpath(path), top)
@@ -65,16 +83,37 @@ def show(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:
     """The text of ``rel`` at ``commit`` (``git show``), or None when the file is not there.
 
     ``ref`` is how the user named the commit, for messages; text that is not UTF-8 is an input error.
+    A file is one ``git cat-file --batch`` (its answer says "missing" or gives the blob); anything
+    else there (a folder) is what ``git show`` makes of it.
     """
-    if _git(top, "cat-file", "-e", "--end-of-options", f"{commit}:{rel}").returncode != 0:
+    kind, data = _blob(top, f"{commit}:{rel}") if "\n" not in rel else ("other", b"")
+    if kind == "missing":
         return None
-    done = _git(top, "show", "--end-of-options", f"{commit}:{rel}")
-    if done.returncode != 0:
-        raise InputError(f"git show {commit[:12]}:{rel} failed: {_err(done)}")
+    if kind == "other":
+        if _git(top, "cat-file", "-e", "--end-of-options", f"{commit}:{rel}").returncode != 0:
+            return None
+        done = _git(top, "show", "--end-of-options", f"{commit}:{rel}")
+        if done.returncode != 0:
+            raise InputError(f"git show {commit[:12]}:{rel} failed: {_err(done)}")
+        data = done.stdout
     try:
-        return done.stdout.decode("utf-8", errors="strict")
+        return data.decode("utf-8", errors="strict")
     except UnicodeDecodeError as e:  # the file's problem, as with a file of the working tree
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=f"{ref or commit}:{rel}") from e
+
+
+def _blob(top: str, name: str) -> tuple[str, bytes]:
+    """What ``name`` (``commit:path``) is: ("blob", its bytes), ("missing", b"") or ("other", b"")
+    (not a file, or an answer this does not read: :func:`show` then asks ``git show``)."""
+    done = _git(top, "cat-file", "--batch", stdin=name.encode() + b"\n")
+    header, _, rest = done.stdout.partition(b"\n")
+    if done.returncode == 0 and header == name.encode() + b" missing":
+        return "missing", b""
+    parts = header.split(b" ")
+    if done.returncode == 0 and len(parts) == 3 and parts[1] == b"blob" and parts[2].isdigit() \
+            and len(rest) == int(parts[2]) + 1:
+        return "blob", rest[:-1]
+    return "other", b""
 
 
 def changed_files(top: str, commit: str, rels: Sequence[str]) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from gate.comparison import BaselineOrigin
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.configdiff import ConfigChange, config_changes
 from gate.errors import InputError
-from gate.gitrev import relative, resolve_commit, show, toplevel, tree_blobs
+from gate.gitrev import relative, resolve, show, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.results import Report
 
@@ -92,10 +92,10 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
         return Rules(config, report, BaselineOrigin(file=file))
     if root is None:
         raise InputError("--baseline-ref needs a golden-set folder, not trace files")
-    top = toplevel(root)
-    commit = resolve_commit(top, ref)
+    revision = resolve(root, ref)
+    top, commit = revision.top, revision.commit
     config, warnings = _base_config(top, commit, root, config_file, ref, trust_config)
-    at = read_at_ref(root, ref, baseline, [config_file] if config_file else [])
+    at = read_at_ref(root, ref, baseline, [config_file] if config_file else [], revision=revision)
     trusted = TrustedEntries(tree_blobs(top, commit, relative(top, os.path.join(root, JUDGEMENTS_DIR))))
     return Rules(config, at.report, at.origin, config_changes(config, load_config(config_file, beside=root)),
                  trusted, warnings)

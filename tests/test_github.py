@@ -628,24 +628,26 @@ def test_pr_context_unreadable_event(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # Deadlines: a reply trickled a byte at a time never trips a read timeout
 
-# About 330 bytes at 0.2 s each: a minute to send, every byte well within the 5 s read timeout. The
-# calls below end in seconds only because of the deadlines; without them the reply would arrive.
-_SLOW = Reply(200, [{"id": 1, "body": "x" * 300}], trickle=0.2)
+# About 330 bytes at 0.05 s each: 16 s to send, every byte well within the 5 s read timeout. The
+# calls below end in a fraction of a second only because of the deadlines (passed small here; in
+# production they are tens of seconds); without them the reply would arrive.
+_SLOW = Reply(200, [{"id": 1, "body": "x" * 300}], trickle=0.05)
 
 
 def test_a_trickled_reply_is_a_github_error_at_the_request_deadline(server: FakeGitHub) -> None:
     server.script("list_comments", _SLOW)
-    with (GitHubClient(server.base_url, TOKEN, timeout=5, request_deadline=1.0, max_retries=0) as github,
-          pytest.raises(GitHubError, match=r"no complete reply .* within the deadline \(1s a request")):
+    with (GitHubClient(server.base_url, TOKEN, timeout=5, request_deadline=0.25, max_retries=0) as github,
+          pytest.raises(GitHubError, match=r"no complete reply .* within the deadline \(0.25s a request")):
         github.list_comments(REPO, PR)
 
 
 def test_the_whole_upsert_shares_one_deadline(server: FakeGitHub, sleeps: list[float]) -> None:
     server.script("list_comments", *[_SLOW] * 5)
-    with (GitHubClient(server.base_url, TOKEN, sleep=sleeps.append, backoff=0.1, timeout=5,
-                       request_deadline=0.8, deadline=1.5) as github,
+    with (GitHubClient(server.base_url, TOKEN, sleep=sleeps.append, backoff=0.01, timeout=5,
+                       request_deadline=0.3, deadline=0.55) as github,
           pytest.raises(GitHubError, match="deadline")):
         upsert_comment(github, REPO, PR, "example", "body", author_logins=frozenset({"someone"}))
-    # One retry fitted in the 1.5 s; the next attempt would have gone past the operation's deadline.
+    # One retry fitted in the 0.55 s (and was cut short by them); the next attempt would have gone past
+    # the operation's deadline.
     assert len(server.requests_to("list_comments")) == 2
     assert server.requests_to("create_comment") == []

@@ -14,8 +14,10 @@ from gate.cli import main
 from gate.errors import InputError
 from gate.importers import convert
 from gate.load import load_trace
+from gate.model import Run
 from gate.pipeline import run_paths
-from gate.spans import load_runs, write_otlp_json
+from gate.results import Report
+from gate.spans import load_runs, otlp_json, write_otlp_json
 from gate.urls import extract_urls
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
@@ -67,8 +69,8 @@ def test_web_documents_of_a_retriever_span_are_results_and_other_documents_are_n
                                  "snippet": "X shipped", "published": "2024-05-02"}]
 
 
-def test_a_file_of_several_traces_needs_the_case_it_holds() -> None:
-    line = json.loads(_otlp_lines_of_example()[0])
+def test_a_file_of_several_traces_needs_the_case_it_holds(example: tuple[Report, dict[str, Run]]) -> None:
+    line = json.loads(_otlp_lines_of_example(example)[0])
     other = json.loads(json.dumps(line).replace(line["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"],
                                                 "0" * 31 + "1"))
     text = json.dumps(line) + "\n" + json.dumps(other) + "\n"
@@ -78,21 +80,24 @@ def test_a_file_of_several_traces_needs_the_case_it_holds() -> None:
 
 # --- otlp: round trip -------------------------------------------------------------------------
 
-def _otlp_lines_of_example(tmp: Path | None = None) -> list[str]:
-    report = run_paths([str(EXAMPLE)], None, judge_mode="off")
-    runs = load_runs([str(EXAMPLE)])
-    out = (tmp or Path(EXAMPLE)) / "spans.jsonl" if tmp else None
-    if out is None:
-        from gate.spans import otlp_json
+@pytest.fixture(scope="module")
+def example() -> tuple[Report, dict[str, Run]]:
+    """The example set's report (judge off) and its runs, read once for the module."""
+    return run_paths([str(EXAMPLE)], None, judge_mode="off"), load_runs([str(EXAMPLE)])
 
+
+def _otlp_lines_of_example(example: tuple[Report, dict[str, Run]], tmp: Path | None = None) -> list[str]:
+    report, runs = example
+    if tmp is None:
         return otlp_json(report, runs).splitlines()
+    out = tmp / "spans.jsonl"
     write_otlp_json(report, runs, str(out))
     return _read(out).splitlines()
 
 
-def test_written_spans_import_back_into_the_same_run(tmp_path: Path) -> None:
-    lines = _otlp_lines_of_example(tmp_path)
-    original = load_runs([str(EXAMPLE)])
+def test_written_spans_import_back_into_the_same_run(example: tuple[Report, dict[str, Run]], tmp_path: Path) -> None:
+    lines = _otlp_lines_of_example(example, tmp_path)
+    original = example[1]
     assert len(lines) == len(original)
     for case, run in original.items():
         assert main(["import", "otlp", str(tmp_path / "spans.jsonl"), "--case", case, "--out",
@@ -108,8 +113,8 @@ def test_written_spans_import_back_into_the_same_run(tmp_path: Path) -> None:
         assert [c.url for c in back.citations or ()] == list(dict.fromkeys(listed))
 
 
-def test_an_imported_run_gets_the_same_verdict(tmp_path: Path) -> None:
-    _otlp_lines_of_example(tmp_path)
+def test_an_imported_run_gets_the_same_verdict(example: tuple[Report, dict[str, Run]], tmp_path: Path) -> None:
+    _otlp_lines_of_example(example, tmp_path)
     original = EXAMPLE / "runs" / "ecb-deposit-rate-now.json"
     assert main(["import", "otlp", str(tmp_path / "spans.jsonl"), "--case", "ecb-deposit-rate-now", "--out",
                  str(tmp_path / "runs")]) == 0

@@ -7,6 +7,8 @@ import shutil
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
+
 from gate.model import Page, Run, SearchResult
 from gate.snapshot.build import build, extract_anchors, plan
 from gate.snapshot.records import Anchor
@@ -131,20 +133,26 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {str(f.relative_to(folder)): f.read_bytes() for f in sorted(folder.rglob("*.json"))}
 
 
-def test_build_is_deterministic_and_idempotent(tmp_path: Path) -> None:
-    a, b = _copy_example(tmp_path, "a"), _copy_example(tmp_path, "b")
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example set's golden.yaml and runs with the snapshot built from them, built once for the module."""
+    root = _copy_example(tmp_path_factory.mktemp("built"), "b")
+    build(str(root))
+    return root
+
+
+def test_build_is_deterministic_and_idempotent(built: Path, tmp_path: Path) -> None:
+    a = _copy_example(tmp_path, "a")
     first = build(str(a))
     assert first.written and first.unchanged == 0 and first.stale == ()
-    build(str(b))
-    assert _tree(a / "snapshot") == _tree(b / "snapshot")
+    assert _tree(a / "snapshot") == _tree(built / "snapshot")  # another build of the same runs
     again = build(str(a))
     assert again.written == () and again.unchanged == len(first.written)
     assert "0 file(s) written" in again.summary()
 
 
-def test_entries_no_run_produced_are_listed_not_deleted(tmp_path: Path) -> None:
-    root = _copy_example(tmp_path, "a")
-    build(str(root))
+def test_entries_no_run_produced_are_listed_not_deleted(built: Path, tmp_path: Path) -> None:
+    root = Path(shutil.copytree(built, tmp_path / "a"))
     (root / "runs" / "numpy-2-5-highlights.json").unlink()
     golden = (root / "golden.yaml").read_text()
     start = golden.index("- id: numpy-2-5-highlights")
@@ -154,10 +162,8 @@ def test_entries_no_run_produced_are_listed_not_deleted(tmp_path: Path) -> None:
     assert all(Path(f).is_file() for f in result.stale)
 
 
-def test_built_entries_read_back_through_the_store(tmp_path: Path) -> None:
-    root = _copy_example(tmp_path, "a")
-    build(str(root))
-    store = SnapshotStore(str(root / "snapshot"))
+def test_built_entries_read_back_through_the_store(built: Path) -> None:
+    store = SnapshotStore(str(built / "snapshot"))  # read only
     store.index()  # every entry passes its schema and its key check
     reuters = "https://www.reuters.com/markets/us/fed-cuts-rates-quarter-point-signals-more-easing-2026-09-16/"
     assert store.page(reuters).status == 404  # a recorded 404 is an answer

@@ -19,13 +19,31 @@ EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
 WSJ = "https://www.wsj.com/economy/central-banking/fed-cuts-rates-september-2026-3f9a1c7e"
 
 
-@pytest.fixture
-def golden(tmp_path: Path) -> Path:
-    root = tmp_path / "example"
+def _example(root: Path) -> Path:
     root.mkdir()
     shutil.copy(EXAMPLE / "golden.yaml", root / "golden.yaml")
     shutil.copytree(EXAMPLE / "runs", root / "runs")
     return root
+
+
+@pytest.fixture
+def golden(tmp_path: Path) -> Path:
+    """The example set's golden.yaml and runs, without a snapshot."""
+    return _example(tmp_path / "example")
+
+
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example set with the snapshot ``sourcegate snapshot build`` writes, built once for the module."""
+    root = _example(tmp_path_factory.mktemp("built") / "example")
+    assert main(["snapshot", "build", str(root)]) == 0
+    return root
+
+
+@pytest.fixture
+def built(built_once: Path, tmp_path: Path) -> Path:
+    """The example set and its built snapshot: a copy of its own."""
+    return Path(shutil.copytree(built_once, tmp_path / "example"))
 
 
 def test_build_then_verify(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,9 +53,8 @@ def test_build_then_verify(golden: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "covers all 18 run(s)" in capsys.readouterr().err
 
 
-def test_verify_lists_the_misses_and_exits_2(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main(["snapshot", "build", str(golden)])
-    capsys.readouterr()
+def test_verify_lists_the_misses_and_exits_2(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = built
     (golden / "snapshot" / PAGES.folder / f"{url_key(WSJ)}.json").unlink()
     assert main(["snapshot", "verify", str(golden)]) == 2
     out = capsys.readouterr().out
@@ -76,8 +93,8 @@ def test_serve_needs_a_snapshot(golden: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_serve_says_where_it_listens_and_stops_cleanly_on_ctrl_c(
-        golden: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    main(["snapshot", "build", str(golden)])
+        built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = built
 
     def interrupted(self: ReplayServer, poll_interval: float = 0.5) -> None:
         raise KeyboardInterrupt
@@ -88,8 +105,8 @@ def test_serve_says_where_it_listens_and_stops_cleanly_on_ctrl_c(
     assert "replaying" in err and "on http://127.0.0.1:" in err and "never live calls" in err
 
 
-def test_serve_on_a_taken_port_is_an_input_error(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main(["snapshot", "build", str(golden)])
+def test_serve_on_a_taken_port_is_an_input_error(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = built
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -99,8 +116,8 @@ def test_serve_on_a_taken_port_is_an_input_error(golden: Path, capsys: pytest.Ca
 
 
 def test_serve_stops_cleanly_on_sigterm_and_restores_the_handler(
-        golden: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    main(["snapshot", "build", str(golden)])
+        built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = built
     before = signal.getsignal(signal.SIGTERM)
 
     def terminated(self: ReplayServer, poll_interval: float = 0.5) -> None:

@@ -317,17 +317,17 @@ def test_a_trickling_body_stops_at_the_deadline_of_the_whole_fetch(sites: Any, l
             h.send_header("Content-Length", length)
         h.end_headers()
         try:
-            for _ in range(100):  # a byte each 50 ms: every single read is quick, the whole is not
+            for _ in range(100):  # a byte each 20 ms: every single read is quick, the whole is not
                 h.wfile.write(b".")
                 h.wfile.flush()
-                time.sleep(0.05)
+                time.sleep(0.02)
         except OSError:
             pass  # the client hung up
 
     site = sites({"/slow": trickle})
     with pytest.raises(FetchTimeout) as caught:
-        web(f"127.0.0.1:{site.port}", deadline_seconds=0.4).fetch(site.url("/slow"))
-    assert "no complete answer within 0.4 s" in str(caught.value)
+        web(f"127.0.0.1:{site.port}", deadline_seconds=0.2).fetch(site.url("/slow"))
+    assert "no complete answer within 0.2 s" in str(caught.value)
 
 
 def test_too_many_redirects_and_other_schemes_are_errors(sites: Any) -> None:

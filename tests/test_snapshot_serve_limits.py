@@ -22,11 +22,15 @@ from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 
 SLOTS = 4
-IDLE = 0.5
-REQUEST = 1.0
-#: The idle timeout where forty idle clients wait their turn: they are dropped in a second (ten rounds of
-#: four slots). A real request arrives whole with its connection and is read at once, however short this is.
-IDLE_MANY = 0.1
+#: The server's timeouts, passed small (in production they are seconds): a trickling client sends a
+#: byte every TRICKLE seconds, well inside the idle timeout, and runs past the request deadline.
+IDLE = 0.35
+REQUEST = 0.55
+TRICKLE = 0.1
+#: The idle timeout where forty idle clients wait their turn: they are dropped in half a second (ten
+#: rounds of four slots). A real request arrives whole with its connection and is read at once, however
+#: short this is.
+IDLE_MANY = 0.05
 
 
 def test_the_listen_backlog_holds_many_agents_connecting_at_once() -> None:
@@ -107,12 +111,12 @@ def _trickle(server: ReplayServer, data: bytes, every: float) -> tuple[bytes, in
 
 
 def test_a_client_trickling_a_request_is_answered_408_at_the_request_deadline(server: ReplayServer) -> None:
-    """A byte every 0.2 s never trips the 0.5 s idle timeout; the 1 s deadline of the request does."""
+    """A byte every 0.1 s never trips the 0.35 s idle timeout; the 0.55 s deadline of the request does."""
     request = b"GET /fetch?url=https%3A%2F%2Fa.test%2F HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200
-    answer, sent = _trickle(server, request, every=IDLE * 0.4)
+    answer, sent = _trickle(server, request, every=TRICKLE)
     assert answer.startswith(b"HTTP/1.1 408 ") and b"Connection: close" in answer
     assert sent < len(request)  # stopped well before the client was done
-    assert sent * IDLE * 0.4 >= REQUEST * 0.9  # and not before the deadline
+    assert sent * TRICKLE >= REQUEST * 0.9  # and not before the deadline
 
 
 def test_every_request_of_a_kept_alive_connection_has_a_deadline_of_its_own(server: ReplayServer) -> None:

@@ -42,13 +42,20 @@ ALL_CHECKS = ["fabricated_url", "unread_citation", "no_citations", "domain_cap",
 CLEAN_CASES = ("python-dataclass-slots", "numpy-2-5-highlights", "long-context-attention-approaches")
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> GitRepo:
-    """The example set (its baseline included) committed as the base revision."""
-    shutil.copytree(EXAMPLE, tmp_path / "repo" / "set", ignore=shutil.ignore_patterns("snapshot"))
-    r = GitRepo(tmp_path / "repo")
+@pytest.fixture(scope="module")
+def example_base(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """The example set (its baseline included) committed as the base revision, built once for the module."""
+    root = tmp_path_factory.mktemp("example-base") / "repo"
+    shutil.copytree(EXAMPLE, root / "set", ignore=shutil.ignore_patterns("snapshot"))
+    r = GitRepo(root)
     r.commit("base: the example set")
-    return r
+    return r.packed()
+
+
+@pytest.fixture
+def repo(example_base: GitRepo, tmp_path: Path) -> GitRepo:
+    """The example set (its baseline included) committed as the base revision: a copy of its own."""
+    return example_base.copy(tmp_path / "repo")
 
 
 def check(repo: GitRepo, *argv: str, ref: str = "HEAD~1") -> tuple[int, dict[str, Any], str]:
@@ -246,9 +253,13 @@ def api() -> Iterator[AnthropicServer]:
     _close_sdk_connections()
 
 
-@pytest.fixture
-def judged_pr(tmp_path: Path) -> GitRepo:
-    """Base: three clean cases and no judge cache. PR: a judge cache recorded by a fooled judge."""
+@pytest.fixture(scope="module")
+def judged_pr_template(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """Base: three clean cases and no judge cache. PR: a judge cache recorded by a fooled judge.
+
+    Built once for the module (the recording runs the gate with a live judge); each test copies it.
+    """
+    tmp_path = tmp_path_factory.mktemp("judged-pr")
     _clean_set(tmp_path / "repo" / "set")
     folder = tmp_path / "repo" / "set" / "judgements"
     pr_entries = tmp_path / "pr-judgements"
@@ -264,7 +275,13 @@ def judged_pr(tmp_path: Path) -> GitRepo:
         assert liar.calls > 0
     _close_sdk_connections()
     repo.commit("pr: judge-cache entries from a judge of its own")
-    return repo
+    return repo.packed()
+
+
+@pytest.fixture
+def judged_pr(judged_pr_template: GitRepo, tmp_path: Path) -> GitRepo:
+    """Base: three clean cases and no judge cache. PR: a judge cache recorded by a fooled judge (a copy of its own)."""
+    return judged_pr_template.copy(tmp_path / "repo")
 
 
 def _unscored_reasons(report: dict[str, Any]) -> list[str]:

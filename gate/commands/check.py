@@ -35,7 +35,7 @@ from gate.publish import comment_authors, emit, post_comment, run_url, summary_t
 from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR, Report
 from gate.shards import Shard, parse_shard
-from gate.spans import prepare
+from gate.spans import preflight, prepare
 
 __all__ = ["JUDGE_MODES", "Delivery", "Outputs", "add_parser", "deliver", "file_flags", "run"]
 
@@ -125,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
     require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}, len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
+    # So do spans asked for without the otel extra, or sent to a URL that is not one.
+    if args.otlp_json is not None or args.otlp_endpoint is not None:
+        preflight(args.otlp_endpoint)
     shard = getattr(args, "shard", None)
     if shard is not None and (args.comment or len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
         raise InputError("--shard takes one golden-set folder and no --comment: "

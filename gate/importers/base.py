@@ -9,7 +9,7 @@ with a ``KeyError``. Nothing here touches the network, the clock or the file sys
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
@@ -47,13 +47,14 @@ class Where:
     path: str = "$"
     line: int | None = None
 
+    # Built directly, not with dataclasses.replace: an importer makes one for every value it reads.
     def key(self, name: str) -> Where:
         """The member ``name`` of the object here."""
-        return replace(self, path=f"{self.path}.{name}")
+        return Where(self.file, f"{self.path}.{name}", self.line)
 
     def item(self, index: int) -> Where:
         """Item ``index`` of the array here."""
-        return replace(self, path=f"{self.path}[{index}]")
+        return Where(self.file, f"{self.path}[{index}]", self.line)
 
     def error(self, message: str) -> InputError:
         """An input error naming this file and place."""

@@ -22,11 +22,12 @@ Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.e
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import TypeVar
 
-from gate.comparison import Comparison
+from gate.comparison import Comparison, FigureChange
 from gate.figurediff import SET_FIGURES
 from gate.figures import AXES
 from gate.judge.model import Usage
@@ -35,12 +36,14 @@ from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code, md_url
 from gate.report.judged import batch_note, judge_cache_line
 from gate.report.marker import marker
-from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table
+from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
 from gate.results import CaseResult, CaseWarning, Report
 from gate.version import __version__
 
 __all__ = ["COMMENT_LIMIT", "CaseRead", "CommentReporter", "baseline_origin", "body_sections", "changed_lists",
            "read_cases"]
+
+T = TypeVar("T")
 
 COMMENT_LIMIT = 65_536
 """GitHub's limit on a comment body, marker included."""
@@ -59,15 +62,20 @@ LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity"
          "citation_validity": "citation validity"}
 
 
-def _capped(rows: list[str], more: Callable[[int], str], max_chars: int = KEPT_CHARS,
-            max_rows: int | None = None) -> list[str]:
-    """The first rows (at most ``max_rows``) that fit in ``max_chars``, then ``more(n)`` for the ``n``
-    left out."""
+def _capped(items: Sequence[T], render: Callable[[T], str], more: Callable[[int], str],
+            max_chars: int = KEPT_CHARS, max_rows: int | None = None) -> list[str]:
+    """The first rendered items (at most ``max_rows``) that fit in ``max_chars``, then ``more(n)`` for the
+    ``n`` left out. Items are rendered (and their untrusted text escaped) only as far as they are kept."""
+    rows: list[str] = []
     used = 0
-    for i, row in enumerate(rows):
+    for i, item in enumerate(items):
+        if i == max_rows:
+            return [*rows, more(len(items) - i)]
+        row = render(item)
         used += len(row) + 1
-        if used > max_chars or i == max_rows:
-            return [*rows[:i], more(len(rows) - i)]
+        if used > max_chars:
+            return [*rows, more(len(items) - i)]
+        rows.append(row)
     return rows
 
 
@@ -95,18 +103,19 @@ def _hard_row(report: Report, cmp: Comparison | None) -> list[str]:
     return ["hard failures", str(before), str(now), f"{now - before:+d}", f"{icon} {new} new · {fixed} fixed"]
 
 
+def _figure_cells(f: FigureChange) -> list[str]:
+    # The label is read back from the report (an untrusted artifact in comment mode).
+    return [md(f.label, max_len=80), num(f.baseline), num(f.current), signed(f.delta),
+            STATUS[f.status.status] if f.status else "–"]
+
+
 def summary(report: Report, read: CaseRead | None = None) -> Section:
     """The summary table: one row per figure with baseline, PR, delta and status (without a baseline,
     the set means of ``read``, the cases read once; read now when not given)."""
     cmp = report.comparison
-    rows = [_hard_row(report, cmp)]
+    rows: list[list[str] | FigureChange] = [_hard_row(report, cmp)]
     if cmp is not None:
-        for f in cmp.figures:
-            if f.baseline is None and f.current is None:
-                continue
-            # The label is read back from the report (an untrusted artifact in comment mode).
-            rows.append([md(f.label, max_len=80), num(f.baseline), num(f.current), signed(f.delta),
-                         STATUS[f.status.status] if f.status else "–"])
+        rows += [f for f in cmp.figures if f.baseline is not None or f.current is not None]
         before = sum(c.unscored[0] for c in cmp.cases)
         after = sum(c.unscored[1] for c in cmp.cases)
         rows.append(["unscored claims", str(before), str(after), f"{after - before:+d}",
@@ -117,9 +126,10 @@ def summary(report: Report, read: CaseRead | None = None) -> Section:
             values = figures.get(key)
             if values:
                 rows.append([label, "–", num(fmean(values)), "–", "no baseline"])
-    head, body = table(["figure", "baseline", "PR", "delta", "status"], "lrrrl", rows)
-    return Section(head + tuple(_capped(list(body), lambda n: f"| … {n} more figure(s): see the job summary "
-                                                              "| | | | |")), keep=True)
+    head, _ = table(["figure", "baseline", "PR", "delta", "status"], "lrrrl", ())
+    body = _capped(rows, lambda r: table_row(r if isinstance(r, list) else _figure_cells(r)),
+                   lambda n: f"| … {n} more figure(s): see the job summary | | | | |")
+    return Section(head + tuple(body), keep=True)
 
 
 def blocking(report: Report) -> Section:
@@ -130,7 +140,7 @@ def blocking(report: Report) -> Section:
             if f.status is not None and f.status.status == "blocking"]
     if whys == [first]:
         return Section(())  # the one-line reason above already is this figure's why
-    lines = _capped([f"❌ **Blocks:** {md(w, max_len=600)}" for w in whys],
+    lines = _capped(whys, lambda w: f"❌ **Blocks:** {md(w, max_len=600)}",
                     lambda n: f"❌ … {n} more blocking figure(s): see the job summary")
     # Two trailing spaces end a line without starting a new paragraph.
     return Section(tuple(f"{x}  " if i < len(lines) - 1 else x for i, x in enumerate(lines)), keep=True)
@@ -148,7 +158,7 @@ def notes(report: Report, max_notes: int | None = MAX_NOTES) -> Section:
     items += [md(w, max_len=600) for w in shown]
     hidden = len(report.warnings) - len(shown)
     if max_notes is not None:  # never trimmed, so their number and size are capped
-        items = _capped(items, lambda n: f"{n + hidden} more note(s) in the job summary", max_rows=max_notes)
+        items = _capped(items, str, lambda n: f"{n + hidden} more note(s) in the job summary", max_rows=max_notes)
     # Two trailing spaces end a line inside the quote block without starting a new paragraph.
     return Section(tuple(f"> ⚠️ {n}  " if i < len(items) - 1 else f"> ⚠️ {n}" for i, n in enumerate(items)),
                    keep=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gate.report.escape import md, md_code
 
 __all__ = ["COMMENT_OMISSION", "ICON", "Measure", "Section", "fit", "golden_set", "num", "signed", "table",
-           "utf8_len"]
+           "table_row", "utf8_len"]
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
 
@@ -60,8 +60,12 @@ def table(headers: Sequence[str], align: str,
           rows: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A GitHub table as (head lines, row lines); ``align`` has one ``l`` or ``r`` per column."""
     rule = "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"
-    head = ("| " + " | ".join(headers) + " |", rule)
-    return head, tuple("| " + " | ".join(r) + " |" for r in rows)
+    return (table_row(headers), rule), tuple(table_row(r) for r in rows)
+
+
+def table_row(cells: Sequence[str]) -> str:
+    """One line of a GitHub table (the cells already escaped)."""
+    return "| " + " | ".join(cells) + " |"
 
 
 def num(value: float | None) -> str:

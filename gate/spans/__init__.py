@@ -24,11 +24,11 @@ from gate.errors import InputError
 from gate.model import Run
 from gate.results import Report
 from gate.spans.model import SpanEvent, SpanSpec
-from gate.spans.otel import SpanExportError, encode_json_lines, send
+from gate.spans.otel import SpanExportError, encode_json_lines, require_extra, send
 from gate.spans.tree import build_spans
 
 __all__ = ["SpanEvent", "SpanExportError", "SpanSpec", "build_spans", "export_otlp", "load_runs", "otlp_json",
-           "prepare", "traces_endpoint", "write_otlp_json"]
+           "preflight", "prepare", "traces_endpoint", "write_otlp_json"]
 
 TRACES_PATH = "/v1/traces"
 
@@ -66,6 +66,14 @@ def traces_endpoint(url: str) -> str:
 def export_otlp(report: Report, runs: Mapping[str, Run], endpoint: str) -> None:
     """Send the report's spans over OTLP/HTTP (protobuf) to ``endpoint``; raises SpanExportError."""
     send(build_spans(report, runs), traces_endpoint(endpoint))
+
+
+def preflight(endpoint: str | None) -> None:
+    """What spans need, checked before a golden set runs: the optional extra, and ``endpoint`` (when
+    given) an http(s) URL. Either missing is an :class:`InputError` now, not after the run."""
+    require_extra()
+    if endpoint is not None:
+        traces_endpoint(endpoint)
 
 
 def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,

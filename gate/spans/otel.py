@@ -19,7 +19,7 @@ from gate.spans.model import SpanSpec
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
-__all__ = ["SCOPE", "SpanExportError", "encode_json_lines", "send"]
+__all__ = ["SCOPE", "SpanExportError", "encode_json_lines", "require_extra", "send"]
 
 SCOPE = "sourcegate"
 # sourcegate is not on a package index: the command installs the extra from a checkout, never by name
@@ -38,7 +38,8 @@ class SpanExportError(GateError):
     exit_code = EXIT_INPUT
 
 
-def _require() -> None:
+def require_extra() -> None:
+    """An :class:`InputError` saying how to install the optional extra when OpenTelemetry is missing."""
     try:
         import opentelemetry.exporter.otlp.proto.http  # noqa: F401
         import opentelemetry.proto  # noqa: F401
@@ -86,7 +87,7 @@ def _hex_ids(node: Any) -> Any:
 
 def encode_json_lines(specs: Sequence[SpanSpec]) -> str:
     """OTLP/JSON: one ``ExportTraceServiceRequest`` per line, one line per trace (per case)."""
-    _require()
+    require_extra()
     from google.protobuf.json_format import MessageToDict
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
@@ -106,7 +107,7 @@ def send(specs: Sequence[SpanSpec], endpoint: str, *, timeout: float = 10.0) -> 
     Headers (an API key for Langfuse or Phoenix) come from ``OTEL_EXPORTER_OTLP_HEADERS`` or
     ``OTEL_EXPORTER_OTLP_TRACES_HEADERS``, as with every OpenTelemetry exporter.
     """
-    _require()
+    require_extra()
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
 

@@ -23,6 +23,7 @@ _TRAILING_PUNCT = ".,;:!?'\"*_~…。，、；：！？"
 # An entity reference at the end of a bare URL ("https://a.example/x&gt;" in HTML-escaped text) is
 # text after the URL, as in GFM.
 _TRAILING_ENTITY = re.compile(r"&#?[A-Za-z0-9]+;$")
+_ENTITY_END = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 # Only the last characters are searched for it (the longest entity name has 31), so a URL of many
 # ";" costs one short search per character trimmed, not a scan of the whole URL.
 _ENTITY_TAIL = 40
@@ -130,7 +131,8 @@ def _trim_bare(url: str) -> str:
     end = len(url)
     while end:
         last = url[end - 1]
-        if last == ";":
+        # An entity ends in a letter or digit and ";": only then is one looked for.
+        if last == ";" and end >= 2 and url[end - 2] in _ENTITY_END:
             entity = _TRAILING_ENTITY.search(url, max(0, end - _ENTITY_TAIL), end)
             if entity:
                 for c in counts:
@@ -223,6 +225,8 @@ def build_labels(text: str) -> dict[str, str]:
 
 def _resolve(label: str, labels: dict[str, str]) -> list[str]:
     """URLs for a bracketed label: a defined reference, or one or more numeric citation markers."""
+    if not labels:
+        return []  # an answer with no sources list and no definitions (each marker glued to a URL lands here)
     key = _norm_label(label)
     if key in labels:
         return [labels[key]]

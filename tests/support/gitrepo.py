@@ -1,8 +1,13 @@
-"""A real git repository in a temporary folder, committed step by step: a base commit, then a PR commit."""
+"""A real git repository in a temporary folder, committed step by step: a base commit, then a PR commit.
+
+A repository built once can be copied whole (:meth:`GitRepo.copy`) for each test that writes to it:
+a copy costs a folder copy, not a run of ``git add`` and ``git commit`` over every file again.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -32,3 +37,14 @@ class GitRepo:
         self.git("add", "-A")
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "HEAD")
+
+    def packed(self) -> GitRepo:
+        """This repository with its objects in one pack (a copy then has a few files to copy, not one per object)."""
+        self.git("repack", "-a", "-d", "-q")
+        self.git("prune-packed")
+        return self
+
+    def copy(self, root: Path) -> GitRepo:
+        """A copy of this repository (history, index and working tree) at ``root``, which must not exist."""
+        shutil.copytree(self.root, root, symlinks=True)
+        return GitRepo(root)
