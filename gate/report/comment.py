@@ -215,10 +215,12 @@ class CaseRead:
 
     def add(self, c: CaseResult, cmp: Comparison | None) -> None:
         """Take what is shown of one case."""
-        if _shown(c, cmp):
-            self.shown.append(_vector_row(c, cmp))
+        shown = _shown(c, cmp)
+        row = _vector_row(c, cmp) if shown or self.every is not None else []
+        if shown:
+            self.shown.append(row)
         if self.every is not None:
-            self.every.append(_vector_row(c, cmp))
+            self.every.append(row)
         change = cmp.case(c.id) if cmp is not None else None
         if cmp is None:
             self.new += [("–", c.id, f) for f in c.hard_failures]
