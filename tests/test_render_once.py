@@ -71,7 +71,7 @@ def test_a_reporter_reads_a_spilled_report_s_cases_a_fixed_number_of_times(name:
 
 
 @pytest.mark.parametrize("baseline", [True, False], ids=["baseline", "no-baseline"])
-def test_the_verbose_terminal_report_and_the_verdict_line_read_the_cases_once_each(baseline: bool) -> None:
+def test_the_verbose_terminal_report_reads_the_cases_once_and_the_verdict_line_never(baseline: bool) -> None:
     report = _reports()[0 if baseline else 1]
     counted = _counted(report)
     reporter = TerminalReporter(verbose=True)
@@ -79,4 +79,4 @@ def test_the_verbose_terminal_report_and_the_verdict_line_read_the_cases_once_ea
     assert (CountingStore.passes, CountingStore.reads) == (1, 0)
     CountingStore.passes = 0
     assert verdict_line(counted) == verdict_line(report)
-    assert CountingStore.passes <= 1 and CountingStore.reads == 0
+    assert (CountingStore.passes, CountingStore.reads) == (0, 0)  # the store's tally is enough

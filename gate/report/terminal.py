@@ -22,6 +22,7 @@ from gate.comparison import Comparison
 from gate.model import Finding
 from gate.report.escape import plain
 from gate.results import CaseResult, Report
+from gate.tally import tally_of
 
 __all__ = ["TerminalReporter", "failure_rows", "verdict_line"]
 
@@ -148,8 +149,12 @@ def verdict_line(report: Report, color: bool = False) -> str:
     version = f" v{report.golden_version}" if report.golden_version is not None else ""
     count = report.hard_failure_count
     failures = f"{count} hard failure{'s' if count != 1 else ''}"
-    if report.comparison is not None and count:
-        new = sum(1 for r in failure_rows(report) if r.tag == "new")
+    cmp = report.comparison
+    if cmp is not None and count:
+        # From the failing cases' checks the tally kept (a case store's: no case read back), as the
+        # decision counts them: a case the baseline lacks has only new failures.
+        new = sum(len(change.new_failures) if (change := cmp.case(case_id)) is not None else len(checks)
+                  for case_id, checks in tally_of(report.cases).failing)
         failures += f" ({new} new)"
     cases = len(report.cases)
     parts = [f"sourcegate: {verdict}", f"golden set {plain(report.golden_name, max_len=80)}{version}",
