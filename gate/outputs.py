@@ -16,6 +16,10 @@ entry and snapshot entry goes through.
 * A folder, a block device, a parent that is a file, no permission: an :class:`InputError` naming
   the path and the reason (exit 2), never a traceback.
 
+:func:`unwritable` asks the same questions without writing, so that a command can refuse an output
+path before its work starts (:mod:`gate.commands.targets`); the write still answers for itself,
+since the path can change in between.
+
 Temporary files are named ``.sourcegate-*``; one left behind by a killed write (older than
 :data:`STALE_AFTER` seconds) is removed by the next write to the same folder.
 """
@@ -36,7 +40,10 @@ from collections.abc import Iterable
 from gate.errors import InputError
 from gate.paths import is_below, real_is_below
 
-__all__ = ["STALE_AFTER", "TEMP_PREFIX", "append_file", "is_stdout", "resolve_within", "write_file"]
+__all__ = [
+    "STALE_AFTER", "TEMP_PREFIX", "append_file", "is_stdout", "resolve_within", "shared_target", "unwritable",
+    "write_file",
+]
 
 TEMP_PREFIX = ".sourcegate-"
 """The name of every temporary file an atomic write makes (and the only files it ever cleans up)."""
@@ -91,6 +98,76 @@ def append_file(target: str, text: str) -> None:
             f.write(text)
     except OSError as e:
         raise InputError(f"cannot write here: {_reason(e)}", file=target) from e
+
+
+def unwritable(target: str, *, folder: bool = False, append: bool = False) -> str | None:
+    """Why :func:`write_file` could not write ``target`` (``folder``: a folder files are written
+    into; ``append``: :func:`append_file`), or None when it looks writable. Nothing is created.
+
+    A missing file or folder is fine when the nearest folder that exists above it can be written
+    into (the write makes the folders in between).
+    """
+    if target == "-" and not folder:
+        return None
+    if not target:
+        return "an empty path"
+    if not folder and target.endswith(("/", os.sep)):
+        return "it ends with '/', so it names a folder: give a file name"
+    try:
+        st = os.stat(target)  # follows symlinks: what a write would reach
+    except FileNotFoundError:
+        return _creatable(os.path.realpath(target))
+    except OSError as e:
+        return _reason(e)
+    mode = st.st_mode
+    if folder:
+        if not stat.S_ISDIR(mode):
+            return "it is not a folder"
+        return None if os.access(target, os.W_OK | os.X_OK) else "no permission to write into this folder"
+    if stat.S_ISDIR(mode):
+        return "a folder is in the way"
+    if _is_stdout(st) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return None if os.access(target, os.W_OK) else "no permission to write to it"
+    if not stat.S_ISREG(mode):
+        return "not a file, a character device, a FIFO or a socket"
+    if append:
+        return None if os.access(target, os.W_OK) else "no permission to write to it"
+    # An atomic write replaces the file: its folder must take a new file, whatever the file's own mode.
+    where = os.path.dirname(os.path.realpath(target))
+    return None if os.access(where, os.W_OK | os.X_OK) else f"no permission to replace it in {where}"
+
+
+def _creatable(real: str) -> str | None:
+    """Why a missing ``real`` path could not be made: the nearest existing folder above it decides."""
+    above = os.path.dirname(real)
+    while True:
+        try:
+            st = os.stat(above)
+        except FileNotFoundError:
+            parent = os.path.dirname(above)
+            if parent == above:
+                return "no folder above it exists"
+            above = parent
+            continue
+        except OSError as e:
+            return _reason(e)
+        if not stat.S_ISDIR(st.st_mode):
+            return f"a folder above it is a file ({above})"
+        if not os.access(above, os.W_OK | os.X_OK):
+            return f"no permission to create it in {above}"
+        return None
+
+
+def shared_target(target: str) -> bool:
+    """True when several outputs may name ``target`` together: stdout ('-' or under another name),
+    a character device, a FIFO or a socket, each written as it comes rather than replaced."""
+    if target == "-":
+        return True
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or is_stdout(target)
 
 
 def _reason(e: OSError) -> str:

@@ -310,11 +310,11 @@ def test_a_400_is_not_retried_and_leaves_claims_unscored(api: Any, config: Confi
 
 def test_a_reply_trickled_past_the_judges_deadline_leaves_claims_unscored(api: Any, config: Config) -> None:
     # Every byte comes within the SDK's read timeout; the whole reply would take minutes.
-    api(lambda r: replace(scripted_judge(r), trickle=0.2))
-    config = Config(judge=replace(config.judge, deadline_seconds=1.5, max_retries=0))
+    api(lambda r: replace(scripted_judge(r), trickle=0.1))
+    config = Config(judge=replace(config.judge, deadline_seconds=0.6, max_retries=0))
     j, _ = judge(make_run(), config)
-    assert re.fullmatch(r"claims could not be extracted: the API did not finish its reply within 1\.\d s",
+    assert re.fullmatch(r"claims could not be extracted: the API did not finish its reply within 0\.\d s",
                         j.claims_error or "")
     assert j.verdicts == () and j.estimated_claims > 0  # counted as unscored claims, never as grounded
     assert j.problems == ("query quality, regime and source types: "
-                          "the judge's deadline of 1.5 s has passed",)
+                          "the judge's deadline of 0.6 s has passed",)

@@ -6,6 +6,7 @@ real SDKs); here is what is particular to the seam and to a provider: keys, erro
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,14 @@ from gate.judge.providers import PROVIDERS, build_provider
 from gate.judge.providers.anthropic import AnthropicProvider
 from gate.judge.providers.openai import OpenAIProvider, _usage
 from gate.judge.providers.scripted import ScriptedProvider
+from gate.judge.providers.transport import CA_VARIABLES, tls_context
 from gate.judge.session import JudgeSession
 from gate.judge.tools import EXTRACT_CLAIMS
 from gate.model import Case
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.golden_factory import write_golden
 from tests.support.judge_run import make_run
-from tests.support.llm_wire import Reply, Request
+from tests.support.llm_wire import LOOPBACK_CERT, Reply, Request
 from tests.support.openai_server import OpenAIServer
 from tests.support.scripted_judge import scripted_judge
 
@@ -122,6 +124,48 @@ def test_a_rejected_key_is_said_clearly_and_leaves_claims_unscored(server: Any, 
             provider.call(ToolCall(EXTRACT_CLAIMS, "m", "text"), 10)
     assert "refused the key (401" in str(e.value) and f"check {variable}" in str(e.value)
     assert e.value.__cause__ is not None  # chained to the SDK's error
+
+
+def _chain(e: BaseException | None) -> str:
+    """Every exception's text along ``e``'s causes and contexts."""
+    texts = []
+    while e is not None:
+        texts.append(f"{type(e).__name__}: {e}")
+        e = e.__cause__ or e.__context__
+    return " <- ".join(texts)
+
+
+@pytest.mark.parametrize("server, factory", [(OpenAIServer, OpenAIProvider), (AnthropicServer, AnthropicProvider)])
+def test_https_is_verified_a_certificate_no_one_trusts_is_refused_and_ssl_cert_file_is_honoured(
+        server: Any, factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in CA_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    call = ToolCall(EXTRACT_CLAIMS, "m", "Marker: x\n")
+    with server(scripted_judge, tls=True) as api:
+        url = api.url + "/v1" if server is OpenAIServer else api.url
+        assert url.startswith("https://127.0.0.1:")
+        provider = factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)
+        with pytest.raises(JudgeUnavailable, match="cannot reach the API") as e:
+            provider.call(call, 10)
+        assert "CERTIFICATE_VERIFY_FAILED" in _chain(e.value) and api.calls == 0
+        monkeypatch.setenv("SSL_CERT_FILE", str(LOOPBACK_CERT))  # trusted from now on
+        reply = factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key).call(call, 10)
+    assert reply.tool_input is not None and api.calls == 1
+
+
+def test_the_providers_share_one_verifying_tls_context_built_again_when_the_ca_variables_change(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in CA_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    system = tls_context()
+    assert tls_context() is system
+    assert system.verify_mode == ssl.CERT_REQUIRED and system.check_hostname
+    monkeypatch.setenv("SSL_CERT_FILE", str(LOOPBACK_CERT))
+    loopback = tls_context()
+    assert loopback is not system and loopback is tls_context()
+    assert loopback.verify_mode == ssl.CERT_REQUIRED and loopback.check_hostname
+    monkeypatch.delenv("SSL_CERT_FILE")
+    assert tls_context() is system
 
 
 @pytest.mark.parametrize("variable, provider", [("OPENAI_API_KEY", "openai"), ("ANTHROPIC_API_KEY", "anthropic")])

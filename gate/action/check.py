@@ -27,6 +27,7 @@ from gate.action.inputs import Inputs, discover_golden_sets
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import Plan, plan_check
 from gate.commands.check import Delivery, Outputs, deliver
+from gate.commands.targets import check_targets, reads_of
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
 from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
@@ -113,7 +114,8 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     ``env`` is the step's environment (the CI run's variables); ``gate`` runs each planned request.
     Every report file must resolve inside ``GITHUB_WORKSPACE`` (the working folder when unset): a
     report folder or file committed as a symlink that leads out of it is an input error (exit 2)
-    before anything is written or removed."""
+    before anything is written or removed, and so is a report file that cannot be written or that a
+    set reads (:mod:`gate.commands.targets`)."""
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
     # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
     sets = split_sets(list(inputs.golden_set) or list(discover_golden_sets(root)))
@@ -131,6 +133,10 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     for f in files:
         # The report folder comes from the checkout: a PR may commit it as a symlink to elsewhere.
         resolve_within(f, root, "the workspace")
+    # Every report file writable, none a file a set reads, none shared by two sets: before anything runs.
+    check_targets([t for s, p in zip(sets, plans, strict=True)
+                   for t in Outputs(p.files).targets(env, s.label if several else None, "input 'report-dir'")],
+                  {path: what for p in plans for path, what in reads_of(p.request).items()})
     _prepare_git(env, root, plan.baseline_ref)
     for note in plan.notes:
         print(workflow_command("notice", note, title="sourcegate"), file=out)

@@ -1,7 +1,8 @@
 """``sourcegate baseline update PATH...``: record the baseline that later runs are compared with.
 
 Each golden set gets its ``baseline.json``, only from a passing run unless ``--force`` (the
-baseline then says it was forced). Several sets run in turn, as with ``check``.
+baseline then says it was forced). Several sets run in turn, as with ``check``; every set's target
+is checked before the first set runs (:mod:`gate.commands.targets`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from gate.baseline import baseline_file, refusal, stamped, write_baseline
 from gate.commands.base import Parser, Subparsers
 from gate.commands.check import JUDGE_MODES
 from gate.commands.sets import each_set
+from gate.commands.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
-from gate.goldensets import GoldenSetPaths, per_set_file, require_name_field, split_sets
+from gate.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
 
 __all__ = ["add_parser", "run"]
@@ -45,17 +47,35 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("expected a golden-set folder", file=p)
     sets = split_sets(args.paths)
     require_name_field({"--baseline": args.baseline}, len(sets))
+    reads: dict[str, str] = {}
+    targets = []
+    for s in sets:
+        reads.update(reads_of(_request(s, args)))
+        targets.append(Target("--baseline", _target(s, args), owner=s.label if len(sets) > 1 else None,
+                              within=s.paths[0]))
+    check_targets(targets, reads)
     return each_set(sets, lambda s: _update_one(s, args), "baseline update")
+
+
+def _request(golden: GoldenSetPaths, args: argparse.Namespace) -> SetRequest:
+    return SetRequest(golden.paths, args.config, args.judge, compare=False)
+
+
+def _target(golden: GoldenSetPaths, args: argparse.Namespace, name: str | None = None) -> str:
+    """Where the set's baseline goes: ``--baseline`` with ``{name}`` replaced, else SET/baseline.json."""
+    if args.baseline is not None and NAME_FIELD in args.baseline:
+        name = name or golden.name or set_name(golden.paths)
+    return per_set_file(args.baseline, name) or baseline_file(golden.paths[0])
 
 
 def _update_one(golden: GoldenSetPaths, args: argparse.Namespace) -> int:
     [path] = golden.paths
-    report = run_set(SetRequest((path,), args.config, args.judge, compare=False))
+    report = run_set(_request(golden, args))
     why = refusal(report, args.force)
     if why is not None:
         print(f"sourcegate: baseline not written: {why}", file=sys.stderr)
         return report_exit(report)
-    target = per_set_file(args.baseline, golden.name or report.golden_name) or baseline_file(path)
+    target = _target(golden, args, golden.name or report.golden_name)
     out = stamped(report, datetime.now(UTC), args.force)
     write_baseline(target, out, within=path)
     forced = " (FORCED over a failing run: the baseline says so)" if out.stamp and out.stamp.forced else ""

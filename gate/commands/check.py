@@ -4,8 +4,10 @@ Each set runs in turn with its own config (beside it, unless ``--config``), base
 comparison, reports and PR comment; :mod:`gate.goldensets` holds the rules (which paths form a
 set, ``{name}`` in output paths, the exit code of the whole run). Everything that can be refused
 without running (a missing path, folders mixed with trace files, two sets of one name, an output
-path without ``{name}``) is refused before the first set runs. After that, one set's error is said
-on stderr (naming the set) and the next set still runs (:mod:`gate.commands.sets`).
+path without ``{name}``, an output path that cannot be written or that the run reads, one file
+named by two outputs: :mod:`gate.commands.targets`) is refused before the first set runs. After
+that, one set's error is said on stderr (naming the set) and the next set still runs
+(:mod:`gate.commands.sets`).
 
 With one set, nothing differs from a run of that set alone.
 """
@@ -23,11 +25,12 @@ from typing import TextIO
 
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
+from gate.commands.targets import Target, check_targets, reads_of, set_name
 from gate.console import add_options as add_console_options
 from gate.console import progress, show, terminal_mode
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
-from gate.goldensets import GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
+from gate.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
 from gate.judge.providers import PROVIDERS
 from gate.outputs import is_stdout
 from gate.pipeline import SetRequest, run_set
@@ -37,7 +40,7 @@ from gate.results import CHECK_ERROR, Report
 from gate.shards import Shard, parse_shard
 from gate.spans import preflight, prepare
 
-__all__ = ["JUDGE_MODES", "Delivery", "Outputs", "add_parser", "deliver", "file_flags", "run"]
+__all__ = ["JUDGE_MODES", "Delivery", "Outputs", "add_parser", "check_outputs", "deliver", "file_flags", "run"]
 
 SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
@@ -113,6 +116,21 @@ class Outputs:
             reports["markdown"] = "-"
         return cls(MappingProxyType(reports), per_set_file(args.otlp_json, name))
 
+    def targets(self, env: Mapping[str, str], owner: str | None = None, flag: str | None = None) -> list[Target]:
+        """What these outputs write, each named by its ``check`` option (or by ``flag`` for all: the
+        action's input); with no ``summary``, the job summary file of ``env`` it is appended to."""
+        def named(option: str) -> str:
+            return flag or f"--{option.replace('_', '-')}"
+
+        found = [Target(named(r), t, owner=owner) for r, t in self.reports.items() if t is not None]
+        if self.otlp_json is not None:
+            found.append(Target(named("otlp_json"), self.otlp_json, owner=owner))
+        if SUMMARY in self.reports and self.reports[SUMMARY] is None:
+            default, _ = summary_target(None, env)
+            if default is not None:
+                found.append(Target("$GITHUB_STEP_SUMMARY", default, append=True, owner=owner))
+        return found
+
     @property
     def stdout_taken(self) -> bool:
         """A report is written to stdout ('-', or stdout under another name such as /dev/stdout)."""
@@ -132,15 +150,33 @@ def run(args: argparse.Namespace) -> int:
     if shard is not None and (args.comment or len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
         raise InputError("--shard takes one golden-set folder and no --comment: "
                          "`sourcegate merge` writes the comment once the shards are merged")
+    check_outputs(sets, args)
     return each_set(sets, lambda s: _check_one(s, args, authors, shard), "check")
+
+
+def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | None = None) -> SetRequest:
+    return SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
+                      baseline_ref=args.baseline_ref, trust_config=args.trust_config,
+                      judge_provider=args.judge_provider, shard=shard)
+
+
+def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> None:
+    """Refuse, before any set runs, an output path of ``check`` that cannot be written, that a set
+    reads, or that two outputs share (:func:`gate.commands.targets.check_targets`)."""
+    targets: list[Target] = []
+    reads: dict[str, str] = {}
+    named = any(NAME_FIELD in (getattr(args, f) or "") for f in file_flags())
+    for s in sets:
+        name = s.name or (set_name(s.paths) if named else None)
+        out = Outputs.of(args, name, default_markdown=False)
+        targets += out.targets(os.environ, s.label if len(sets) > 1 else None)
+        reads.update(reads_of(_request(s, args)))
+    check_targets(targets, reads)
 
 
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str],
                shard: Shard | None) -> int:
-    report = run_set(SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
-                                baseline_ref=args.baseline_ref, trust_config=args.trust_config,
-                                judge_provider=args.judge_provider, shard=shard),
-                     now=datetime.now(UTC), progress=progress(args))
+    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args))
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
     code = deliver(report, golden.paths, out, Delivery.of(args, authors))

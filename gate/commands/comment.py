@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from gate.baseline import parse_report
 from gate.commands.base import Subparsers, add_comment_author
+from gate.commands.targets import Target, check_targets
 from gate.exitcodes import ExitCode
 from gate.jsonio import load_json
 from gate.publish import comment_authors, emit, post_comment, run_url
@@ -64,6 +65,8 @@ def post_report(report: Report, env: Mapping[str, str], *, number: int | None = 
 def run(args: argparse.Namespace) -> int:
     """Render the comment; write it to ``--output``, or post it (exit 5 when it could not be posted)."""
     authors = comment_authors(args.comment_author, os.environ) if args.output is None else ()
+    if args.output is not None:
+        check_targets([Target("--output", args.output)], {args.report: "the report (REPORT)"})
     report = read_artifact(args.report)
     if args.output is not None:
         emit(args.output, comment_body(report, os.environ))

@@ -8,9 +8,11 @@ refused unless ``--force``; a trace with no question is written, with a warning.
     sourcegate import perplexity a.json b.json --out traces/
 
 One ``DIR/<case>.json`` per input; the case id is ``--case`` (one input only) or the input's file
-name without its extensions. Every input is read and converted, and every trace validated,
-before anything is written: one bad input writes nothing and exits 2 naming the file and the
-JSON path. Each file is written whole (``gate.outputs.write_file``); the same input gives the same bytes.
+name without its extensions. Every target is checked first (a folder that cannot be written,
+an input that would be overwritten: :mod:`gate.commands.targets`), then every input is read and
+converted, and every trace validated, before anything is written: one bad input writes nothing and
+exits 2 naming the file and the JSON path. Each file is written whole (``gate.outputs.write_file``);
+the same input gives the same bytes.
 Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
 """
 
@@ -22,6 +24,7 @@ import re
 import sys
 
 from gate.commands.base import Subparsers
+from gate.commands.targets import Target, check_targets
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.importers import FORMATS, convert
@@ -76,19 +79,25 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--case names one trace, but {len(args.inputs)} inputs were given")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError("--out must be a folder", file=args.out)
-    planned: dict[str, tuple[str, str]] = {}
-    cases: list[NewCase] = []
+    targets: dict[str, tuple[str, str]] = {}  # trace file -> (its input, its case id)
     for file in args.inputs:
         case = args.case if args.case is not None else case_id(file)
         if not _CASE_ID.match(case):
             raise InputError(f"case id {case!r} is not usable as a file name (letters, digits, '.', '_', "
                              "'-'; pass --case)", file=file)
         target = os.path.join(args.out, f"{case}.json")
-        if target in planned:
+        if target in targets:
             raise InputError(f"two inputs would both be written to {target} (case {case!r}): pass one "
                              "at a time with --case", file=file)
         if os.path.lexists(target) and not args.force:
             raise InputError(f"{target} exists: nothing written (pass --force to overwrite it)", file=file)
+        targets[target] = (file, case)
+    golden_file = [Target("--golden", os.path.join(args.golden, "golden.yaml"))] if args.golden is not None else []
+    check_targets([Target("--out", args.out, folder=True), *(Target("--out", t) for t in targets), *golden_file],
+                  {file: "an input of this import" for file in args.inputs})
+    planned: dict[str, tuple[str, str]] = {}
+    cases: list[NewCase] = []
+    for target, (file, case) in targets.items():
         trace = convert(args.format, read_text(file), case=case, question=args.question, source=file)
         planned[target] = (file, dump_json(trace))
         if not str(trace.get("question") or "").strip():

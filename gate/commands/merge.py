@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
 from gate.commands.check import Delivery, Outputs, add_report_options, deliver
+from gate.commands.targets import check_targets, reads_of, set_name
 from gate.console import terminal_mode
 from gate.errors import InputError
 from gate.mergerun import MergeRequest, merged_report
@@ -38,8 +39,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("expected the golden-set folder the shards ran on", file=args.golden)
     # A malformed author (flag or variable) stops the merge before anything is read.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
-    report = merged_report(MergeRequest(args.golden, tuple(args.partials), args.config, args.baseline,
-                                        args.baseline_ref, args.trust_config), now=datetime.now(UTC))
-    out = Outputs.of(argparse.Namespace(otlp_json=None, **vars(args)), report.golden_name,
-                     default_markdown=not terminal_mode(args))
+    request = MergeRequest(args.golden, tuple(args.partials), args.config, args.baseline, args.baseline_ref,
+                           args.trust_config)
+    flags = argparse.Namespace(otlp_json=None, **vars(args))
+    # Every output path is checked before a partial report is read.
+    check_targets(Outputs.of(flags, set_name((args.golden,)), default_markdown=False).targets(os.environ),
+                  reads_of(request))
+    report = merged_report(request, now=datetime.now(UTC))
+    out = Outputs.of(flags, report.golden_name, default_markdown=not terminal_mode(args))
     return deliver(report, [args.golden], out, Delivery.of(args, authors))

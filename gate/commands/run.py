@@ -5,19 +5,24 @@ once per case. Its environment is this process's (so the API keys the agent need
 step that runs it) plus ``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``, ``SOURCEGATE_REPLAY_URL`` and
 ``SOURCEGATE_TRACE_FILE``. With ``--check``, the gate runs on the produced runs right after, with
 ``check``'s report options, and its verdict is the exit code; without it, the exit code is 0 once
-the traces are written (agent failures and misses are in them, for ``sourcegate check``).
+the traces are written (agent failures and misses are in them, for ``sourcegate check``). The
+folder of the traces and, with ``--check``, every report path are checked before the first agent
+starts (:mod:`gate.commands.targets`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from gate.commands import check
 from gate.commands.base import Subparsers
-from gate.commands.check import add_check_options
+from gate.commands.check import add_check_options, check_outputs
+from gate.commands.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
+from gate.goldensets import split_sets
 
 __all__ = ["add_parser", "run", "split_argv"]
 
@@ -56,6 +61,13 @@ def run(args: argparse.Namespace) -> int:
     if args.check and args.out is not None:
         raise InputError("usage: --check gates the golden set's runs/; with --out DIR, run "
                          "`sourcegate check` on the traces yourself")
+    if not os.path.isdir(args.golden):
+        raise InputError("expected a golden-set folder", file=args.golden)
+    # --out DIR takes the traces; without it runs/ is replaced whole, in the golden set's folder.
+    check_targets([Target("--out", args.out, folder=True) if args.out is not None
+                   else Target("GOLDEN", args.golden, folder=True)])
+    if args.check:
+        check_outputs(split_sets([args.golden]), args)
     # Here, not at the top: the runner loads the replay server and its HTTP client, slow to import.
     from gate.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent

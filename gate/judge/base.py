@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from gate.errors import JudgeUnavailable
 from gate.judge.tools import Tool
@@ -138,6 +138,15 @@ class Provider(Protocol):
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
         """The reply to ``call``, within ``timeout`` seconds in all (retries and a slow reply included)."""
+        ...
+
+
+@runtime_checkable
+class Closing(Protocol):
+    """A provider holding connections (an SDK's HTTP client): whoever built it closes it when done."""
+
+    def close(self) -> None:
+        """Close the provider's connections."""
         ...
 
 

@@ -13,7 +13,8 @@ Runs are judged on a thread pool of ``judge.concurrency`` workers. At most twice
 in flight, and results come back in case order, so memory stays flat however large the set is.
 
 The provider is the one ``judge.provider`` names (:data:`gate.judge.providers.PROVIDERS`), built only
-in live mode, so replay and off never import an SDK.
+in live mode, so replay and off never import an SDK; the session closes the provider it built (its
+connections) when it ends.
 
 Warnings: an SDK reports a deprecated model with a ``DeprecationWarning``. The session records every
 warning raised while it is open (``warnings.catch_warnings(record=True)``, entered once in the thread
@@ -39,7 +40,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from gate.config import Config
-from gate.judge.base import Judge, JudgeRequest, Provider
+from gate.judge.base import Closing, Judge, JudgeRequest, Provider
 from gate.judge.batch.base import Batches
 from gate.judge.batch.pending import PendingBatches
 from gate.judge.batch.runner import BatchRunner, Polling
@@ -126,6 +127,8 @@ class JudgeSession:
         self._sleep = sleep
         self._built: Batches | None = None
         """the Message Batches client this session built, and closes"""
+        self._provider: Provider | None = None
+        """the provider this session built, and closes"""
         self._settler: Settler | None = None
         self._learning: list[JudgeRequest] | None = None
         self._settled = False
@@ -165,7 +168,7 @@ class JudgeSession:
             return self._settler.settle(())
         caller = self._caller
         if caller is None:
-            caller = build_provider(self.config.judge, api_key=self._api_key())
+            caller = self._provider = build_provider(self.config.judge, api_key=self._api_key())
         return LLMJudge(self.config, cache=self._cache, caller=caller, expected_runs=self._expected)
 
     def __enter__(self) -> JudgeSession:
@@ -187,6 +190,8 @@ class JudgeSession:
         self._progress.close()
         if self._built is not None:
             self._built.close()
+        if isinstance(self._provider, Closing):
+            self._provider.close()
         self._catcher.__exit__(et, ev, tb)
         if et is None:
             for w in self._records:

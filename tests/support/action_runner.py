@@ -12,6 +12,7 @@ of the test. The ``runner`` fixture (``tests/conftest.py``) gives one per test.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import subprocess
@@ -164,6 +165,13 @@ class Runner:
             out[name] = "\n".join(lines[i + 1 : end])
             i = end + 1
         return out
+
+
+@functools.cache
+def _input_defaults() -> tuple[tuple[str, str], ...]:
+    """Every input ``action.yml`` declares, as the runner names it, with its default (read once)."""
+    metadata = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    return tuple((action.input_env_name(k), str(v.get("default", ""))) for k, v in metadata["inputs"].items())
 
 
 def run(env: dict[str, str], gate: action.Gate | None = None) -> int:

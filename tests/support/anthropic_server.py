@@ -146,15 +146,15 @@ class AnthropicServer(FakeAPI):
     name = "fake-anthropic"
     default_key = "sk-ant-test"
 
-    def __init__(self, responder: Responder, *, api_key: str | None = None, polls_to_end: int = 1,
+    def __init__(self, responder: Responder, *, api_key: str | None = None, tls: bool = False, polls_to_end: int = 1,
                  batch_outcome: Callable[[Request], str] | None = None) -> None:
-        """Serve ``responder`` on a free loopback port once entered.
+        """Serve ``responder`` on a free loopback port once entered (over HTTPS with ``tls``).
 
         ``polls_to_end``: a batch ends on this poll (``GET`` of the batch). ``batch_outcome``: how
         each batched request ends (one of :data:`OUTCOMES`; default: ``succeeded``, or ``errored``
         when the responder answers an error status).
         """
-        super().__init__(responder, api_key=api_key)
+        super().__init__(responder, api_key=api_key, tls=tls)
         self._accounting = _Accounting()
         self.polls_to_end = polls_to_end
         self.batch_outcome = batch_outcome

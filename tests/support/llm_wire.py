@@ -4,19 +4,30 @@ A test scripts a fake API with a *responder*: it gets the parsed :class:`Request
 :class:`Reply`, provider-neutral (:func:`tool_reply`, :func:`text_reply`, :func:`error_reply`). Each
 server (``anthropic_server.AnthropicServer``, ``openai_server.OpenAIServer``) renders that reply in
 its API's real wire format, so one responder drives both SDKs. Every request is recorded.
+
+A server started with ``tls=True`` speaks HTTPS with the self-signed certificate
+:data:`LOOPBACK_CERT`, which no system trusts (``tests/fixtures/tls/README.md``).
 """
 
 from __future__ import annotations
 
 import json
+import socket
+import ssl
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 from tests.support.loopback import ServerThread
+
+TLS = Path(__file__).resolve().parent.parent / "fixtures" / "tls"
+LOOPBACK_CERT = TLS / "loopback.crt"
+"""The self-signed certificate (for 127.0.0.1) a ``tls=True`` server presents."""
 
 
 @dataclass(frozen=True)
@@ -110,9 +121,10 @@ class FakeAPI:
     name = "fake-api"
     default_key = "test-key"
 
-    def __init__(self, responder: Responder, *, api_key: str | None = None) -> None:
-        """Serve ``responder`` on a free loopback port once entered."""
+    def __init__(self, responder: Responder, *, api_key: str | None = None, tls: bool = False) -> None:
+        """Serve ``responder`` on a free loopback port once entered (over HTTPS with ``tls``)."""
         self.responder = responder
+        self.tls = tls
         self.api_key = api_key or self.default_key
         self.requests: list[Request] = []
         self.replies: list[Reply] = []
@@ -125,7 +137,8 @@ class FakeAPI:
     def url(self) -> str:
         """The base URL to give the SDK."""
         assert self._running is not None
-        return self._running.url
+        url = self._running.url
+        return "https" + url.removeprefix("http") if self.tls else url
 
     @property
     def calls(self) -> int:
@@ -168,7 +181,7 @@ class FakeAPI:
             return reply
 
     def __enter__(self) -> Self:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        server = (_TLSServer if self.tls else ThreadingHTTPServer)(("127.0.0.1", 0), _handler(self))
         server.daemon_threads = True
         self._running = ServerThread(server, self.name).start()
         return self
@@ -178,6 +191,23 @@ class FakeAPI:
         assert self._running is not None
         self.stopping.set()
         self._running.stop()
+
+
+class _TLSServer(ThreadingHTTPServer):
+    """HTTPS with :data:`LOOPBACK_CERT`; the handshake happens on the connection's own thread."""
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(LOOPBACK_CERT, TLS / "loopback.key")
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, address = super().get_request()
+        return self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (ssl.SSLError, ConnectionError)):  # a client refusing the certificate
+            super().handle_error(request, client_address)
 
 
 def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:

@@ -100,9 +100,9 @@ class OpenAIServer(FakeAPI):
     name = "fake-openai"
     default_key = "sk-proj-test"
 
-    def __init__(self, responder: Responder, *, api_key: str | None = None) -> None:
-        """Serve ``responder`` on a free loopback port once entered."""
-        super().__init__(responder, api_key=api_key)
+    def __init__(self, responder: Responder, *, api_key: str | None = None, tls: bool = False) -> None:
+        """Serve ``responder`` on a free loopback port once entered (over HTTPS with ``tls``)."""
+        super().__init__(responder, api_key=api_key, tls=tls)
         self._accounting = _Accounting()
 
     @property

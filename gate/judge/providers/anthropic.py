@@ -10,6 +10,9 @@ The SDK's timeout bounds each connect and each read, so a server that trickles i
 never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
 (:func:`gate.deadline.call_by`) of the ``timeout`` it is given, the time left to the judge.
 
+The SDK sends through :func:`gate.judge.providers.transport.http_client`: its own kind of HTTP
+client, on the TLS context every client of the process shares.
+
 The request: the system prompt as one text block (marked ``cache_control`` when the call's cache hint
 says the prefix is reused), the forced tool as ``tool_choice: {"type": "tool", "name": ...}``.
 """
@@ -23,6 +26,7 @@ from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
+from gate.judge.providers.transport import http_client
 from gate.judgement import Usage
 
 if TYPE_CHECKING:
@@ -76,10 +80,15 @@ class AnthropicProvider:
         import anthropic
 
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or config.base_url,
-                                           max_retries=config.max_retries)
+                                           max_retries=config.max_retries,
+                                           http_client=http_client(anthropic.DefaultHttpxClient))
         if self._client.api_key is None and getattr(self._client, "auth_token", None) is None:
             raise InputError("live judging with the anthropic provider needs an API key: set ANTHROPIC_API_KEY "
                              "(or use --judge replay)")
+
+    def close(self) -> None:
+        """Close the SDK's connections (a call still in flight past its deadline ends with them)."""
+        self._client.close()
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
         """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.

@@ -18,7 +18,8 @@ prompt prefixes by itself, so the call's cache hint needs no marking; usage maps
 
 The SDK's timeout bounds each connect and each read, so a server that trickles its reply would
 never trip it: every call, with the SDK's retries, also runs against a wall-clock deadline
-(:func:`gate.deadline.call_by`) of the ``timeout`` it is given, the time left to the judge.
+(:func:`gate.deadline.call_by`) of the ``timeout`` it is given, the time left to the judge. The SDK
+sends through :func:`gate.judge.providers.transport.http_client`, on the process's one TLS context.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
+from gate.judge.providers.transport import http_client
 from gate.judgement import Usage
 
 if TYPE_CHECKING:
@@ -104,14 +106,21 @@ class OpenAIProvider:
         except ImportError as e:
             raise InputError("judge.provider openai needs the openai SDK: pip install 'sourcegate[openai]'") from e
         url = base_url or config.base_url
+        http = http_client(openai.DefaultHttpxClient)
         try:
             if url is None and os.environ.get("AZURE_OPENAI_ENDPOINT"):
-                self._client: openai.OpenAI = openai.AzureOpenAI(api_key=api_key, max_retries=config.max_retries)
+                self._client: openai.OpenAI = openai.AzureOpenAI(api_key=api_key, max_retries=config.max_retries,
+                                                                 http_client=http)
             else:
-                self._client = openai.OpenAI(api_key=api_key, base_url=url, max_retries=config.max_retries)
+                self._client = openai.OpenAI(api_key=api_key, base_url=url, max_retries=config.max_retries,
+                                             http_client=http)
         except openai.OpenAIError as e:
             raise InputError(f"cannot set up the openai provider: {e} (live judging needs OPENAI_API_KEY, or for "
                              "Azure AZURE_OPENAI_API_KEY and OPENAI_API_VERSION; or use --judge replay)") from e
+
+    def close(self) -> None:
+        """Close the SDK's connections (a call still in flight past its deadline ends with them)."""
+        self._client.close()
 
     def call(self, call: ToolCall, timeout: float) -> ToolReply:
         """Send ``call``; the SDK retries what is retryable, the rest becomes ``JudgeUnavailable``.

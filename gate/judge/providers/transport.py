@@ -1,0 +1,68 @@
+"""The HTTP client under each SDK provider, built on one TLS context per process.
+
+An SDK client left to itself builds its own HTTP client, and with it a fresh ``ssl.SSLContext`` that
+loads the system's CA certificates: some 90 ms of CPU for every provider and every Message Batches
+client, so for every golden set a run judges. :func:`http_client` hands the SDK an HTTP client of
+its own kind (its ``DefaultHttpxClient``: the SDK's timeouts, connection limits and socket options)
+built on :func:`tls_context`, the one context every client of the process shares.
+
+That context is the one the SDK would have built (``httpx2.create_ssl_context()``: the system's CA
+certificates, or those ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` name; certificates and host names
+verified), and it is built again when either variable changes. A context is made to be shared by
+connections and threads, and nothing here changes it once built.
+
+Like the client the SDK builds for itself, this one closes its connections when it is garbage
+collected: a provider is never closed explicitly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import ssl
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import httpx2
+
+__all__ = ["CA_VARIABLES", "http_client", "tls_context"]
+
+CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+"""The environment variables that choose the CA certificates (the context is built again when they change)."""
+
+
+def tls_context() -> ssl.SSLContext:
+    """The process's TLS context for the judge APIs, as the SDK would build it."""
+    return _context(tuple(os.environ.get(v) for v in CA_VARIABLES))
+
+
+@functools.lru_cache(maxsize=4)
+def _context(ca_variables: tuple[str | None, ...]) -> ssl.SSLContext:
+    """Keyed by the CA variables' values; ``create_ssl_context`` reads them from the environment."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
+def _close(client: httpx2.Client) -> None:
+    if not client.is_closed:
+        with contextlib.suppress(Exception):  # at interpreter exit the pool may be half torn down
+            client.close()
+
+
+_CLOSING: dict[type[httpx2.Client], type[httpx2.Client]] = {}
+
+
+def _closing(kind: type[httpx2.Client]) -> type[httpx2.Client]:
+    """``kind`` closing its connections when collected (as the SDKs' own ``SyncHttpxClientWrapper``)."""
+    closing = _CLOSING.get(kind)
+    if closing is None:
+        made = type(f"Closing{kind.__name__}", (kind,), {"__del__": _close, "__module__": __name__})
+        closing = _CLOSING.setdefault(kind, made)
+    return closing
+
+
+def http_client(kind: type[httpx2.Client]) -> httpx2.Client:
+    """An SDK's ``DefaultHttpxClient`` (``kind``) on the shared :func:`tls_context`."""
+    return _closing(kind)(verify=tls_context())
