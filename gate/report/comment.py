@@ -22,11 +22,12 @@ Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
 from typing import TypeVar
 
 from gate.comparison import Comparison, FigureChange
-from gate.decide import set_mean
 from gate.figurediff import SET_FIGURES
 from gate.figures import AXES
 from gate.judge.model import Usage
@@ -36,10 +37,11 @@ from gate.report.escape import md, md_code, md_url
 from gate.report.judged import batch_note, judge_cache_line
 from gate.report.marker import marker
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
-from gate.results import CaseResult, Report
+from gate.results import CaseResult, CaseWarning, Report
 from gate.version import __version__
 
-__all__ = ["COMMENT_LIMIT", "CommentReporter", "baseline_origin", "body_sections", "changed_lists"]
+__all__ = ["COMMENT_LIMIT", "CaseRead", "CommentReporter", "baseline_origin", "body_sections", "changed_lists",
+           "read_cases"]
 
 T = TypeVar("T")
 
@@ -107,8 +109,9 @@ def _figure_cells(f: FigureChange) -> list[str]:
             STATUS[f.status.status] if f.status else "–"]
 
 
-def summary(report: Report) -> Section:
-    """The summary table: one row per figure with baseline, PR, delta and status."""
+def summary(report: Report, read: CaseRead | None = None) -> Section:
+    """The summary table: one row per figure with baseline, PR, delta and status (without a baseline,
+    the set means of ``read``, the cases read once; read now when not given)."""
     cmp = report.comparison
     rows: list[list[str] | FigureChange] = [_hard_row(report, cmp)]
     if cmp is not None:
@@ -118,10 +121,11 @@ def summary(report: Report) -> Section:
         rows.append(["unscored claims", str(before), str(after), f"{after - before:+d}",
                      "⚠️" if after else "✅"])
     else:
-        for _, label, figure, select in SET_FIGURES:
-            value = set_mean((c for c in report.cases if select is None or select(c)), figure)
-            if value is not None:
-                rows.append([label, "–", num(value), "–", "no baseline"])
+        figures = (read if read is not None else read_cases(report)).figures
+        for key, label, _, _ in SET_FIGURES:
+            values = figures.get(key)
+            if values:
+                rows.append([label, "–", num(fmean(values)), "–", "no baseline"])
     head, _ = table(["figure", "baseline", "PR", "delta", "status"], "lrrrl", ())
     body = _capped(rows, lambda r: table_row(r if isinstance(r, list) else _figure_cells(r)),
                    lambda n: f"| … {n} more figure(s): see the job summary | | | | |")
@@ -180,41 +184,81 @@ def _failure_cell(case: CaseResult, cmp: Comparison | None) -> str:
     return " · ".join(p for p in parts if p) or "–"
 
 
-def shown_cases(report: Report) -> list[CaseResult]:
-    """The cases the comment shows: those that fail, changed, or are new to the baseline."""
-    cmp = report.comparison
-    out = []
-    for c in report.cases:
+def _shown(case: CaseResult, cmp: Comparison | None) -> bool:
+    """True when the comment shows this case: it fails, changed, or is new to the baseline."""
+    change = cmp.case(case.id) if cmp is not None else None
+    return case.failed or (change is not None and change.changed) or (cmp is not None and change is None)
+
+
+def _vector_row(case: CaseResult, cmp: Comparison | None) -> list[str]:
+    return [md_code(case.id), *(_cell(case, a, cmp) for a in AXES), _failure_cell(case, cmp)]
+
+
+@dataclass
+class CaseRead:
+    """What the comment and the job summary show of the cases, taken in one pass over them (a large
+    report's come back from its spill file, decoded once each): rows, findings and a few numbers."""
+
+    shown: list[list[str]] = field(default_factory=list)
+    """the vector rows of the cases that fail, changed or are new to the baseline"""
+    every: list[list[str]] | None = None
+    """the vector rows of every case, when asked for (the job summary's "All cases")"""
+    new: list[tuple[str, str, Finding]] = field(default_factory=list)
+    """hard failures as (tag, case id, finding): new ones (or all, without a baseline)"""
+    old: list[tuple[str, str, Finding]] = field(default_factory=list)
+    """hard failures the baseline already had"""
+    warned: list[tuple[str, CaseWarning]] = field(default_factory=list)
+    usages: list[Usage] = field(default_factory=list)
+    """the judge's usage of each judged case"""
+    figures: dict[str, list[float]] = field(default_factory=dict)
+    """each set figure's values (:data:`gate.figurediff.SET_FIGURES`) over the cases it selects, in order"""
+
+    def add(self, c: CaseResult, cmp: Comparison | None) -> None:
+        """Take what is shown of one case."""
+        shown = _shown(c, cmp)
+        row = _vector_row(c, cmp) if shown or self.every is not None else []
+        if shown:
+            self.shown.append(row)
+        if self.every is not None:
+            self.every.append(row)
         change = cmp.case(c.id) if cmp is not None else None
-        if c.failed or (change is not None and change.changed) or (cmp is not None and change is None):
-            out.append(c)
-    return out
+        if cmp is None:
+            self.new += [("–", c.id, f) for f in c.hard_failures]
+        elif change is None:
+            self.new += [("🆕 new case", c.id, f) for f in c.hard_failures]
+        else:
+            self.new += [("🆕 new", c.id, f) for f in change.new_failures]
+            self.old += [("baseline", c.id, f) for f in change.kept_failures]
+        self.warned += [(c.id, w) for w in c.warnings]
+        if c.judgement is not None:
+            self.usages.append(c.judgement.usage)
+        if cmp is None:  # the set means of the summary table, shown only without a baseline
+            for key, _, figure, select in SET_FIGURES:
+                value = c.soft.get(figure)
+                if value is not None and (select is None or select(c)):
+                    self.figures.setdefault(key, []).append(value)
 
 
-def vectors(report: Report, cases: Iterable[CaseResult], title: str = "Cases that changed or fail") -> Section:
-    """The per-query vector of the four axes, one row per case (the cases read once, kept as rows)."""
+def read_cases(report: Report, every: bool = False) -> CaseRead:
+    """One pass over the report's cases, keeping what the comment (and, with ``every``, the job summary
+    and its row for every case) shows of them."""
+    read = CaseRead(every=[] if every else None)
     cmp = report.comparison
-    rows = [[md_code(c.id), *(_cell(c, a, cmp) for a in AXES), _failure_cell(c, cmp)] for c in cases]
+    for c in report.cases:
+        read.add(c, cmp)
+    return read
+
+
+def vectors(rows: list[list[str]], title: str = "Cases that changed or fail") -> Section:
+    """The per-query vector of the four axes, one row per case (the rows :class:`CaseRead` kept)."""
     head, body = table(["case", *(LABEL[a] for a in AXES), "hard failures"], "lrrrrl", rows)
     return Section((f"### {title}", "", *head), body, title=title.lower(), unit="case")
 
 
-def failures(report: Report) -> Section:
+def failures(read: CaseRead) -> Section:
     """Every hard failure with check id, case and URL; new ones first when there is a baseline."""
-    cmp = report.comparison
-    new: list[tuple[str, str, Finding]] = []
-    old: list[tuple[str, str, Finding]] = []
-    for c in report.cases:
-        change = cmp.case(c.id) if cmp is not None else None
-        if cmp is None:
-            new += [("–", c.id, f) for f in c.hard_failures]
-        elif change is None:
-            new += [("🆕 new case", c.id, f) for f in c.hard_failures]
-        else:
-            new += [("🆕 new", c.id, f) for f in change.new_failures]
-            old += [("baseline", c.id, f) for f in change.kept_failures]
     rows = [[tag, md_code(f.check), md_code(cid), md_url(f.url, max_len=200) if f.url else "–",
-             md(f.message, max_len=300)] for tag, cid, f in new + old]
+             md(f.message, max_len=300)] for tag, cid, f in read.new + read.old]
     head, body = table(["", "check", "case", "URL", "message"], "lllll", rows)
     return Section(("### Hard failures", "", *head), body, title="hard failures", unit="failure")
 
@@ -232,11 +276,11 @@ def flips(report: Report) -> Section:
     return Section(("### Claims that flipped", ""), tuple(rows), title="claims that flipped", unit="claim")
 
 
-def details(report: Report) -> Section:
+def details(report: Report, read: CaseRead) -> Section:
     """The collapsible rest: every reason, fixed failures, files and cases the baseline differs in."""
     cmp = report.comparison
     rows = ["**Every reason**", "", *(f"- {md(r, max_len=500)}" for r in report.reasons), ""]
-    warned = [(c.id, w) for c in report.cases for w in c.warnings]
+    warned = read.warned
     if warned:
         rows += ["**Case warnings** (not failures)", ""]
         rows += [f"- {md_code(cid, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}" for cid, w in warned]
@@ -280,36 +324,37 @@ def baseline_origin(cmp: Comparison) -> str:
     return f"baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}{version}{when}{forced}"
 
 
-def usage_line(report: Report) -> str:
+def usage_line(report: Report, usages: list[Usage]) -> str:
     """API calls, tokens, prompt-cache tokens, estimated cost, and how many runs the judge cache served."""
-    judged = [c.judgement for c in report.cases if c.judgement is not None]
-    if not judged:
+    if not usages:
         return f"Judge: {report.judge_mode}, no run judged."
-    total = sum((j.usage for j in judged), Usage())
+    total = sum(usages, Usage())
     cost = "n/a" if total.cost_usd is None else f"${total.cost_usd:.2f}"
     return (f"Judge ({report.judge_mode}): {total.calls} API call(s), {total.input_tokens:,} input and "
             f"{total.output_tokens:,} output tokens, prompt cache {total.cache_read_tokens:,} read / "
             f"{total.cache_write_tokens:,} written, estimated cost {cost}{batch_note(total)}; "
-            f"{judge_cache_line([j.usage for j in judged])}.")
+            f"{judge_cache_line(usages)}.")
 
 
-def footer(report: Report, run_url: str | None = None) -> Section:
+def footer(report: Report, read: CaseRead, run_url: str | None = None) -> Section:
     """Cost, golden-set version, baseline commit, where the full report is."""
     cmp = report.comparison
     where = golden_set(report.golden_name, report.golden_version, max_len=MAX_NAME)
     if cmp is not None:
         where += f" · {baseline_origin(cmp)}"
     full = "the job summary" if run_url is None else f"the [job summary]({run_url})"
-    return Section((f"<sub>{usage_line(report)}<br>{where} · sourcegate {__version__}<br>"
+    return Section((f"<sub>{usage_line(report, read.usages)}<br>{where} · sourcegate {__version__}<br>"
                     f"Full report: {full} and the report artifact of this workflow run.</sub>",), keep=True)
 
 
-def body_sections(report: Report, run_url: str | None = None,
-                  max_notes: int | None = MAX_NOTES) -> list[Section]:
-    """Every section of the comment, in order (the summary reuses them, with every note)."""
-    return [header(report), summary(report), blocking(report), notes(report, max_notes),
-            config_changes_section(report), vectors(report, shown_cases(report)),
-            failures(report), flips(report), details(report), footer(report, run_url)]
+def body_sections(report: Report, run_url: str | None = None, max_notes: int | None = MAX_NOTES,
+                  read: CaseRead | None = None) -> list[Section]:
+    """Every section of the comment, in order (the summary reuses them, with every note), from the
+    cases read once (``read``: read now when not given)."""
+    read = read if read is not None else read_cases(report)
+    return [header(report), summary(report, read), blocking(report), notes(report, max_notes),
+            config_changes_section(report), vectors(read.shown),
+            failures(read), flips(report), details(report, read), footer(report, read, run_url)]
 
 
 class CommentReporter:

@@ -6,6 +6,8 @@ Claims, quotes, URLs and notes come from the agent, the pages or the judge: each
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gate.judge.model import RunJudgement, Usage
 from gate.judge.summary import summarise
 from gate.report.escape import md, md_code, md_url
@@ -98,11 +100,13 @@ def _claim_lines(c: CaseResult, j: RunJudgement) -> list[str]:
     return out
 
 
-def judged_lines(report: Report) -> list[str]:
-    """The judged-figures section, or a line saying the judge did not run."""
+def judged_lines(report: Report, cases: Sequence[CaseResult] | None = None) -> list[str]:
+    """The judged-figures section, or a line saying the judge did not run: from ``cases``, the judged
+    cases when the caller has already read them (the report's cases are read otherwise)."""
     lines = [f"### Judged figures (judge: {report.judge_mode})", ""]
-    judged = [(c, c.judgement) for c in report.cases if c.judgement is not None]
-    summary = summarise(report.cases)
+    cases = [c for c in report.cases if c.judgement is not None] if cases is None else cases
+    judged = [(c, c.judgement) for c in cases if c.judgement is not None]
+    summary = summarise(cases)
     if summary is None or not judged:
         return lines + ["No run was judged.", ""]
     head, rows = table(

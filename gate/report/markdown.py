@@ -7,44 +7,86 @@ Untrusted strings (questions, URLs, messages quoting pages) only pass through
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
 from tabulate import tabulate
 
 from gate.checks import CHECKS
+from gate.comparison import Comparison
 from gate.report.comment import baseline_origin, blocking, changed_lists, notes, summary
 from gate.report.configchanges import config_changes_section
 from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
 from gate.report.sections import golden_set
-from gate.report.vector import vector_lines
-from gate.results import Report
+from gate.report.vector import VectorLines
+from gate.results import CaseResult, Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
 
 
-def _check_table(report: Report) -> str:
+def _check_table(statuses: Counter[tuple[str, str]]) -> str:
     rows = []
     for check_id in CHECKS:
-        counts = Counter(s.status for c in report.cases for s in c.checks if s.check == check_id)
-        rows.append([f"`{check_id}`", counts["fail"], counts["warn"], counts["pass"], counts["not_checked"]])
+        rows.append([f"`{check_id}`", statuses[check_id, "fail"], statuses[check_id, "warn"],
+                     statuses[check_id, "pass"], statuses[check_id, "not_checked"]])
     # "warned": a soft check's findings (case warnings, never failures), e.g. paraphrase_drift.
     return tabulate(rows, headers=["check", "failed", "warned", "passed", "not checked"], tablefmt="github")
 
 
-def _case_table(report: Report) -> str:
-    rows = []
-    for c in report.cases:
-        f = c.counts
-        rows.append([
-            md_code(c.id),
-            "❌" if c.failed else "✅",
-            f.citations,
-            f.unique_domains,
-            "yes" if f.retrieval_succeeded else "no",
-            ", ".join(sorted({h.check for h in c.hard_failures})) or "-",
-        ])
+def _case_row(c: CaseResult) -> list[object]:
+    f = c.counts
+    return [
+        md_code(c.id),
+        "❌" if c.failed else "✅",
+        f.citations,
+        f.unique_domains,
+        "yes" if f.retrieval_succeeded else "no",
+        ", ".join(sorted({h.check for h in c.hard_failures})) or "-",
+    ]
+
+
+def _case_table(rows: list[list[object]]) -> str:
     return tabulate(rows, headers=["case", "", "citations", "domains", "retrieval ok", "failed checks"],
                     tablefmt="github")
+
+
+def _failure_lines(c: CaseResult, cmp: Comparison | None) -> list[str]:
+    lines = [f"**{md_code(c.id, in_table=False)}**: {md(c.question, max_len=200)}", ""]
+    change = cmp.case(c.id) if cmp is not None else None
+    for h in c.hard_failures:
+        tag = ("" if cmp is None else "🆕 new " if change is None
+               or h not in change.kept_failures else "baseline ")
+        lines.append(f"- {tag}`{h.check}`: {md(h.message, max_len=400)}")
+    lines.append("")
+    return lines
+
+
+@dataclass
+class _Cases:
+    """What the markdown report shows of the cases, taken in one pass: counts, rows and lines (a large
+    report's cases come back from its spill file, decoded once each)."""
+
+    statuses: Counter[tuple[str, str]] = field(default_factory=Counter)
+    rows: list[list[object]] = field(default_factory=list)
+    vectors: VectorLines = field(default_factory=VectorLines)
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    judged: list[CaseResult] = field(default_factory=list)
+    """the judged cases (their judgement is what the judged section shows)"""
+    unchecked: list[str] = field(default_factory=list)
+
+    def add(self, c: CaseResult, cmp: Comparison | None) -> None:
+        self.statuses.update((s.check, s.status) for s in c.checks)
+        self.rows.append(_case_row(c))
+        self.vectors.add(c)
+        if c.failed:
+            self.failures += _failure_lines(c, cmp)
+        self.warnings += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
+                          for w in c.warnings]
+        if c.judgement is not None:
+            self.judged.append(c)
+        self.unchecked += [f"- {md_code(c.id, in_table=False)} `{s.check}`: {md(s.reason or '')}"
+                           for s in c.checks if s.status == "not_checked"]
 
 
 def _reason_lines(report: Report) -> list[str]:
@@ -75,6 +117,9 @@ class MarkdownReporter:
 
     def render(self, report: Report) -> str:
         """Verdict, per-check table, per-case table, then the failures of each case."""
+        cases = _Cases()
+        for c in report.cases:  # once: a report's cases may be read back from a file
+            cases.add(c, report.comparison)
         lines = [
             f"## {ICON[report.verdict]} sourcegate: **{report.verdict}**",
             "",
@@ -86,42 +131,27 @@ class MarkdownReporter:
             *(config_changes_section(report).lines() if report.config_changes else ()),
             "### Hard checks",
             "",
-            _check_table(report),
+            _check_table(cases.statuses),
             "",
             "### Cases",
             "",
-            _case_table(report),
+            _case_table(cases.rows),
             "",
-            *vector_lines(report),
+            *cases.vectors.lines(),
         ]
-        # one pass, keeping lines, not cases: a report's cases may be read back from a file
-        failures: list[str] = []
-        warnings: list[str] = []
-        for c in report.cases:
-            if c.failed:
-                failures += [f"**{md_code(c.id, in_table=False)}**: {md(c.question, max_len=200)}", ""]
-                change = report.comparison.case(c.id) if report.comparison is not None else None
-                for h in c.hard_failures:
-                    tag = ("" if report.comparison is None else "🆕 new " if change is None
-                           or h not in change.kept_failures else "baseline ")
-                    failures.append(f"- {tag}`{h.check}`: {md(h.message, max_len=400)}")
-                failures.append("")
-            warnings += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
-                         for w in c.warnings]
-        if failures:
-            lines += ["### Failures", "", *failures]
-        if warnings:
+        if cases.failures:
+            lines += ["### Failures", "", *cases.failures]
+        if cases.warnings:
             lines += ["### Case warnings", "",
                       "Not failures: constraints or entities of the case that no query kept, "
                       "realtime or fast answers that state current figures without a date, and traces whose "
                       "question differs from the case's.", ""]
-            lines += warnings
+            lines += cases.warnings
             lines.append("")
-        if report.judge_mode != "off" or any(c.judgement is not None for c in report.cases):
-            lines += judged_lines(report)
-        unchecked = [(c.id, s) for c in report.cases for s in c.checks if s.status == "not_checked"]
-        if unchecked:
+        if report.judge_mode != "off" or cases.judged:
+            lines += judged_lines(report, cases.judged)
+        if cases.unchecked:
             lines += ["<details><summary>Not checked</summary>", ""]
-            lines += [f"- {md_code(cid, in_table=False)} `{s.check}`: {md(s.reason or '')}" for cid, s in unchecked]
+            lines += cases.unchecked
             lines += ["", "</details>", ""]
         return "\n".join(lines)

@@ -8,7 +8,7 @@ section whole and adds the four-axis vector of every case, trimming only to stay
 
 from __future__ import annotations
 
-from gate.report.comment import body_sections, vectors
+from gate.report.comment import body_sections, read_cases, vectors
 from gate.report.sections import fit, utf8_len
 from gate.results import Report
 
@@ -29,7 +29,8 @@ class SummaryReporter:
 
     def render(self, report: Report) -> str:
         """Verdict, summary, notes, changed cases, failures, flips, all cases, details, footer."""
-        sections = body_sections(report, max_notes=None)
-        sections.insert(-2, vectors(report, report.cases, title="All cases"))
+        read = read_cases(report, every=True)  # the cases read once, for every section
+        sections = body_sections(report, max_notes=None, read=read)
+        sections.insert(-2, vectors(read.every or [], title="All cases"))
         return fit([s for s in sections if s.head and (s.keep or s.rows)], self.limit, measure=utf8_len,
                    omission=SUMMARY_OMISSION)

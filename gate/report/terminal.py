@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gate.comparison import Comparison
 from gate.model import Finding
 from gate.report.escape import plain
 from gate.results import CaseResult, Report
+from gate.tally import tally_of
 
 __all__ = ["TerminalReporter", "failure_rows", "verdict_line"]
 
@@ -50,19 +52,24 @@ def failure_rows(report: Report) -> list[FailureRow]:
 
     Without a baseline nothing is marked. A case the baseline does not have counts as new.
     """
-    cmp = report.comparison
-    if cmp is None:
-        return [FailureRow("", c.id, f) for c in report.cases for f in c.hard_failures]
     new: list[FailureRow] = []
     old: list[FailureRow] = []
     for c in report.cases:
-        change = cmp.case(c.id)
-        if change is None:
-            new += [FailureRow("new", c.id, f) for f in c.hard_failures]
-        else:
-            new += [FailureRow("new", c.id, f) for f in change.new_failures]
-            old += [FailureRow("baseline", c.id, f) for f in change.kept_failures]
+        _add_rows(c, report.comparison, new, old)
     return new + old
+
+
+def _add_rows(c: CaseResult, cmp: Comparison | None, new: list[FailureRow], old: list[FailureRow]) -> None:
+    """Add one case's failure rows: to ``new`` (every one, without a baseline) and ``old``."""
+    if cmp is None:
+        new += [FailureRow("", c.id, f) for f in c.hard_failures]
+        return
+    change = cmp.case(c.id)
+    if change is None:
+        new += [FailureRow("new", c.id, f) for f in c.hard_failures]
+    else:
+        new += [FailureRow("new", c.id, f) for f in change.new_failures]
+        old += [FailureRow("baseline", c.id, f) for f in change.kept_failures]
 
 
 def _pad(text: str, width: int) -> str:
@@ -84,7 +91,8 @@ def _failure_lines(rows: Sequence[FailureRow], color: bool) -> list[str]:
     return lines
 
 
-def _figures_line(c: CaseResult, width: int, color: bool) -> str:
+def _figures(c: CaseResult, color: bool) -> tuple[str, str, str]:
+    """One case's figures as (status, name, figures): the parts of its line but the padding."""
     f = c.counts
     status = paint("FAIL", "red", color) if c.failed else paint("ok  ", "green", color)
     parts = [f"citations {f.citations}", f"domains {f.unique_domains}", f"results {f.results}",
@@ -92,15 +100,12 @@ def _figures_line(c: CaseResult, width: int, color: bool) -> str:
     parts += [f"{name.replace('_', ' ')} {value:.2f}" for name, value in c.soft.items() if value is not None]
     if c.hard_failures:
         parts.append(f"{len(c.hard_failures)} hard failure(s)")
-    name = plain(c.id, max_len=MAX_ID * 2)
-    return f"{status}  {name}{' ' * max(0, width - len(name))}  " + " · ".join(parts)
+    return status, plain(c.id, max_len=MAX_ID * 2), " · ".join(parts)
 
 
-def _notes(report: Report, verbose: bool) -> list[str]:
+def _notes(report: Report, case_notes: Sequence[str]) -> list[str]:
     cmp = report.comparison
-    notes = [*(cmp.notes() if cmp is not None else ()), *report.warnings]
-    if verbose:  # per-case warnings are never failures: shown with the per-case figures
-        notes += [f"{c.id}: {w.message}" for c in report.cases for w in c.warnings]
+    notes = [*(cmp.notes() if cmp is not None else ()), *report.warnings, *case_notes]
     return [plain(n, max_len=400) for n in notes]
 
 
@@ -114,13 +119,26 @@ class TerminalReporter:
     def render(self, report: Report) -> str:
         """Failure lines, notes, optional per-case figures; ends with a newline (empty when nothing to say).
 
-        The verdict line is not part of it: see :func:`verdict_line`.
+        The verdict line is not part of it: see :func:`verdict_line`. The cases are read once (a
+        large report's come back from its spill file), keeping per case its rows and lines.
         """
-        blocks = [_failure_lines(failure_rows(report), self.color),
-                  [f"{paint('note:', 'cyan', self.color)} {n}" for n in _notes(report, self.verbose)]]
-        if self.verbose and report.cases:
-            width = min(MAX_ID, max(len(plain(c.id)) for c in report.cases))
-            blocks.append([_figures_line(c, width, self.color) for c in report.cases])
+        new: list[FailureRow] = []
+        old: list[FailureRow] = []
+        case_notes: list[str] = []  # per-case warnings are never failures: shown with the per-case figures
+        figures: list[tuple[str, str, str]] = []
+        width = 0
+        for c in report.cases:
+            _add_rows(c, report.comparison, new, old)
+            if self.verbose:
+                case_notes += [f"{c.id}: {w.message}" for w in c.warnings]
+                figures.append(_figures(c, self.color))
+                width = max(width, len(plain(c.id)))
+        blocks = [_failure_lines(new + old, self.color),
+                  [f"{paint('note:', 'cyan', self.color)} {n}" for n in _notes(report, case_notes)]]
+        if figures:
+            width = min(MAX_ID, width)
+            blocks.append([f"{status}  {name}{' ' * max(0, width - len(name))}  {parts}"
+                           for status, name, parts in figures])
         text = "\n\n".join("\n".join(b) for b in blocks if b)
         return text + "\n" if text else ""
 
@@ -131,8 +149,12 @@ def verdict_line(report: Report, color: bool = False) -> str:
     version = f" v{report.golden_version}" if report.golden_version is not None else ""
     count = report.hard_failure_count
     failures = f"{count} hard failure{'s' if count != 1 else ''}"
-    if report.comparison is not None and count:
-        new = sum(1 for r in failure_rows(report) if r.tag == "new")
+    cmp = report.comparison
+    if cmp is not None and count:
+        # From the failing cases' checks the tally kept (a case store's: no case read back), as the
+        # decision counts them: a case the baseline lacks has only new failures.
+        new = sum(len(change.new_failures) if (change := cmp.case(case_id)) is not None else len(checks)
+                  for case_id, checks in tally_of(report.cases).failing)
         failures += f" ({new} new)"
     cases = len(report.cases)
     parts = [f"sourcegate: {verdict}", f"golden set {plain(report.golden_name, max_len=80)}{version}",
