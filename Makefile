@@ -18,11 +18,13 @@ demo: $(STAMP)
 	  rc=$$?; if [ $$rc -le 1 ] || [ $$rc -eq 3 ]; then exit 0; else exit $$rc; fi
 
 # Linters first, so the last lines a reader (or CI) sees are the test summary. The tests run on every
-# core (pytest-xdist); PYTEST_JOBS=0 runs them serially in one process, like plain pytest.
+# core (pytest-xdist), a file's tests on one worker so that what a file builds once (a git repository,
+# an example report, an interpreter with an SDK loaded) is built once; PYTEST_JOBS=0 runs them
+# serially in one process, like plain pytest.
 PYTEST_JOBS ?= auto
 test: $(STAMP)
 	@$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -n $(PYTEST_JOBS)
+	$(BIN)/python -m pytest -n $(PYTEST_JOBS) --dist loadfile
 
 # Workflows of this repository and the users' examples; the two actions (action.yml, run/action.yml)
 # are checked on their own.
