@@ -60,6 +60,18 @@ def usage_of(usage: Any) -> Usage:
                  cache_write_tokens=n("cache_creation_input_tokens"))
 
 
+def client(config: JudgeConfig, base_url: str | None, api_key: str | None, work: str) -> anthropic.Anthropic:
+    """The SDK's client for ``work`` (what the error says needs a key), on the process's one TLS context
+    (:mod:`gate.judge.providers.transport`); a missing key is an input error."""
+    import anthropic
+
+    made = anthropic.Anthropic(api_key=api_key, base_url=base_url or config.base_url, max_retries=config.max_retries,
+                               http_client=http_client(anthropic.DefaultHttpxClient))
+    if made.api_key is None and getattr(made, "auth_token", None) is None:
+        raise InputError(f"{work} needs an API key: set ANTHROPIC_API_KEY (or use --judge replay)")
+    return made
+
+
 def status_error(e: anthropic.APIStatusError) -> JudgeUnavailable:
     kind = e.type or "error"
     detail = e.api_message or e.message
@@ -77,14 +89,7 @@ class AnthropicProvider:
                  api_key: str | None = None) -> None:
         """Build the client; ``base_url`` and ``api_key`` default to ``judge.base_url``, then the environment
         (``ANTHROPIC_BASE_URL``, ``ANTHROPIC_API_KEY``)."""
-        import anthropic
-
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or config.base_url,
-                                           max_retries=config.max_retries,
-                                           http_client=http_client(anthropic.DefaultHttpxClient))
-        if self._client.api_key is None and getattr(self._client, "auth_token", None) is None:
-            raise InputError("live judging with the anthropic provider needs an API key: set ANTHROPIC_API_KEY "
-                             "(or use --judge replay)")
+        self._client = client(config, base_url, api_key, "live judging with the anthropic provider")
 
     def close(self) -> None:
         """Close the SDK's connections (a call still in flight past its deadline ends with them)."""

@@ -17,11 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gate.config import JudgeConfig
-from gate.errors import InputError, JudgeUnavailable
+from gate.errors import JudgeUnavailable
 from gate.judge.base import ToolCall
 from gate.judge.batch.base import BatchResult, BatchStatus
-from gate.judge.providers.anthropic import body, reply_of, status_error
-from gate.judge.providers.transport import http_client
+from gate.judge.providers.anthropic import body, client, reply_of, status_error
 
 if TYPE_CHECKING:
     import anthropic
@@ -45,14 +44,7 @@ class AnthropicBatches:
     def __init__(self, config: JudgeConfig, *, base_url: str | None = None, api_key: str | None = None) -> None:
         """Build the client as :class:`gate.judge.providers.anthropic.AnthropicProvider` does (on the
         process's one TLS context, :mod:`gate.judge.providers.transport`)."""
-        import anthropic
-
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or config.base_url,
-                                           max_retries=config.max_retries,
-                                           http_client=http_client(anthropic.DefaultHttpxClient))
-        if self._client.api_key is None and getattr(self._client, "auth_token", None) is None:
-            raise InputError("judging in message batches needs an API key: set ANTHROPIC_API_KEY "
-                             "(or use --judge replay)")
+        self._client = client(config, base_url, api_key, "judging in message batches")
 
     def _sdk(self, fn: Callable[[], T]) -> T:
         import anthropic
