@@ -23,7 +23,7 @@ from typing import Any
 
 from gate.casestore import CaseStore, Spill
 from gate.errors import InputError
-from gate.jsonio import check_depth, json_path, parse_json, schema, validate, validator
+from gate.jsonio import json_path, parse_json, schema, validate
 from gate.judge.summary import BATCH_FIELDS, judgement_to_dict
 from gate.model import Finding
 from gate.report.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
@@ -84,12 +84,6 @@ def _case_shape() -> Shape:
     report = schema("report")
     case = report["properties"]["cases"]["items"]
     return compile_shape(case, report, closed=True, optional={"judgement", *BATCH_FIELDS})
-
-
-@cache
-def _header_shape() -> Shape:
-    """The report schema, for everything but the cases (its shard mark lists a position per case)."""
-    return compile_shape(schema("report"), formats=validator("report").format_checker)
 
 
 _FIRST_LINE = '{\n' + CASE_INDENT + '  "id": '
@@ -181,11 +175,7 @@ def read_partial(file: str, spill: Spill) -> Partial:
     header = read_report_items(file, take)
     if not isinstance(header.get("cases"), list):
         raise InputError("expected a report: a JSON object with a list of cases", file=file, path="$.cases")
-    try:
-        _header_shape()(header)
-    except Mismatch:
-        validate(header, "report", file)  # says what is wrong, in the schema's words
-    check_depth(header, file)
+    validate(header, "report", file)  # the schema's compiled shape; jsonschema words what does not fit
     return Partial(file, report_from_dict(header), tuple(read))
 
 

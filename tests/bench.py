@@ -42,6 +42,7 @@ from statistics import quantiles
 from typing import Any
 
 from tests.bench_run import rows as run_rows
+from tests.support.bench_table import print_rows
 
 WORDS = (
     "the", "of", "and", "to", "in", "a", "is", "that", "for", "on", "with", "as", "was", "by", "at", "from",
@@ -349,9 +350,7 @@ def main(argv: list[str] | None = None) -> int:
              "whole check, judge off; target: seconds"),
             *agent_rows,
         ]
-        width = max(len(r[0]) for r in rows)
-        for name, value, note in rows:
-            print(f"{name:<{width}}  {value:>22}  {note}")
+        print_rows(rows)
         if os.environ.get("SOURCEGATE_BENCH_MEMORY", "1") == "1":
             from tests.bench_memory import main as memory_main
 

@@ -24,6 +24,7 @@ from gate.judge.session import JudgeSession
 from gate.judgement import Usage
 from gate.model import Case, Citation, Page, Run, SearchResult
 from tests.support.anthropic_server import AnthropicServer
+from tests.support.bench_table import print_rows
 from tests.support.scripted_judge import scripted_judge
 
 SUBJECTS = ("The regional grid operator", "The central bank", "The health ministry", "The city council",
@@ -141,9 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         ("judge: billed cost, live vs batch", f"${live.cost_usd or 0:.4f} vs ${batch.cost_usd or 0:.4f}",
          f"batch at live prices ${batch.live_cost_usd or 0:.4f}; target: half"),
     ]
-    width = max(len(r[0]) for r in rows)
-    for name, value, note in rows:
-        print(f"{name:<{width}}  {value:>26}  {note}")
+    print_rows(rows, value_width=26)
     return 0
 
 

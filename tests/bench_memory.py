@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from tests.support.bench_table import print_rows
+
 SIZES = (500, 2000, 8000)
 TARGET = 1.5
 
@@ -64,9 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="sourcegate-bench-memory-") as tmp:
         print(f"checking {', '.join(f'{n:,}' for n in sizes)} synthetic runs for peak memory...", flush=True)
         rows = measure(tmp, sizes, args.page_chars)
-    width = max(len(r[0]) for r in rows)
-    for name, value, note in rows:
-        print(f"{name:<{width}}  {value:>22}  {note}")
+    print_rows(rows)
     return 0
 
 

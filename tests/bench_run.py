@@ -33,6 +33,7 @@ from gate.runner.orchestrate import RunOptions, run_agent
 from gate.runner.scope import CaseScope
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
+from tests.support.bench_table import print_rows
 from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
@@ -176,9 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=3.0)
     args = ap.parse_args(argv)
     table = rows(args.cases, args.seconds)
-    width = max(len(r[0]) for r in table)
-    for name, value, note in table:
-        print(f"{name:<{width}}  {value:>22}  {note}")
+    print_rows(table)
     return 0
 
 

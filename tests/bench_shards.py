@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 from gate.cli import main as cli
 from gate.mergerun import MergeRequest, merged_report
+from tests.support.bench_table import print_rows
 
 SHARDS = 4
 REPEAT = 3
@@ -116,9 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"writing {args.runs} synthetic runs for the shards...", flush=True)
         write_set(root, args.runs, args.page_chars)
         rows = measure(root, tmp)
-    width = max(len(r[0]) for r in rows)
-    for name, value, note in rows:
-        print(f"{name:<{width}}  {value:>22}  {note}")
+    print_rows(rows)
     return 0
 
 
