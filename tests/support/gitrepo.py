@@ -46,10 +46,6 @@ class GitRepo:
         return self
 
     def copy(self, root: Path) -> GitRepo:
-        """A copy of this repository (history, index and working tree) at ``root``, which must not exist.
-
-        File contents and modes are copied, not timestamps: git compares a copy's files by content
-        anyway, as their inodes and change times differ from those its index recorded.
-        """
-        shutil.copytree(self.root, root, symlinks=True, copy_function=shutil.copy)
+        """A copy of this repository (history, index and working tree) at ``root``, which must not exist."""
+        shutil.copytree(self.root, root, symlinks=True)
         return GitRepo(root)
