@@ -121,8 +121,8 @@ class Runner:
         The first commit of a workspace whose files an earlier test committed already is that
         test's repository, copied (:func:`_first_commits`): git reads the copy as it would its own."""
         first = not (self.ws / ".git").exists()
-        key = _content_key(self.ws) if first else ""
-        made = _first_commits().get(key)
+        key = _content_key(self.ws) if first else None
+        made = _first_commits().get(key) if key is not None else None
         if made is not None:
             shutil.copytree(made[0], self.ws / ".git", symlinks=True)
             return made[1]
@@ -131,12 +131,21 @@ class Runner:
         self.git("add", "-A")
         self.git("-c", "user.name=t", "-c", "user.email=t@example.com",
                  "commit", "-q", "--allow-empty", "-m", "base")
-        head = self.git("rev-parse", "HEAD")
-        if first:
+        head = self._head()
+        if key is not None:
             kept = Path(tempfile.mkdtemp(prefix="first-commit-", dir=_first_commits_folder())) / ".git"
             shutil.copytree(self.ws / ".git", kept, symlinks=True)
             _first_commits()[key] = (kept, head)
         return head
+
+    def _head(self) -> str:
+        """The commit HEAD names, read from the repository's files (``git rev-parse HEAD`` when packed)."""
+        git = self.ws / ".git"
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        ref = git / head.removeprefix("ref: ") if head.startswith("ref: ") else None
+        if ref is None:
+            return head  # a detached HEAD holds the commit itself
+        return ref.read_text(encoding="utf-8").strip() if ref.is_file() else self.git("rev-parse", "HEAD")
 
     def event(self, base_sha: str, *, fork: bool = False, name: str = "pull_request.opened.json") -> Path:
         """The real webhook payload with its base commit set to ``base_sha`` (and a fork head)."""
