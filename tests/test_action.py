@@ -487,6 +487,18 @@ def test_a_base_commit_missing_from_the_checkout_is_an_input_error(
     assert "fetch-depth: 0" in capsys.readouterr().out
 
 
+def test_outside_a_git_checkout_the_baseline_is_left_to_the_gate(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No repository at all: not a missing commit. The gate reads the base and says what it cannot read.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    fake = FakeGate(_report("pass"))
+    base = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"
+    assert run(runner.env(runner.event(base), golden_set=golden, comment="false"), fake) == 0
+    assert fake.request().baseline_ref == base
+    assert "fetch-depth" not in capsys.readouterr().out
+
+
 def test_every_golden_set_is_found_and_none_is_an_input_error(
     runner: Runner, capsys: pytest.CaptureFixture[str]
 ) -> None:
