@@ -36,9 +36,9 @@ END_OF_PROBE = "-- end of the probe --\n"
 
 # After the probe: one request a line on stdin (JSON), one process forked for each, its exit code a line
 # on stdout. The forked process takes the request's files as stdout and stderr, its environment and
-# folder, and runs the code as `python -c` runs it.
+# folder, and runs the code as `python -c` runs it (the atexit functions included).
 SERVE = PROBE + f"\nsys.stderr.write({END_OF_PROBE!r}); sys.stderr.flush()\n" + """
-import os, traceback
+import atexit, os, traceback
 for line in sys.stdin:
     request = json.loads(line)
     pid = os.fork()
@@ -62,6 +62,7 @@ for line in sys.stdin:
                     print(e.code, file=sys.stderr)
             except BaseException:
                 traceback.print_exc()
+            atexit._run_exitfuncs()
             sys.stdout.flush()
             sys.stderr.flush()
         finally:
