@@ -87,9 +87,11 @@ class Preloaded:
 
 def serve(path: str, modules: Sequence[str]) -> str:
     """Import ``modules``, then fork one process per request. Returns only in a forked process: the script."""
+    gc.disable()  # an import builds objects by the million, and few of them are garbage: collecting is waste
     for name in modules:
         importlib.import_module(name)
     gc.freeze()  # what was imported is shared with every fork: their collections leave it untouched
+    gc.enable()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen()
