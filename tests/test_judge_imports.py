@@ -1,7 +1,9 @@
-"""The SDKs are imported only when a live judge runs: never by ``import gate.cli``, replay or off."""
+"""The SDKs are imported only when a live judge runs: never by ``import gate.cli``, replay or off, nor by a
+live judge that has no key to send."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,13 @@ def test_live_without_a_key_is_a_usage_error(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     root = write_golden(tmp_path / "set", ["a"])
     assert main(["check", str(root), "--judge", "live"]) == 2
+
+
+def test_live_without_a_key_is_refused_before_the_sdk_loads(tmp_path: Path, cli_import: FreshImport) -> None:
+    root = write_golden(tmp_path / "set", ["a"])
+    code = ("import sys; from gate.cli import main; rc = main(['check', sys.argv[1], '--judge', 'live']); "
+            "print('anthropic' in sys.modules); sys.exit(rc)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    done = cli_import.run(code, str(root), env=env)
+    assert done.returncode == 2 and "needs an API key: set ANTHROPIC_API_KEY" in done.stderr
+    assert done.stdout.split()[-1] == "False"
