@@ -57,7 +57,8 @@ def refused(tmp_path_factory: pytest.TempPathFactory) -> Sent:
 
 @pytest.fixture(scope="module")
 def written(refused: Sent) -> tuple[int, str]:
-    """The exit code and the OTLP/JSON spans file of the example set's check."""
+    """The exit code and the OTLP/JSON spans file of the example set's check (the file is written
+    whatever the endpoint says: this is the check whose endpoint refused the spans)."""
     return refused.code, refused.text
 
 
@@ -164,8 +165,8 @@ def test_the_exporter_sends_the_same_spans_over_otlp_http(written: tuple[int, st
     assert code == written[0] and text == written[1]
     [(path, content_type, body)] = sent.posts
     assert path == "/v1/traces" and content_type == "application/x-protobuf"
-    sent = spans_of([ExportTraceServiceRequest.FromString(body)])
-    assert sorted(s.SerializeToString() for s in sent) == sorted(
+    received = spans_of([ExportTraceServiceRequest.FromString(body)])
+    assert sorted(s.SerializeToString() for s in received) == sorted(
         s.SerializeToString() for s in spans_of(decode_json_lines(text)))
 
 
