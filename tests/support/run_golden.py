@@ -81,9 +81,14 @@ def _snapshot_copy() -> Path:
     gate writes a file by replacing it (a new file renamed over the link), never in place, so a write
     in one set reaches neither another set nor the repository's own files."""
     folder = Path(tempfile.mkdtemp(prefix="sourcegate-example-snapshot-"))
-    atexit.register(shutil.rmtree, folder, True)
+    atexit.register(_remove, folder, os.getpid())
     shutil.copytree(EXAMPLE / "snapshot", folder / "snapshot")
     return folder / "snapshot"
+
+
+def _remove(folder: Path, owner: int) -> None:
+    if os.getpid() == owner:  # not in a process forked from the owner, which may still use it
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _link(source: str, target: str) -> None:
