@@ -195,6 +195,8 @@ def _check_containers(text: str, file: str) -> None:
 
 
 _CHUNK = 2**20
+# Every byte but the quote and the two opening brackets: in UTF-8 no other character's bytes hold one.
+_NOT_MARKS = bytes(b for b in range(256) if b not in b'"{[')
 
 
 def _containers(text: str, enough: int) -> int:
@@ -202,7 +204,10 @@ def _containers(text: str, enough: int) -> int:
     counted until there are more than ``enough``.
 
     With escaped backslashes and quotes taken out, a quote always opens or closes a string, so
-    the quotes counted so far say whether a chunk starts inside one.
+    the quotes counted so far say whether a chunk starts inside one. Of a chunk only its quotes and
+    brackets are kept (as bytes, in C), with a quote in front when the last chunk left a string
+    open. Two quotes in a row then go (without a pair of quotes before it, no bracket changes side):
+    the few quotes left stand around the strings that hold brackets.
     """
     found, inside, carry = 0, False, ""
     for start in range(0, len(text), _CHUNK):
@@ -210,10 +215,11 @@ def _containers(text: str, enough: int) -> int:
         carry = ""
         if piece.endswith("\\"):  # an escape cut in two by the chunk: finish it with the next chunk
             piece, carry = piece[:-1], "\\"
-        parts = piece.split('"')
-        structure = "".join(parts[1 if inside else 0::2])  # the text between strings
-        found += structure.count("{") + structure.count("[")
-        inside = inside != (len(parts) % 2 == 0)  # an odd number of quotes opens or closes one
+        marks = (b'"' if inside else b"") + piece.encode("utf-8", "surrogatepass").translate(None, _NOT_MARKS)
+        parts = marks.replace(b'""', b"").split(b'"')
+        structure = b"".join(parts[0::2])  # the marks between strings
+        found += structure.count(b"{") + structure.count(b"[")
+        inside = len(parts) % 2 == 0  # an odd number of quotes left: a string is still open
         if found > enough:
             break
     return found

@@ -20,16 +20,25 @@ from tests.support.golden_factory import run_for, write_golden
 
 WORDS = ("the", "of", "energy", "report", "market", "growth", "policy", "results", "announced", "between",
          "government", "researchers", "university", "inflation", "quarter", "according", "statement")
+SENTENCE_WORDS = range(10, 21)
 
 
 def prose(rng: random.Random, chars: int) -> str:
-    """Plain sentences from a small vocabulary: every word is common, as on a long real page."""
+    """Plain sentences of 10 to 20 words from a small vocabulary: every word is common, as on a long
+    real page. The words of a thousand sentences are drawn at once (megabytes of it are needed)."""
     out: list[str] = []
     n = 0
     while n < chars:
-        s = " ".join(rng.choice(WORDS) for _ in range(rng.randint(10, 20))).capitalize() + f" {n % 997}."
-        out.append(s)
-        n += len(s) + 1
+        sizes = rng.choices(SENTENCE_WORDS, k=1000)
+        words = rng.choices(WORDS, k=sum(sizes))
+        first = 0
+        for size in sizes:
+            s = " ".join(words[first:first + size]).capitalize() + f" {n % 997}."
+            first += size
+            out.append(s)
+            n += len(s) + 1
+            if n >= chars:
+                break
     return " ".join(out)[:chars]
 
 

@@ -17,7 +17,7 @@ from gate.load import load_trace
 from gate.model import Run
 from gate.pipeline import run_paths
 from gate.results import Report
-from gate.spans import load_runs, otlp_json, write_otlp_json
+from gate.spans import load_runs, write_otlp_json
 from gate.urls import extract_urls
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
@@ -69,8 +69,8 @@ def test_web_documents_of_a_retriever_span_are_results_and_other_documents_are_n
                                  "snippet": "X shipped", "published": "2024-05-02"}]
 
 
-def test_a_file_of_several_traces_needs_the_case_it_holds(example: tuple[Report, dict[str, Run]]) -> None:
-    line = json.loads(_otlp_lines_of_example(example)[0])
+def test_a_file_of_several_traces_needs_the_case_it_holds(spans_file: Path) -> None:
+    line = json.loads(_read(spans_file).splitlines()[0])
     other = json.loads(json.dumps(line).replace(line["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"],
                                                 "0" * 31 + "1"))
     text = json.dumps(line) + "\n" + json.dumps(other) + "\n"
@@ -86,22 +86,21 @@ def example() -> tuple[Report, dict[str, Run]]:
     return run_paths([str(EXAMPLE)], None, judge_mode="off"), load_runs([str(EXAMPLE)])
 
 
-def _otlp_lines_of_example(example: tuple[Report, dict[str, Run]], tmp: Path | None = None) -> list[str]:
-    report, runs = example
-    if tmp is None:
-        return otlp_json(report, runs).splitlines()
-    out = tmp / "spans.jsonl"
-    write_otlp_json(report, runs, str(out))
-    return _read(out).splitlines()
+@pytest.fixture(scope="module")
+def spans_file(example: tuple[Report, dict[str, Run]], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example set's spans, written once for the module (tests import from it, never write to it)."""
+    out = tmp_path_factory.mktemp("spans") / "spans.jsonl"
+    write_otlp_json(*example, str(out))
+    return out
 
 
-def test_written_spans_import_back_into_the_same_run(example: tuple[Report, dict[str, Run]], tmp_path: Path) -> None:
-    lines = _otlp_lines_of_example(example, tmp_path)
+def test_written_spans_import_back_into_the_same_run(example: tuple[Report, dict[str, Run]], spans_file: Path,
+                                                     tmp_path: Path) -> None:
+    lines = _read(spans_file).splitlines()
     original = example[1]
     assert len(lines) == len(original)
     for case, run in original.items():
-        assert main(["import", "otlp", str(tmp_path / "spans.jsonl"), "--case", case, "--out",
-                     str(tmp_path / "runs")]) == 0
+        assert main(["import", "otlp", str(spans_file), "--case", case, "--out", str(tmp_path / "runs")]) == 0
         back = load_trace(str(tmp_path / "runs" / f"{case}.json"))
         # a run of the minimal shape comes back as a native trace (with the same content)
         same = {"citations": None, "source": "", "agent": (), "shape": "native"}
@@ -113,10 +112,9 @@ def test_written_spans_import_back_into_the_same_run(example: tuple[Report, dict
         assert [c.url for c in back.citations or ()] == list(dict.fromkeys(listed))
 
 
-def test_an_imported_run_gets_the_same_verdict(example: tuple[Report, dict[str, Run]], tmp_path: Path) -> None:
-    _otlp_lines_of_example(example, tmp_path)
+def test_an_imported_run_gets_the_same_verdict(spans_file: Path, tmp_path: Path) -> None:
     original = EXAMPLE / "runs" / "ecb-deposit-rate-now.json"
-    assert main(["import", "otlp", str(tmp_path / "spans.jsonl"), "--case", "ecb-deposit-rate-now", "--out",
+    assert main(["import", "otlp", str(spans_file), "--case", "ecb-deposit-rate-now", "--out",
                  str(tmp_path / "runs")]) == 0
     reports: list[Any] = []
     for n, file in enumerate((original, tmp_path / "runs" / "ecb-deposit-rate-now.json")):

@@ -3,9 +3,12 @@ protobuf definitions, and sent to a loopback OTLP/HTTP receiver."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sys
+from contextlib import redirect_stderr
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +33,39 @@ def _check(tmp_path: Path, *extra: str) -> tuple[int, str]:
     return code, out.read_text(encoding="utf-8") if out.exists() else ""
 
 
+@dataclass(frozen=True)
+class Sent:
+    """One check of the example set that wrote its spans to a file and sent them to an endpoint."""
+
+    code: int
+    text: str
+    posts: list[tuple[str, str, bytes]]
+    stderr: str
+
+
+def _check_and_send(tmp_path: Path, status: int, endpoint_path: str = "") -> Sent:
+    with otlp_receiver(status=status) as receiver, redirect_stderr(io.StringIO()) as stderr:
+        code, text = _check(tmp_path, "--otlp-endpoint", receiver.url + endpoint_path)
+    return Sent(code, text, receiver.posts, stderr.getvalue())
+
+
 @pytest.fixture(scope="module")
-def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
-    return _check(tmp_path_factory.mktemp("spans"))
+def refused(tmp_path_factory: pytest.TempPathFactory) -> Sent:
+    """The example set checked with ``--otlp-json``, its spans sent to an endpoint that refuses them."""
+    return _check_and_send(tmp_path_factory.mktemp("spans"), 400, "/v1/traces")
+
+
+@pytest.fixture(scope="module")
+def written(refused: Sent) -> tuple[int, str]:
+    """The exit code and the OTLP/JSON spans file of the example set's check (the file is written
+    whatever the endpoint says: this is the check whose endpoint refused the spans)."""
+    return refused.code, refused.text
+
+
+@pytest.fixture(scope="module")
+def sent(tmp_path_factory: pytest.TempPathFactory) -> Sent:
+    """The example set checked again, its spans sent to an endpoint that takes them."""
+    return _check_and_send(tmp_path_factory.mktemp("spans"), 200)
 
 
 def _case(text: str, case: str) -> list[Any]:
@@ -116,9 +149,8 @@ def test_the_root_carries_verdict_figures_checks_and_hard_failures(written: tupl
         assert s.status.code == s.status.STATUS_CODE_ERROR and s.status.message.startswith("hard failures: ")
 
 
-def test_ids_are_derived_from_the_golden_set_and_case_so_reruns_match(written: tuple[int, str],
-                                                                     tmp_path: Path) -> None:
-    _, again = _check(tmp_path)
+def test_ids_are_derived_from_the_golden_set_and_case_so_reruns_match(written: tuple[int, str], sent: Sent) -> None:
+    again = sent.text  # a second run of the same check
     assert again == written[1]
     spans = _case(written[1], "ecb-deposit-rate-now")
     [root] = [s for s in spans if not s.parent_span_id]
@@ -128,24 +160,20 @@ def test_ids_are_derived_from_the_golden_set_and_case_so_reruns_match(written: t
     assert root.trace_id == tid.to_bytes(16, "big") and root.span_id == span_id(tid, "case").to_bytes(8, "big")
 
 
-def test_the_exporter_sends_the_same_spans_over_otlp_http(written: tuple[int, str], tmp_path: Path) -> None:
-    with otlp_receiver() as receiver:
-        code, text = _check(tmp_path, "--otlp-endpoint", receiver.url)
+def test_the_exporter_sends_the_same_spans_over_otlp_http(written: tuple[int, str], sent: Sent) -> None:
+    code, text = sent.code, sent.text
     assert code == written[0] and text == written[1]
-    [(path, content_type, body)] = receiver.posts
+    [(path, content_type, body)] = sent.posts
     assert path == "/v1/traces" and content_type == "application/x-protobuf"
-    sent = spans_of([ExportTraceServiceRequest.FromString(body)])
-    assert sorted(s.SerializeToString() for s in sent) == sorted(
+    received = spans_of([ExportTraceServiceRequest.FromString(body)])
+    assert sorted(s.SerializeToString() for s in received) == sorted(
         s.SerializeToString() for s in spans_of(decode_json_lines(text)))
 
 
-def test_a_refusing_endpoint_is_said_and_changes_no_exit_code(written: tuple[int, str], tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    with otlp_receiver(status=400) as receiver:
-        code = main(["check", str(EXAMPLE), "--json", str(tmp_path / "r.json"),
-                     "--otlp-endpoint", receiver.url + "/v1/traces"])
-    assert code == written[0] and len(receiver.posts) == 1
-    assert "spans not sent" in capsys.readouterr().err
+def test_a_refusing_endpoint_is_said_and_changes_no_exit_code(refused: Sent, sent: Sent) -> None:
+    assert refused.code == sent.code and len(refused.posts) == 1
+    assert refused.posts[0][0] == "/v1/traces" and "spans not sent" in refused.stderr
+    assert "spans not sent" not in sent.stderr
 
 
 def test_traces_endpoint_adds_the_signal_path_to_a_base_url() -> None:

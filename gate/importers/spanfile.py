@@ -80,12 +80,7 @@ def _otlp(doc: dict[str, Any], at: Where) -> list[Span]:
             for k, raw in enumerate(arr(obj(ss, ss_at.item(j)).get("spans", []), sp_at)):
                 here = sp_at.item(k)
                 span = obj(raw, here)
-                attributes = {}
-                for n, kv in enumerate(arr(span.get("attributes", []), here.key("attributes"))):
-                    kv_at = here.key("attributes").item(n)
-                    pair = obj(kv, kv_at)
-                    attributes[text(pair.get("key"), kv_at.key("key"))] = _any_value(pair.get("value"),
-                                                                                     kv_at.key("value"))
+                attributes = _attributes(span.get("attributes", []), here.key("attributes"))
                 parent = span.get("parentSpanId") or None
                 out.append(Span(
                     trace=text(span.get("traceId"), here.key("traceId")),
@@ -94,6 +89,47 @@ def _otlp(doc: dict[str, Any], at: Where) -> list[Span]:
                     name=str(span.get("name", "")), start=_nanos(span.get("startTimeUnixNano"), here),
                     attributes=attributes, at=here))
     return out
+
+
+def _attributes(listed: Any, at: Where) -> dict[str, Any]:
+    """OTLP attributes ``[{key, value: AnyValue}]`` as a flat dict.
+
+    A span file holds thousands of pairs: a pair of one plain value is read directly, and the place
+    of a pair (for an error's path) is worked out only for the others.
+    """
+    out: dict[str, Any] = {}
+    for n, kv in enumerate(arr(listed, at)):
+        plain = _plain_pair(kv)
+        if plain is not None:
+            out[plain[0]] = plain[1]
+            continue
+        kv_at = at.item(n)
+        pair = obj(kv, kv_at)
+        out[text(pair.get("key"), kv_at.key("key"))] = _any_value(pair.get("value"), kv_at.key("value"))
+    return out
+
+
+def _plain_pair(kv: Any) -> tuple[str, Any] | None:
+    """``(key, value)`` of a pair whose value is one string, integer, number or boolean that reads
+    without error (as :func:`_any_value` reads it); None for any other pair."""
+    if type(kv) is not dict:
+        return None
+    key, value = kv.get("key"), kv.get("value")
+    if type(key) is not str or type(value) is not dict or len(value) != 1:
+        return None
+    [(kind, v)] = value.items()
+    if kind == "stringValue" and type(v) is str:
+        return key, v
+    if kind == "intValue" and type(v) in (str, int):
+        try:
+            return key, int(v)
+        except ValueError:
+            return None
+    if kind == "doubleValue" and type(v) in (float, int):
+        return key, float(v)
+    if kind == "boolValue" and type(v) is bool:
+        return key, v
+    return None
 
 
 def _any_value(value: Any, at: Where) -> Any:

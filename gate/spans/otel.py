@@ -75,14 +75,20 @@ def _sdk_spans(specs: Sequence[SpanSpec]) -> list[ReadableSpan]:
     return out
 
 
-def _hex_ids(node: Any) -> Any:
-    """Protobuf's JSON mapping writes bytes as base64; OTLP/JSON writes trace and span ids as hex."""
-    if isinstance(node, dict):
-        return {k: (base64.b64decode(v).hex() if k in _IDS and isinstance(v, str) else _hex_ids(v))
-                for k, v in node.items()}
-    if isinstance(node, list):
-        return [_hex_ids(v) for v in node]
-    return node
+def _hex_ids(request: dict[str, Any]) -> dict[str, Any]:
+    """Protobuf's JSON mapping writes bytes as base64; OTLP/JSON writes trace and span ids as hex.
+
+    Ids are fields of spans and of their links only: those are rewritten in place, the rest of the
+    request (attributes, events) is not walked.
+    """
+    for resource in request.get("resourceSpans", []):
+        for scope in resource.get("scopeSpans", []):
+            for span in scope.get("spans", []):
+                for node in (span, *span.get("links", [])):
+                    for key in _IDS:
+                        if isinstance(node.get(key), str):
+                            node[key] = base64.b64decode(node[key]).hex()
+    return request
 
 
 def encode_json_lines(specs: Sequence[SpanSpec]) -> str:

@@ -27,6 +27,9 @@ _ENTITY_END = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # Only the last characters are searched for it (the longest entity name has 31), so a URL of many
 # ";" costs one short search per character trimmed, not a scan of the whole URL.
 _ENTITY_TAIL = 40
+# A run of one character (matched on a URL read backwards), and the closing brackets a URL may end in.
+_RUN = re.compile(r"(.)\1*", re.DOTALL)
+_OPENING = {")": "(", "]": "["}
 # CommonMark: a link destination's backslash escapes (of ASCII punctuation) and entity references
 # (with their semicolon) stand for the character; "[x](https://a.example/a\_b)" links to ".../a_b".
 _DEST_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -66,7 +69,9 @@ SOURCE_LINE = re.compile(
     r"(?:\[\^?(?P<a>\d+)\]:?[ \t]*|【(?P<b>\d+)[^】\n]*】[ \t]*|\(?(?P<c>\d+)[.)][ \t]+)(?P<rest>.*)$",
     re.MULTILINE,
 )
-_MARKER = re.compile(r"\[\^?\d+(?:,\d+)*\]")
+# Markers such as "[1]" or "[^2,3]" read backwards (the last one first), as many as there are; nothing
+# is given back once matched (no marker holds a bracket), so the match is one pass.
+_MARKERS_BACKWARDS = re.compile(r"(?:\]\d++(?:,\d++)*+\^?\[)*+")
 _MARKER_LIST = re.compile(r"^\s*\^?\d+(?:\s*[-–,;，]\s*\^?\d+)*\s*$")
 _LEADING_NUMBERS = re.compile(r"\d+(?:\s*[-–,，]\s*\d+)*")
 _MAX_RANGE = 50  # "[2-4]" is expanded, but a nonsense range like "[1-99999]" must not blow up.
@@ -124,10 +129,12 @@ def _destination(raw: str) -> str:
 def _trim_bare(url: str) -> str:
     """Drop trailing sentence punctuation and unbalanced closing brackets from a bare URL.
 
-    Linear in the URL's length: the bracket counts are taken once and kept as characters go, and
+    Linear in the URL's length: the bracket counts are taken once and kept as characters go, a run
+    of one character is measured in one match (on the URL read backwards) and dropped at once, and
     an entity is looked for in the last :data:`_ENTITY_TAIL` characters only.
     """
     counts = {c: url.count(c) for c in "()[]"}
+    backwards = url[::-1]
     end = len(url)
     while end:
         last = url[end - 1]
@@ -139,26 +146,30 @@ def _trim_bare(url: str) -> str:
                     counts[c] -= url.count(c, entity.start(), end)
                 end = entity.start()
                 continue
-        unbalanced = (last == ")" and counts[")"] > counts["("]) or (last == "]" and counts["]"] > counts["["])
-        if last not in _TRAILING_PUNCT and not unbalanced:
+        same = _RUN.match(backwards, len(url) - end)  # always matches: the URL has a character there
+        run = len(same.group()) if same else 1
+        if last in _TRAILING_PUNCT:
+            # Every ";" of a run but its first follows a ";", so none of them can end an entity.
+            end -= max(run - 1, 1) if last == ";" else run
+        elif last in _OPENING:
+            excess = counts[last] - counts[_OPENING[last]]
+            if excess <= 0:
+                break
+            counts[last] -= min(run, excess)
+            end -= min(run, excess)
+        else:
             break
-        if last in counts:
-            counts[last] -= 1
-        end -= 1
     return url[:end]
 
 
 def _glued_markers(url: str) -> int:
     """Where the citation markers glued to the end of a bare URL begin ("...a[1][2]"), or -1.
 
-    Read from the end, one marker at a time: a regex anchored at "$" would try every "[" in the URL.
+    Matched on the URL read backwards, from its end: a regex anchored at "$" would try every "[" in
+    the URL.
     """
-    start = end = len(url)
-    while url.endswith("]", 0, end):
-        i = url.rfind("[", 0, end)
-        if i == -1 or not _MARKER.fullmatch(url, i, end):
-            break
-        start = end = i
+    markers = _MARKERS_BACKWARDS.match(url[::-1])  # always matches, if only the empty string
+    start = len(url) - (markers.end() if markers else 0)
     return start if start < len(url) else -1
 
 
@@ -280,7 +291,7 @@ def urls_of(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
             url = _trim_bare(url[:cut])
         if len(url) > len("https://"):
             yield url
-        for marker in re.findall(r"\[([^\]]*)\]", glued):
+        for marker in re.findall(r"\[([^\]]*)\]", glued) if labels else ():  # none resolves without labels
             yield from _resolve(marker, labels)
 
 

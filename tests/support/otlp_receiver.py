@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -34,9 +35,18 @@ def _base64_ids(node: Any) -> Any:
 
 
 def decode_json_lines(text: str) -> list[ExportTraceServiceRequest]:
-    """Each line of an OTLP/JSON file as the protobuf message it encodes (strict: unknown fields fail)."""
-    return [ParseDict(_base64_ids(json.loads(line)), ExportTraceServiceRequest())
-            for line in text.splitlines() if line.strip()]
+    """Each line of an OTLP/JSON file as the protobuf message it encodes (strict: unknown fields fail).
+
+    The same text is decoded once (protobuf's JSON parser is slow): callers get the same messages,
+    to read, not to change.
+    """
+    return list(_decoded(text))
+
+
+@lru_cache(maxsize=8)
+def _decoded(text: str) -> tuple[ExportTraceServiceRequest, ...]:
+    return tuple(ParseDict(_base64_ids(json.loads(line)), ExportTraceServiceRequest())
+                 for line in text.splitlines() if line.strip())
 
 
 def spans_of(requests: list[ExportTraceServiceRequest]) -> list[Span]:
