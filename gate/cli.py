@@ -13,6 +13,7 @@ most severe code of all: 2, then 4, 5, 1, 3, 0 (see ``gate.goldensets``).
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 
@@ -36,12 +37,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """The parser, built once per process: argparse formats every option as it is added, which costs more
+    than most commands' parsing, and parsing leaves the parser as it was (in-process callers run many)."""
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, map exceptions to exit codes."""
     def run() -> int:
         own, agent = split_argv(sys.argv[1:] if argv is None else argv)
         try:
-            args = build_parser().parse_args(own)
+            args = _parser().parse_args(own)
         except SystemExit as done:  # --help and --version: printed, and a success
             return done.code if isinstance(done.code, int) else ExitCode.PASS
         args.agent = agent  # `run`'s command, after `--`: never parsed as options

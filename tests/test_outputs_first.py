@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -25,19 +26,34 @@ Make = Callable[[Path, Path], str]
 """(tmp folder, golden set) -> the output path to give"""
 
 
+@pytest.fixture(scope="module")
+def golden_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-case golden set, written once for the module."""
+    return write_golden(tmp_path_factory.mktemp("golden") / "demo", ["a", "b"])
+
+
 @pytest.fixture
-def golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def golden(golden_once: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The two-case golden set: a copy of its own (the tests put things in its way)."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    return write_golden(tmp_path / "demo", ["a", "b"])
+    return Path(shutil.copytree(golden_once, tmp_path / "demo"))
+
+
+@pytest.fixture(scope="module")
+def api_server() -> Iterator[AnthropicServer]:
+    """A live judge's API on loopback that answers 529, served once for the module."""
+    with AnthropicServer(lambda request: error_reply(529), api_key=API_KEY) as server:
+        yield server
 
 
 @pytest.fixture
-def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[AnthropicServer]:
-    """A live judge's API on loopback: any call it gets is work the gate did (and answers 529)."""
-    with AnthropicServer(lambda request: error_reply(529), api_key=API_KEY) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
-        yield server
+def api(api_server: AnthropicServer, monkeypatch: pytest.MonkeyPatch) -> AnthropicServer:
+    """A live judge's API on loopback: any call it gets is work the gate did (its count starts at zero)."""
+    api_server.requests.clear()
+    api_server.replies.clear()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api_server.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    return api_server
 
 
 def _tree(root: Path) -> dict[str, bytes]:

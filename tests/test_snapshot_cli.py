@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import signal
 import socket
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,12 +35,29 @@ def golden(tmp_path: Path) -> Path:
     return _example(tmp_path / "example")
 
 
+@dataclass(frozen=True)
+class Build:
+    """``sourcegate snapshot build`` of the example set (without a snapshot): its folder, exit code and stderr."""
+
+    root: Path
+    code: int
+    err: str
+
+
 @pytest.fixture(scope="module")
-def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example set with the snapshot ``sourcegate snapshot build`` writes, built once for the module."""
+def build_once(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The example set's snapshot, built once for the module through ``main(argv)``."""
     root = _example(tmp_path_factory.mktemp("built") / "example")
-    assert main(["snapshot", "build", str(root)]) == 0
-    return root
+    with contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(["snapshot", "build", str(root)])
+    return Build(root, code, err.getvalue())
+
+
+@pytest.fixture
+def built_once(build_once: Build) -> Path:
+    """The example set with the snapshot ``sourcegate snapshot build`` writes (shared: only for reading)."""
+    assert build_once.code == 0, build_once.err
+    return build_once.root
 
 
 @pytest.fixture
@@ -46,10 +66,10 @@ def built(built_once: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(built_once, tmp_path / "example"))
 
 
-def test_build_then_verify(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["snapshot", "build", str(golden)]) == 0
-    assert "36 search, 50 pages, 50 extractions; 136 file(s) written" in capsys.readouterr().err
-    assert main(["snapshot", "verify", str(golden)]) == 0
+def test_build_then_verify(build_once: Build, capsys: pytest.CaptureFixture[str]) -> None:
+    assert build_once.code == 0
+    assert "36 search, 50 pages, 50 extractions; 136 file(s) written" in build_once.err
+    assert main(["snapshot", "verify", str(build_once.root)]) == 0
     assert "covers all 18 run(s)" in capsys.readouterr().err
 
 
@@ -93,8 +113,8 @@ def test_serve_needs_a_snapshot(golden: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_serve_says_where_it_listens_and_stops_cleanly_on_ctrl_c(
-        built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    golden = built
+        built_once: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = built_once  # serving only reads the set
 
     def interrupted(self: ReplayServer, poll_interval: float = 0.5) -> None:
         raise KeyboardInterrupt
@@ -105,8 +125,8 @@ def test_serve_says_where_it_listens_and_stops_cleanly_on_ctrl_c(
     assert "replaying" in err and "on http://127.0.0.1:" in err and "never live calls" in err
 
 
-def test_serve_on_a_taken_port_is_an_input_error(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    golden = built
+def test_serve_on_a_taken_port_is_an_input_error(built_once: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = built_once  # serving only reads the set
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -116,8 +136,8 @@ def test_serve_on_a_taken_port_is_an_input_error(built: Path, capsys: pytest.Cap
 
 
 def test_serve_stops_cleanly_on_sigterm_and_restores_the_handler(
-        built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    golden = built
+        built_once: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = built_once  # serving only reads the set
     before = signal.getsignal(signal.SIGTERM)
 
     def terminated(self: ReplayServer, poll_interval: float = 0.5) -> None:

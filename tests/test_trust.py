@@ -7,11 +7,9 @@ it) and a pull request on top. The gate runs in-process through ``main(argv)`` w
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 import shutil
-import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -238,19 +236,11 @@ def fooled(request: Request) -> Reply:
     return reply
 
 
-def _close_sdk_connections() -> None:
-    """The SDK's client keeps its keep-alive connection to the loopback server until collected."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
-
-
 @pytest.fixture
 def api() -> Iterator[AnthropicServer]:
     with AnthropicServer(scripted_judge) as server, \
             environ_overlay({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": server.api_key}):
         yield server
-    _close_sdk_connections()
 
 
 @pytest.fixture(scope="module")
@@ -273,7 +263,6 @@ def judged_pr_template(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
         assert main(["check", str(repo.root / "set"), "--judge", "live",
                      "--json", str(tmp_path / "recording.json")]) in (0, 1)
         assert liar.calls > 0
-    _close_sdk_connections()
     repo.commit("pr: judge-cache entries from a judge of its own")
     return repo.packed()
 

@@ -1,7 +1,8 @@
 """A real git repository in a temporary folder, committed step by step: a base commit, then a PR commit.
 
 A repository built once can be copied whole (:meth:`GitRepo.copy`) for each test that writes to it:
-a copy costs a folder copy, not a run of ``git add`` and ``git commit`` over every file again.
+a copy costs a folder copy, not a run of ``git add`` and ``git commit`` over every file again. A
+repository is made without git's template (no sample hooks), so a copy has only the files that matter.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class GitRepo:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
         if not (root / ".git").exists():
-            self.git("init", "-q")
+            self.git("init", "-q", "--template=")
 
     def git(self, *args: str) -> str:
         """Run git in the repository (no global or system configuration) and return its output."""
