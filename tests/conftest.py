@@ -9,6 +9,9 @@
   test, so a developer's key or a CI runner's ``GITHUB_*`` never turns a test live or changes
   its result. Tests set what they need with ``monkeypatch.setenv``. The switches that steer the
   tests themselves stay: :data:`TEST_SWITCHES`.
+* **Compiled once.** Before collecting, each pytest-xdist worker compiles its share of the test
+  modules and the package into ``__pycache__`` (:mod:`tests.support.compiled`), so the workers,
+  and every process the tests start, read the result instead of each redoing the work.
 * **Opt-in real calls.** A test marked ``real_api`` (never part of ``make test``: it also skips
   itself without ``SOURCEGATE_REAL_API=1``) gets the network and the shell's ``ANTHROPIC_*`` back.
 """
@@ -24,6 +27,7 @@ import pytest
 from gate.pipeline import run_paths
 from gate.results import Report
 from tests.support.action_runner import Runner
+from tests.support.compiled import compile_sources, runs_tests, worker_place
 from tests.support.fresh_import import FreshImport, fresh_import
 from tests.support.github_server import FakeGitHub
 from tests.support.live_providers import LIVE_PROVIDERS, LiveProvider
@@ -48,6 +52,12 @@ def pytest_configure(config: pytest.Config) -> None:
     """Install the network guard before anything is collected or imported."""
     config.addinivalue_line("markers", "real_api: talks to a real API (network and the shell's ANTHROPIC_* key)")
     GUARD.install()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile this worker's share of the sources before any test module is imported."""
+    if runs_tests(session.config):
+        compile_sources(session.config, *worker_place())
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -10,7 +10,6 @@ import ssl
 from pathlib import Path
 from typing import Any
 
-import openai.types
 import pytest
 
 from gate.action.inputs import JUDGE_KEYS, read_inputs, resolve_judge
@@ -75,6 +74,8 @@ def test_the_cache_key_holds_the_provider_and_anthropic_keys_are_unchanged() -> 
 
 
 def test_openai_usage_maps_cached_prompt_tokens_to_cache_reads_and_is_priced_from_the_table() -> None:
+    import openai.types  # imported here, not when the tests are collected: the SDK takes a second to load
+
     usage = openai.types.CompletionUsage(prompt_tokens=3000, completion_tokens=200, total_tokens=3200,
                                          prompt_tokens_details={"cached_tokens": 2048})
     mapped = _usage(usage)
