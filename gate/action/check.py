@@ -87,6 +87,10 @@ def _git(args: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.Co
         return None
 
 
+_NOT_A_COMMIT = 1
+"""``git rev-parse --verify --quiet``'s exit code for a name that is not a commit of the repository."""
+
+
 def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> None:
     """Trust the mounted workspace, and make sure the baseline commit is there to read from."""
     workspace = env.get("GITHUB_WORKSPACE")
@@ -96,11 +100,10 @@ def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> Non
         _git(["config", "--global", "--add", "safe.directory", workspace], root, env)
     if baseline is None:
         return
-    inside = _git(["rev-parse", "--is-inside-work-tree"], root, env)
-    if inside is None or inside.returncode != 0:
-        return  # not a git checkout: the gate itself says what it cannot read
     found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{baseline}^{{commit}}"], root, env)
-    if found is not None and found.returncode != 0:
+    # With --quiet, a name that is no commit here exits 1 and says nothing; outside a git checkout
+    # (or a repository git will not read) it exits 128: the gate itself then says what it cannot read.
+    if found is not None and found.returncode == _NOT_A_COMMIT:
         raise InputError(
             f"the baseline commit {baseline} is not in the checkout, so the PR could not be compared "
             "with its base: check out with `fetch-depth: 0` (actions/checkout), or set 'baseline-ref'"

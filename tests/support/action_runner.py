@@ -11,10 +11,14 @@ of the test. The ``runner`` fixture (``tests/conftest.py``) gives one per test.
 
 from __future__ import annotations
 
+import atexit
 import copy
+import hashlib
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -112,13 +116,36 @@ class Runner:
         return done.stdout.strip()
 
     def commit(self) -> str:
-        """Commit the workspace as it is; return the commit (the PR's base in these tests)."""
-        if not (self.ws / ".git").exists():
+        """Commit the workspace as it is; return the commit (the PR's base in these tests).
+
+        The first commit of a workspace whose files an earlier test committed already is that
+        test's repository, copied (:func:`_first_commits`): git reads the copy as it would its own."""
+        first = not (self.ws / ".git").exists()
+        key = _content_key(self.ws) if first else None
+        made = _first_commits().get(key) if key is not None else None
+        if made is not None:
+            shutil.copytree(made[0], self.ws / ".git", symlinks=True)
+            return made[1]
+        if first:
             self.git("init", "-q")
         self.git("add", "-A")
         self.git("-c", "user.name=t", "-c", "user.email=t@example.com",
                  "commit", "-q", "--allow-empty", "-m", "base")
-        return self.git("rev-parse", "HEAD")
+        head = self._head()
+        if key is not None:
+            kept = Path(tempfile.mkdtemp(prefix="first-commit-", dir=_first_commits_folder())) / ".git"
+            shutil.copytree(self.ws / ".git", kept, symlinks=True)
+            _first_commits()[key] = (kept, head)
+        return head
+
+    def _head(self) -> str:
+        """The commit HEAD names, read from the repository's files (``git rev-parse HEAD`` when packed)."""
+        git = self.ws / ".git"
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        ref = git / head.removeprefix("ref: ") if head.startswith("ref: ") else None
+        if ref is None:
+            return head  # a detached HEAD holds the commit itself
+        return ref.read_text(encoding="utf-8").strip() if ref.is_file() else self.git("rev-parse", "HEAD")
 
     def event(self, base_sha: str, *, fork: bool = False, name: str = "pull_request.opened.json") -> Path:
         """The real webhook payload with its base commit set to ``base_sha`` (and a fork head)."""
@@ -175,6 +202,32 @@ def run(env: dict[str, str], gate: action.Gate | None = None) -> int:
 def annotations(log: str, kind: str = "error") -> list[str]:
     """The workflow-command annotations of ``kind`` in ``log``, one line each."""
     return [line for line in log.splitlines() if line.startswith(f"::{kind} ")]
+
+
+def _content_key(folder: Path) -> str:
+    """What git would commit of ``folder``: every path with its kind and content (a link's target)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if ".git" not in p.relative_to(folder).parts[:1]):
+        rel = path.relative_to(folder).as_posix().encode()
+        if path.is_symlink():
+            digest.update(b"link\0" + rel + b"\0" + os.readlink(path).encode() + b"\0")
+        elif path.is_file():
+            executable = b"x" if path.stat().st_mode & 0o111 else b"-"
+            digest.update(b"file\0" + rel + b"\0" + executable + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@cache
+def _first_commits() -> dict[str, tuple[Path, str]]:
+    """Content key -> (a copy of the ``.git`` folder of that first commit, the commit), in this process."""
+    return {}
+
+
+@cache
+def _first_commits_folder() -> str:
+    folder = tempfile.mkdtemp(prefix="action-runner-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 @cache
