@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -216,11 +217,17 @@ def _serve(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, app: str | None) -> 
         yield fake
 
 
-@pytest.fixture
-def failing_set(tmp_path: Path) -> Path:
-    golden = write_golden(tmp_path / "demo", ["a", "b"])
+@pytest.fixture(scope="module")
+def failing_set_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    golden = write_golden(tmp_path_factory.mktemp("failing") / "demo", ["a", "b"])
     assert main(["baseline", "update", str(golden)]) == 0
     return write_golden(golden, ["a", "b"], bad=["b"])
+
+
+@pytest.fixture
+def failing_set(failing_set_once: Path, tmp_path: Path) -> Path:
+    """A set whose baseline passed and whose case ``b`` now fails: this test's own copy."""
+    return Path(shutil.copytree(failing_set_once, tmp_path / "demo"))
 
 
 def check(golden: Path) -> int:

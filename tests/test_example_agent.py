@@ -6,7 +6,8 @@ agent (``examples/agent-node/agent.mjs``) uses plain ``fetch`` and prints its an
 
 Each case of the Python agent is its own process, forked from one interpreter that imported the SDK
 and the recorder once (``tests/support/preloaded.py``): the SDK's import costs seconds of CPU, the
-same in every case.
+same in every case. That interpreter also did, in memory, what each agent process would otherwise
+redo on its first request and its guard (``tests/support/agent_warmup.py``).
 """
 
 from __future__ import annotations
@@ -78,8 +79,10 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[AnthropicServer]:
 
 @pytest.fixture(scope="module")
 def python() -> Iterator[Preloaded]:
-    """The interpreter the Python agent's processes are forked from, with the SDK and the recorder imported."""
-    with Preloaded(["anthropic", "gate.record"], {**os.environ, "PYTHONPATH": str(ROOT)}) as preloaded:
+    """The interpreter the Python agent's processes are forked from: the SDK and the recorder imported, and
+    what an agent does once per process done (``tests/support/agent_warmup.py``)."""
+    modules = ["argparse", "urllib.request", "anthropic", "gate.record", "tests.support.agent_warmup"]
+    with Preloaded(modules, {**os.environ, "PYTHONPATH": str(ROOT)}) as preloaded:
         yield preloaded
 
 

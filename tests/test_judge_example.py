@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from gate.jsonio import load_json, validate
 from gate.results import Report
+from tests.support.fresh_import import HASH_SEED, FreshImport
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
@@ -47,19 +46,23 @@ def test_the_judged_figures_tell_the_demo_story(example_report: Report) -> None:
     assert all(c.soft.get("query_quality") is not None for c in example_report.cases)
 
 
-def test_the_cli_replays_in_a_fresh_process_with_no_key_and_no_sdk() -> None:
+def test_the_cli_replays_in_a_fresh_process_with_no_key_and_no_sdk(example_report: Report,
+                                                                    cli_import: FreshImport) -> None:
     code = ("import sys; from gate.cli import main; "
             "rc = main(['check', sys.argv[1], '--json', '-']); print('SDK', 'anthropic' in sys.modules); "
             "sys.exit(rc)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    # A different hash seed must render the same prompts, so the same keys: both processes run at once.
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(EXAMPLE)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**env, "PYTHONHASHSEED": seed})
-             for seed in ("1", "2")]
-    for proc, (stdout, stderr) in [(proc, proc.communicate(timeout=300)) for proc in procs]:
-        assert proc.returncode in (1, 3), stderr
-        text, sdk = stdout.rsplit("SDK", 1)
-        assert sdk.strip() == "False"
-        data = json.loads(text)
-        assert data["judge_mode"] == "replay" and data["judge"]["counts"]["unscored"] == 0, RERECORD
-        assert data["judge"]["usage"]["calls"] == 0
+    # A different hash seed must render the same prompts, so the same keys: the fresh process has a seed
+    # other than this process's, which judged the same set for ``example_report``.
+    done = cli_import.run(code, str(EXAMPLE), env=env)
+    assert done.returncode in (1, 3), done.stderr
+    text, sdk = done.stdout.rsplit("SDK", 1)
+    assert sdk.strip() == "False"
+    data = json.loads(text)
+    assert data["judge_mode"] == "replay" and data["judge"]["counts"]["unscored"] == 0, RERECORD
+    assert data["judge"]["usage"]["calls"] == 0
+    # This process's seed (random unless PYTHONHASHSEED is set, and then not the fresh one's) found every key too.
+    assert os.environ.get("PYTHONHASHSEED") != HASH_SEED
+    assert example_report.judge_mode == "replay", RERECORD
+    assert sum(c.judgement.unscored_count for c in example_report.cases if c.judgement) == 0, RERECORD
+    assert sum(c.judgement.usage.calls for c in example_report.cases if c.judgement) == 0

@@ -1,10 +1,9 @@
-"""The SDKs are imported only when a live judge runs: never by ``import gate.cli``, replay or off."""
+"""The SDKs are imported only when a live judge runs: never by ``import gate.cli``, replay or off, nor by a
+live judge that has no key to send."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 import pytest
@@ -12,46 +11,30 @@ import pytest
 from tests.support.fresh_import import FreshImport
 from tests.support.golden_factory import write_golden
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-# Each mode in a process of its own, forked from one fresh process that imported the CLI: the state
-# `python -c "from gate.cli import main; main(...)"` would have, and what one mode loads cannot hide
-# what the other does.
-CHECK_EACH_MODE = """
-import json, os, sys, traceback
+# Each mode in a process of its own, forked from the fresh process that imported the CLI (the state
+# `python -c "from gate.cli import main; main(...)"` has once the CLI is imported): what one mode loads
+# cannot hide what the other does.
+CHECK_ONE_MODE = """
+import sys
 from gate.cli import main
 
-root, out = sys.argv[1:]
-loaded = {}
-for mode in ("replay", "off"):
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            main(["check", root, "--judge", mode, "--json", os.path.join(out, mode + ".json")])
-            os.write(write, b"1" if "anthropic" in sys.modules or "openai" in sys.modules else b"0")
-        except BaseException:
-            traceback.print_exc()  # and no answer: the parent fails
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as answer:
-        loaded[mode] = {b"1": True, b"0": False}[answer.read()]
-    os.waitpid(pid, 0)
-print(json.dumps(loaded))
+root, out, mode = sys.argv[1:]
+main(["check", root, "--judge", mode, "--json", out])
+print("anthropic" in sys.modules or "openai" in sys.modules)
 """
 
 
 @pytest.fixture(scope="module")
-def sdk_loaded_by(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bool]:
+def sdk_loaded_by(tmp_path_factory: pytest.TempPathFactory, cli_import: FreshImport) -> dict[str, bool]:
     """Whether ``sourcegate check`` loaded an SDK, by judge mode, in a fresh process."""
     tmp = tmp_path_factory.mktemp("modes")
     root = write_golden(tmp / "set", ["a"])
     (root / "judgements").mkdir()
-    done = subprocess.run([sys.executable, "-c", CHECK_EACH_MODE, str(root), str(tmp)],
-                          capture_output=True, text=True, cwd=ROOT, check=True)
-    loaded: dict[str, bool] = json.loads(done.stdout.splitlines()[-1])
+    loaded: dict[str, bool] = {}
+    for mode in ("replay", "off"):
+        done = cli_import.run(CHECK_ONE_MODE, str(root), str(tmp / f"{mode}.json"), mode)
+        assert done.returncode == 0, done.stderr
+        loaded[mode] = {"True": True, "False": False}[done.stdout.splitlines()[-1]]
     return loaded
 
 
@@ -83,3 +66,13 @@ def test_live_without_a_key_is_a_usage_error(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     root = write_golden(tmp_path / "set", ["a"])
     assert main(["check", str(root), "--judge", "live"]) == 2
+
+
+def test_live_without_a_key_is_refused_before_the_sdk_loads(tmp_path: Path, cli_import: FreshImport) -> None:
+    root = write_golden(tmp_path / "set", ["a"])
+    code = ("import sys; from gate.cli import main; rc = main(['check', sys.argv[1], '--judge', 'live']); "
+            "print('anthropic' in sys.modules); sys.exit(rc)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    done = cli_import.run(code, str(root), env=env)
+    assert done.returncode == 2 and "needs an API key: set ANTHROPIC_API_KEY" in done.stderr
+    assert done.stdout.split()[-1] == "False"

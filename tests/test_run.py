@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 from gate.cli import main
 from gate.pipeline import run_paths
 from gate.results import CaseResult
+from tests.support.pty_run import start_gate
 from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
 
 EURO = "euro-adoption-after-2010"
@@ -104,14 +104,14 @@ def test_a_failing_agent_is_its_case_s_agent_error_and_the_others_still_run(
         SLOTS: {"sleep": 30},
         UK: {**faithful_plan(UK), "stdout": "thinking...\nno json here\n"},
     })
-    assert main(["run", str(golden), "--timeout", "2", "--jobs", "3", "--", *scripted_agent(tmp_path)]) == 0
+    assert main(["run", str(golden), "--timeout", "1", "--jobs", "3", "--", *scripted_agent(tmp_path)]) == 0
     assert capsys.readouterr().err.count("agent_error") == 3
     results = _results(golden)
     assert {k: _failed(v) for k, v in results.items()} == {EURO: {"agent_error"}, SLOTS: {"agent_error"},
                                                           UK: {"agent_error"}}
     euro = results[EURO].hard_failures[0].message
     assert "exited with code 3" in euro and "RuntimeError: <b>boom</b>" in euro
-    assert "timed out after 2 s" in results[SLOTS].hard_failures[0].message
+    assert "timed out after 1 s" in results[SLOTS].hard_failures[0].message
     assert "printed no answer" in results[UK].hard_failures[0].message
     assert all(s.status == "not_checked" for s in results[EURO].checks)
     assert _trace(golden, EURO)["queries"] == faithful_plan(EURO)["search"]  # what it was served is kept
@@ -178,20 +178,17 @@ def test_ctrl_c_stops_every_agent_and_leaves_the_old_runs(tmp_path: Path) -> Non
     pids = tmp_path / "pid"
     plan = {c: {"sleep": 60, "pid_file": str(pids)} for c in (EURO, SLOTS)}
     env = {**os.environ, PLAN_ENV: json.dumps(plan), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    # Python leaves SIGINT ignored when its parent ignored it (as a shell does for a job started in the
-    # background, which may be this test run): the gate is started with Ctrl-C handled as it is by default.
-    gate = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-            "runpy.run_module('gate.cli', run_name='__main__', alter_sys=True)")
-    proc = subprocess.Popen([sys.executable, "-c", gate, "run", str(golden), "--jobs", "2", "--",
-                             *scripted_agent(tmp_path)], env=env, stderr=subprocess.PIPE)
+    # The gate is a process of its own, forked from this one (its imports done), with Ctrl-C handled as
+    # it is by default: Python leaves SIGINT ignored when its parent ignored it, as a shell does for a
+    # job started in the background, which may be this test run.
+    gate = start_gate(["run", str(golden), "--jobs", "2", "--", *scripted_agent(tmp_path)], env)
     files = [Path(f"{pids}.{c}") for c in (EURO, SLOTS)]
     deadline = time.monotonic() + 60
     while not all(f.exists() and f.read_text() for f in files) and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.01)
     agents = [int(f.read_text()) for f in files]
-    proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=30)
-    assert proc.returncode != 0
+    os.kill(gate.pid, signal.SIGINT)
+    assert gate.finish().returncode != 0
     for pid in agents:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)

@@ -14,7 +14,8 @@ preloading interpreter's.
         main(["run", golden, "--", *python.command("agent.py", "--flag")])
 
 The server: ``python -m tests.support.preloaded serve SOCKET MODULE...`` (it exits when its stdin
-closes); a command: ``python -m tests.support.preloaded run SOCKET SCRIPT ARGS...``.
+closes); a command: ``python -S tests/support/preloaded_ask.py SOCKET SCRIPT ARGS...`` (or
+``python -m tests.support.preloaded run SOCKET SCRIPT ARGS...``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import selectors
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -39,10 +39,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import NoReturn
 
+from tests.support.preloaded_ask import LENGTH, ask
+
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = "tests.support.preloaded"
-LENGTH = struct.Struct("!I")
-"""A request (argv, environment and working directory as JSON) goes after its length, with the streams."""
+ASK = Path(__file__).resolve().with_name("preloaded_ask.py")
+"""The command's script (:mod:`tests.support.preloaded_ask`), run by path: it imports only what asking takes."""
 
 
 class Preloaded:
@@ -77,28 +79,7 @@ class Preloaded:
 
     def command(self, script: str | Path, *args: str) -> list[str]:
         """The argument list that runs ``script ARGS`` in a process forked from the preloaded interpreter."""
-        return [sys.executable, "-m", MODULE, "run", self.socket, str(script), *args]
-
-
-# ---------------------------------------------------------------- a command
-
-
-def ask(path: str, argv: Sequence[str]) -> int:
-    """Have the server at ``path`` run ``argv`` with this process's streams; its exit code."""
-    request = json.dumps({"argv": list(argv), "env": dict(os.environ), "cwd": os.getcwd()}).encode()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.connect(path)
-        socket.send_fds(conn, [LENGTH.pack(len(request))], [0, 1, 2])
-        conn.sendall(request)
-        reply = b"".join(iter(lambda: conn.recv(64), b""))  # the exit code, once the script ended
-    if not reply:
-        print("the preloading interpreter stopped before the script ended", file=sys.stderr)
-        return 1
-    code = int(reply)
-    if code < 0:  # killed by a signal: so is this process, as if it had been the script
-        signal.signal(-code, signal.SIG_DFL)
-        os.kill(os.getpid(), -code)
-    return code
+        return [sys.executable, "-S", str(ASK), self.socket, str(script), *args]
 
 
 # ---------------------------------------------------------------- the server
@@ -106,9 +87,11 @@ def ask(path: str, argv: Sequence[str]) -> int:
 
 def serve(path: str, modules: Sequence[str]) -> str:
     """Import ``modules``, then fork one process per request. Returns only in a forked process: the script."""
+    gc.disable()  # an import builds objects by the million, and few of them are garbage: collecting is waste
     for name in modules:
         importlib.import_module(name)
     gc.freeze()  # what was imported is shared with every fork: their collections leave it untouched
+    gc.enable()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen()

@@ -1,5 +1,5 @@
 """Run the gate in a child process: with one of its streams on a pseudo-terminal, as a person's terminal
-would be, or as ``python -m MODULE`` with its output piped.
+would be, as ``python -m MODULE`` with its output piped, or in the background until a signal stops it.
 
 The child is forked from the test process, which has imported ``gate`` already: it is a real process
 that writes to a real terminal (``isatty()`` is true; the terminal turns ``\\n`` into ``\\r\\n``), without
@@ -69,6 +69,35 @@ def python_dash_m(module: str, argv: Sequence[str], env: Mapping[str, str]) -> D
     got = _read({out_r: pid, err_r: pid})
     code = _wait(pid)
     return Done(code, got[out_r].decode("utf-8"), got[err_r].decode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Started:
+    """A child running the gate in the background (see :func:`start_gate`)."""
+
+    pid: int
+    stderr_fd: int
+
+    def finish(self) -> Done:
+        """Read what the child writes on stderr until it ends; its exit code and stderr (stdout: empty)."""
+        err = _read({self.stderr_fd: self.pid})[self.stderr_fd]
+        return Done(_wait(self.pid), "", err.decode("utf-8", "replace"))
+
+
+def start_gate(argv: list[str], env: Mapping[str, str]) -> Started:
+    """Start ``sourcegate ARGV`` in a child and return at once; its stderr is piped, stdout discarded.
+
+    Ctrl-C (SIGINT) raises ``KeyboardInterrupt`` in the child, as in an interpreter started from a
+    terminal, whatever this process does with the signal (a shell ignores it in a background job)."""
+    err_r, err_w = os.pipe()
+
+    def run() -> int:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return main(argv)
+
+    pid = _fork(run, env, {2: err_w}, close=(err_r,))
+    os.close(err_w)
+    return Started(pid, err_r)
 
 
 def _fork(body: Callable[[], int], env: Mapping[str, str], fds: Mapping[int, int],

@@ -3,10 +3,13 @@ and a scripted agent (a real Python process) that does what the test's plan says
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
+import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,13 +64,38 @@ def make_golden(root: Path, case_ids: Sequence[str], config: Mapping[str, Any] |
     """``root``: a golden set with these cases of the example set, its snapshot and its committed runs."""
     root.mkdir(parents=True)
     (root / "golden.yaml").write_text(_golden_yaml(tuple(case_ids)), encoding="utf-8")
-    shutil.copytree(EXAMPLE / "snapshot", root / "snapshot")
+    shutil.copytree(_snapshot_copy(), root / "snapshot", copy_function=_link)
     (root / "runs").mkdir()
     for case in case_ids:
         shutil.copy(EXAMPLE / "runs" / f"{case}.json", root / "runs" / f"{case}.json")
     if config is not None:
         (root / "sourcegate.yaml").write_text(yaml.safe_dump(dict(config)), encoding="utf-8")
     return root
+
+
+@functools.cache
+def _snapshot_copy() -> Path:
+    """One copy of the example's snapshot for this process, which every golden set made here links to.
+
+    A golden set's ``snapshot/`` holds hard links to these files: nothing is copied per test, and the
+    gate writes a file by replacing it (a new file renamed over the link), never in place, so a write
+    in one set reaches neither another set nor the repository's own files."""
+    folder = Path(tempfile.mkdtemp(prefix="sourcegate-example-snapshot-"))
+    atexit.register(_remove, folder, os.getpid())
+    shutil.copytree(EXAMPLE / "snapshot", folder / "snapshot")
+    return folder / "snapshot"
+
+
+def _remove(folder: Path, owner: int) -> None:
+    if os.getpid() == owner:  # not in a process forked from the owner, which may still use it
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _link(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system (or none that links): a copy
+        shutil.copy2(source, target)
 
 
 @functools.cache
@@ -78,10 +106,13 @@ def _golden_yaml(case_ids: tuple[str, ...]) -> str:
 
 
 def scripted_agent(folder: Path) -> list[str]:
-    """The command that runs the scripted agent (its plan comes from ``$SCRIPTED_AGENT_PLAN``)."""
+    """The command that runs the scripted agent (its plan comes from ``$SCRIPTED_AGENT_PLAN``).
+
+    The agent needs the standard library only: its interpreter skips ``site`` and the ``PYTHON*``
+    variables (``-I -S``), a quarter of what starting it would cost otherwise."""
     script = folder / "scripted_agent.py"
     script.write_text(SCRIPTED_AGENT, encoding="utf-8")
-    return [sys.executable, str(script)]
+    return [sys.executable, "-I", "-S", str(script)]
 
 
 def committed(case: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ says the prefix is reused), the forced tool as ``tool_choice: {"type": "tool", "
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     import anthropic
 
 AUTH_STATUSES = (401, 403)
+ENVIRONMENT_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+"""Where the SDK finds a key when none is given (an empty value counts as none)."""
 
 
 def body(call: ToolCall) -> dict[str, Any]:
@@ -62,13 +65,19 @@ def usage_of(usage: Any) -> Usage:
 
 def client(config: JudgeConfig, base_url: str | None, api_key: str | None, work: str) -> anthropic.Anthropic:
     """The SDK's client for ``work`` (what the error says needs a key), on the process's one TLS context
-    (:mod:`gate.judge.providers.transport`); a missing key is an input error."""
+    (:mod:`gate.judge.providers.transport`); a missing key is an input error.
+
+    A key that is neither given nor in the environment (where the SDK looks first) is refused before
+    the SDK is imported: that takes seconds, and the error does not need it."""
+    missing = InputError(f"{work} needs an API key: set ANTHROPIC_API_KEY (or use --judge replay)")
+    if api_key is None and not any(os.environ.get(name) for name in ENVIRONMENT_KEYS):
+        raise missing
     import anthropic
 
     made = anthropic.Anthropic(api_key=api_key, base_url=base_url or config.base_url, max_retries=config.max_retries,
                                http_client=http_client(anthropic.DefaultHttpxClient))
     if made.api_key is None and getattr(made, "auth_token", None) is None:
-        raise InputError(f"{work} needs an API key: set ANTHROPIC_API_KEY (or use --judge replay)")
+        raise missing
     return made
 
 
