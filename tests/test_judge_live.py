@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from gate.config import Config
 from gate.jsonio import load_json, validate
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, QUOTE_UNRELATED, RunJudgement
 from gate.judge.session import JudgeSession
+from gate.judge.summary import judgement_to_dict
 from gate.model import Case, Run
 from tests.support.golden_factory import write_golden
 from tests.support.judge_run import ANSWER, make_run
@@ -87,6 +88,9 @@ def test_normal_grading_makes_three_calls_and_grounds_each_claim(
     assert j.usage.calls == 3 and j.usage.input_tokens > 0 and j.usage.cost_usd and j.usage.cost_usd > 0
     assert j.query_scores and j.regime is not None
     assert len(list(tmp_path.glob("*.json"))) == 3
+    written = judgement_to_dict(j)  # every field as dataclasses.asdict gives it
+    assert {**asdict(j), "usage": written["usage"]} == {k: written[k] for k in asdict(j)}
+    assert written["usage"] == {k: v for k, v in asdict(j.usage).items() if k not in ("batch_calls", "live_cost_usd")}
 
 
 def test_a_fabricated_quote_is_overruled(api: Any, config: Config, provider: LiveProvider) -> None:
@@ -189,11 +193,11 @@ def test_429_then_success_is_retried_by_the_sdk(api: Any, config: Config, provid
 
     def limited(request: Request) -> Reply:
         state["n"] += 1
-        return error_reply(429, retry_after_ms=150) if state["n"] == 1 else scripted_judge(request)
+        return error_reply(429, retry_after_ms=50) if state["n"] == 1 else scripted_judge(request)
     server = api(limited)
     started = time.monotonic()
     j, _ = judge(make_run(), config)
-    assert time.monotonic() - started >= 0.15  # the SDK waited as retry-after asked
+    assert time.monotonic() - started >= 0.05  # the SDK waited as retry-after asked
     assert server.calls == 4 and j.unscored_count == 0
     assert server.requests[1].headers["x-stainless-retry-count"] == "1"
 
@@ -310,11 +314,11 @@ def test_a_400_is_not_retried_and_leaves_claims_unscored(api: Any, config: Confi
 
 def test_a_reply_trickled_past_the_judges_deadline_leaves_claims_unscored(api: Any, config: Config) -> None:
     # Every byte comes within the SDK's read timeout; the whole reply would take minutes.
-    api(lambda r: replace(scripted_judge(r), trickle=0.1))
-    config = Config(judge=replace(config.judge, deadline_seconds=0.6, max_retries=0))
+    api(lambda r: replace(scripted_judge(r), trickle=0.05))
+    config = Config(judge=replace(config.judge, deadline_seconds=0.3, max_retries=0))
     j, _ = judge(make_run(), config)
     assert re.fullmatch(r"claims could not be extracted: the API did not finish its reply within 0\.\d s",
                         j.claims_error or "")
     assert j.verdicts == () and j.estimated_claims > 0  # counted as unscored claims, never as grounded
     assert j.problems == ("query quality, regime and source types: "
-                          "the judge's deadline of 0.6 s has passed",)
+                          "the judge's deadline of 0.3 s has passed",)

@@ -20,6 +20,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 from gate.errors import JudgeUnavailable
@@ -75,9 +76,9 @@ class ToolCall:
         """The conversation: one user message."""
         return ({"role": "user", "content": self.user},)
 
-    @property
+    @cached_property
     def key(self) -> str:
-        """SHA-256 of exactly what changes the answer."""
+        """SHA-256 of exactly what changes the answer (worked out once a call: the cache asks twice)."""
         material: dict[str, Any] = {
             "key_version": KEY_VERSION,
             "model": self.model,

@@ -76,12 +76,13 @@ class JudgeCache:
         file = self.path(call)
         if not os.path.isfile(file):
             return None
-        inside(self.root, file)  # before the trust check, which reads the file to hash it
-        if self.trusted is not None and not self.trusted.trusts(file):
-            with self._lock:
-                self._unverified.add(call.key)
-            return None
-        return self._read(call, file)
+        if self.trusted is not None:
+            inside(self.root, file)  # before the trust check, which reads the file to hash it
+            if not self.trusted.trusts(file):
+                with self._lock:
+                    self._unverified.add(call.key)
+                return None
+        return self._read(call, file)  # which reads the file only inside the root too
 
     def unverified(self, call: ToolCall) -> Mapping[str, Any] | None:
         """The stored tool input for ``call`` when it is there but not trusted, else None."""

@@ -5,8 +5,10 @@ Pure: case results in, a :class:`JudgeSummary` out; both reporters render it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from functools import cache
 from statistics import fmean
 from typing import Any
 
@@ -82,9 +84,34 @@ BATCH_FIELDS = ("batch_calls", "live_cost_usd")
 """Usage fields a report carries only when some call went through the Message Batches API."""
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    return tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
+
+
+def _as_data(value: Any) -> Any:
+    """``dataclasses.asdict`` of a judgement's values: the same dicts and tuples, built without
+    deep-copying every leaf (they are str, int, float, bool or None: immutable), which made
+    ``asdict`` most of the cost of writing a judged report."""
+    cls: type = type(value)
+    if cls in _LEAVES:
+        return value
+    if cls is tuple or cls is list:
+        return cls(_as_data(v) for v in value)
+    if cls is dict:
+        return {_as_data(k): _as_data(v) for k, v in value.items()}
+    names = _field_names(cls)
+    if names is None:
+        return copy.deepcopy(value)  # what asdict does with any other value
+    return {name: _as_data(getattr(value, name)) for name in names}
+
+
 def usage_to_dict(u: Usage) -> dict[str, Any]:
     """Usage as report JSON; the batch fields only when some call was batched."""
-    data = asdict(u)
+    data: dict[str, Any] = _as_data(u)
     if not u.batch_calls:
         for name in BATCH_FIELDS:
             del data[name]
@@ -93,7 +120,7 @@ def usage_to_dict(u: Usage) -> dict[str, Any]:
 
 def judgement_to_dict(j: RunJudgement) -> dict[str, Any]:
     """A run's judgement as report JSON: every field, plus its counts and figures."""
-    return {**asdict(j), "usage": usage_to_dict(j.usage), "claim_count": j.claim_count,
+    return {**_as_data(j), "usage": usage_to_dict(j.usage), "claim_count": j.claim_count,
             "unscored_count": j.unscored_count,
             "counts": j.counts, "attributed_count": j.attributed_count,
             "misattributed_count": j.misattributed_count, "attribution_share": j.attribution_share,

@@ -94,16 +94,22 @@ _LEADING_COMMAND = re.compile(r"^(\s*:)(?=:)")
 _LEGACY_COMMAND = re.compile(r"##(?=\[)")
 
 
+# Every character the patterns above remove or turn into a space is one ``str.isprintable`` refuses,
+# but the plain space: printable text (most text) skips them, checked in C at a fraction of their cost.
+
+
 def _clean(text: str) -> str:
-    return _INVISIBLE_RE.sub("", text)
+    return text if text.isprintable() else _INVISIBLE_RE.sub("", text)
 
 
 def _one_line(text: str) -> str:
-    return _LINE_BREAK_RE.sub(" ", _clean(text))
+    return text if text.isprintable() else _LINE_BREAK_RE.sub(" ", _INVISIBLE_RE.sub("", text))
 
 
 def _collapsed(text: str) -> str:
-    return _SPACE_RE.sub(" ", _clean(text)).strip()
+    if text.isprintable():
+        return (_SPACE_RE.sub(" ", text) if "  " in text else text).strip()
+    return _SPACE_RE.sub(" ", _INVISIBLE_RE.sub("", text)).strip()
 
 
 def _stripped(text: str) -> str:
