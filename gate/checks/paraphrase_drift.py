@@ -72,7 +72,12 @@ def names_of(sentence: str) -> tuple[str, ...]:
 
 
 def _word_in(word: str, text: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text) is not None
+    # A pattern that opens with a lookbehind is tried at every character (about 1 ms on a page), so
+    # the substring search (C, a hundred times faster) finds the first place it could match, if any.
+    first = text.find(word)
+    if first == -1:
+        return False
+    return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)").search(text, first) is not None
 
 
 @lru_cache(maxsize=8)
