@@ -246,15 +246,20 @@ def _children(value: Any) -> Iterable[tuple[object, Any]]:
     return enumerate(value) if isinstance(value, list) else ()
 
 
+_CONTAINERS = (dict, list)
+
+
 def check_depth(data: Any, file: str, limit: int | None = None) -> None:
     """Refuse data nested more than ``limit`` (default :data:`MAX_DEPTH`) levels deep, naming where.
 
     Walks one level at a time and stops at the limit, so its work is bounded by the data's size.
     """
     limit = MAX_DEPTH if limit is None else limit
-    level = [data] if isinstance(data, dict | list) else []
+    level = [data] if isinstance(data, _CONTAINERS) else []
     for _ in range(limit):
-        level = [v for c in level for _, v in _children(c) if isinstance(v, dict | list)]
+        # A level holds containers only: a dict's values or a list's items (a tuple of types is
+        # quicker to test than a union, and values() than items(): about twice as fast).
+        level = [v for c in level for v in (c.values() if isinstance(c, dict) else c) if isinstance(v, _CONTAINERS)]
         if not level:
             return
     raise InputError(f"nested more than {limit} levels deep (arrays and objects inside one another); "

@@ -438,10 +438,12 @@ STOPWORDS = frozenset({
 
 def terms(text: str) -> set[str]:
     """Content words and numbers of a text, normalised (numbers lose thousands separators)."""
-    out = set()
-    for tok in _TOKEN.findall(normalise(text)):
-        if tok[0].isdigit():
-            out.add(tok.replace(",", ""))
-        elif tok not in STOPWORDS:
-            out.add(tok)
+    # Each distinct token once: a stopword is all letters, so the set difference drops only words, and
+    # only a number can hold a comma (a word token is letters alone).
+    out = set(_TOKEN.findall(normalise(text)))
+    out -= STOPWORDS
+    grouped = [tok for tok in out if "," in tok]
+    if grouped:
+        out.difference_update(grouped)
+        out.update(tok.replace(",", "") for tok in grouped)
     return out

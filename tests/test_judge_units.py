@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from gate.config import DEFAULT_PRICES
+from gate.config import DEFAULT_PRICES, Config, JudgeConfig
 from gate.errors import InputError, JudgeUnavailable
 from gate.judge.base import ToolCall
 from gate.judge.cache import JudgeCache
@@ -29,7 +29,7 @@ from gate.judge.model import (
 )
 from gate.judge.parse import parse_assessment, parse_claims, parse_verdicts
 from gate.judge.render import marker, wrap
-from gate.judge.session import ordered_map
+from gate.judge.session import JudgeSession, ordered_map
 from gate.judge.summary import summarise
 from gate.judge.tools import EXTRACT_CLAIMS
 from gate.judge.verify import Graded, Material, check
@@ -271,6 +271,15 @@ def test_ordered_map_keeps_order_and_bounds_what_is_in_flight() -> None:
         out.append(value)
         assert len(pulled) - len(out) <= 6
     assert out == [i * i for i in range(40)] and peak[0] <= 3
+
+
+def test_replay_judges_its_runs_in_the_calling_thread(tmp_path: Path) -> None:
+    # Replay only reads the cache: a thread pool would only contend for the interpreter lock.
+    config = Config(judge=JudgeConfig(model="claude-sonnet-4-6", concurrency=4))
+    with JudgeSession("replay", config, str(tmp_path), expected_runs=3) as session:
+        assert session.active
+        names = list(session.map(lambda i: (i, threading.current_thread().name), range(3)))
+    assert names == [(i, threading.current_thread().name) for i in range(3)]
 
 
 def test_the_judge_package_exports_resolve_are_documented_and_listed() -> None:

@@ -48,6 +48,17 @@ def test_a_sentence_on_the_page_does_not_drift() -> None:
     assert "95 known moons" in d.passage
 
 
+def test_a_name_is_on_the_page_only_as_a_whole_word_wherever_it_first_appears() -> None:
+    sentence = "The survey was led by the agency of Gal in the Jovian system."
+    only_inside = "Galilean moons were seen by the agency in the Jovian system, the survey led by it."
+    assert drift(sentence, only_inside).names == ("Gal",)
+    later_whole = only_inside + " Later, Gal led the survey of the Jovian system for the agency."
+    assert drift(sentence, later_whole).names == ()
+    sentence_numbers = "The survey of the Jovian system was led by the agency in 2016."
+    assert drift(sentence_numbers, later_whole).numbers == ("2016",)
+    assert drift(sentence_numbers, later_whole + " It began in 2016.").numbers == ()
+
+
 def test_a_changed_number_or_name_is_reported_however_close_the_rest_is() -> None:
     d = drift("Jupiter has 97 known moons, including the four large Galilean moons.", PAGE)
     assert d.numbers == ("97",)

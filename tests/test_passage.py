@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.passage import Match, PageIndex, find_passage, normalise
+from gate.passage import Match, PageIndex, find_passage, normalise, terms
 
 # A page as fetched: HTML entities, typographic quotes and dashes, odd whitespace, a soft hyphen.
 PAGE = (
@@ -262,3 +262,14 @@ NUMBER_PAGE = (
 def test_a_number_in_a_quote_must_be_on_the_page_as_quoted(quote: str, found: bool, method: str) -> None:
     match = find_passage(quote, NUMBER_PAGE)
     assert (match.found, match.method) == (found, method)
+
+
+# --------------------------------------------------------------------------------------------------
+# terms()
+# --------------------------------------------------------------------------------------------------
+
+def test_terms_are_the_distinct_content_words_and_numbers_without_thousands_separators() -> None:
+    text = "The tower had 2,102,650 visitors; the TOWER had 2102650 visitors and 4.2 m, the end. ab"
+    assert terms(text) == {"tower", "2102650", "visitors", "4.2", "end"}
+    assert terms("the and with") == set() and terms("") == set()
+    assert terms("1,000 and 1000 and 1,0,0,0") == {"1000"}

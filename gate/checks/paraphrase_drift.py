@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -71,7 +72,18 @@ def names_of(sentence: str) -> tuple[str, ...]:
 
 
 def _word_in(word: str, text: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text) is not None
+    # A pattern that opens with a lookbehind is tried at every character (about 1 ms on a page), so
+    # the substring search (C, a hundred times faster) finds the first place it could match, if any.
+    first = text.find(word)
+    if first == -1:
+        return False
+    return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)").search(text, first) is not None
+
+
+@lru_cache(maxsize=8)
+def _numbers_on(text: str) -> frozenset[str]:
+    """The numbers on a (normalised) page: found once for all the sentences that cite it."""
+    return frozenset(NUMBER.findall(text))
 
 
 def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drift:
@@ -99,8 +111,9 @@ def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drif
         start, end = (res.dest_start, res.dest_end) if res is not None else (0, 0)
         passage = text[max(0, start - _CONTEXT):end + _CONTEXT]
     support = (aligned + fuzz.token_set_ratio(needle, passage)) / 2
-    on_page = set(NUMBER.findall(text))
-    numbers = tuple(dict.fromkeys(n for n in NUMBER.findall(needle) if n not in on_page))
+    wanted = NUMBER.findall(needle)
+    on_page = _numbers_on(text) if wanted else frozenset()
+    numbers = tuple(dict.fromkeys(n for n in wanted if n not in on_page))
     names = tuple(n for n in names_of(raw) if not _word_in(normalise(n), text))
     return Drift(round(100.0 - support, 1), passage, numbers, names)
 

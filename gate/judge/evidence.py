@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -103,23 +104,24 @@ def select_sources(pages: Sequence[Page], claims: Sequence[Claim], budget: int) 
     keys = [frozenset({canonical(p.url), canonical(p.final_url or p.url)}) for p in unique]
     spans = [chunks(p.text) for p in unique]
     bags = [[terms(p.text[a:b]) for a, b in s] for p, s in zip(unique, spans, strict=True)]
-    df: dict[str, int] = {}
+    df: Counter[str] = Counter()
     for page_bags in bags:
         for bag in page_bags:
-            for t in bag:
-                df[t] = df.get(t, 0) + 1
+            df.update(bag)
     n = sum(len(b) for b in bags)
-    idf = {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
 
     wishes: list[list[tuple[int, int]]] = []
     for claim in claims:
         want = terms(claim.text)
-        weight = {t: idf.get(t, 0.0) * (2.0 if t[0].isdigit() else 1.0) for t in want}
+        # IDF of the claim's own terms only (a term on no passage weighs nothing and matches none).
+        weight = {t: (math.log((n + 1) / (df[t] + 0.5)) if t in df else 0.0) * (2.0 if t[0].isdigit() else 1.0)
+                  for t in want}
         # fsum: exactly rounded whatever the set's iteration order (which varies with the hash seed),
-        # so the same run always selects the same passages and renders the same cache key.
+        # so the same run always selects the same passages and renders the same cache key. A passage
+        # that shares no term with the claim scores 0 and is never ranked, so it is not scored.
         scored = [
             (math.fsum(weight[t] for t in want & bag), i, j)
-            for i, page_bags in enumerate(bags) for j, bag in enumerate(page_bags)
+            for i, page_bags in enumerate(bags) for j, bag in enumerate(page_bags) if not want.isdisjoint(bag)
         ]
         ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1], s[2]))
         cited = {canonical(u) for u in claim.citations}

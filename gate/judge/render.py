@@ -42,8 +42,12 @@ def marker(run: Run) -> str:
         salt += 1
 
 
+_ATTR_ESCAPES = {ord(c): f"%{ord(c):02X}" for c in '"<>\r\n\t '}
+"""An attribute value's characters that would end or break it, percent-encoded."""
+
+
 def _attr(value: str) -> str:
-    return "".join(f"%{ord(c):02X}" if c in '"<>\r\n\t ' else c for c in value)
+    return value.translate(_ATTR_ESCAPES)
 
 
 def wrap(mark: str, kind: str, text: str, **attrs: str) -> str:

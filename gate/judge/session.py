@@ -9,8 +9,10 @@ report says so); ``off`` does not judge.
 Batch mode holds the set's runs in memory for its rounds: the judge passes over them once to learn
 its requests, once per round of batches, and once more to judge them from the cache.
 
-Runs are judged on a thread pool of ``judge.concurrency`` workers. At most twice that many runs are
-in flight, and results come back in case order, so memory stays flat however large the set is.
+Live and batch runs are judged on a thread pool of ``judge.concurrency`` workers. At most twice that
+many runs are in flight, and results come back in case order, so memory stays flat however large the
+set is. Replay only reads the cache, so its runs are judged one after another in the calling thread:
+pure Python work on a pool only contends for the interpreter lock (about a fifth slower).
 
 The provider is the one ``judge.provider`` names (:data:`gate.judge.providers.PROVIDERS`), built only
 in live mode, so replay and off never import an SDK; the session closes the provider it built (its
@@ -229,7 +231,8 @@ class JudgeSession:
 
         if self._settler is not None:
             items = self._batch_rounds(fn, items)
-        return ordered_map(step, items, self.config.judge.concurrency if self.active else 1)
+        threaded = self.active and self.mode in CALLING  # replay waits on nothing: no pool
+        return ordered_map(step, items, self.config.judge.concurrency if threaded else 1)
 
     def _batch_rounds(self, fn: Callable[[A], B], items: Iterable[A]) -> list[A]:
         """Batch mode, before the items are judged: learn their runs (``fn`` stops at the judge),
