@@ -41,13 +41,13 @@ def test_every_path_gets_the_answer_of_resolving_it_whole(tree: Path) -> None:
         return rng.choice(starts) + "/".join(rng.choice(NAMES) for _ in range(rng.randint(0, 5)))
 
     below = 0
-    for _ in range(1_500):
+    for _ in range(800):
         p, r = path(), path()
         if r:
             expected = _resolved_whole(p, r)
             assert real_is_below(p, r) is expected, (p, r)
             below += expected
-    assert below > 150  # the draw reaches the paths below their root, not only the others
+    assert below > 80  # the draw reaches the paths below their root, not only the others
 
 
 @pytest.mark.parametrize(("path", "root", "expected"), [
