@@ -47,8 +47,11 @@ def compile_sources(config: pytest.Config, worker: int = 0, workers: int = 1) ->
             pyc = get_cache_dir(path) / (path.name[:-3] + PYC_TAIL)
             source = path.read_bytes()
             if not _is_current(pyc, importlib.util.source_hash(source)):
-                pyc.parent.mkdir(exist_ok=True)
-                source_hash, code = _rewrite_test(path, config)
+                try:
+                    pyc.parent.mkdir(exist_ok=True)
+                    source_hash, code = _rewrite_test(path, config)
+                except (OSError, SyntaxError, ValueError):
+                    continue  # left to the collection, which reports it against the module
                 written += _write_pyc(state, code, source_hash, pyc)
     for path in modules:
         cfile = importlib.util.cache_from_source(str(path))
