@@ -11,7 +11,6 @@ of the test. The ``runner`` fixture (``tests/conftest.py``) gives one per test.
 
 from __future__ import annotations
 
-import atexit
 import copy
 import hashlib
 import json
@@ -28,6 +27,7 @@ import yaml
 
 from gate import action
 from tests.support.github_server import DEFAULT_TOKEN, FakeGitHub
+from tests.support.scratch import process_folder
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PAYLOADS = ROOT / "tests" / "fixtures" / "github"
@@ -133,7 +133,7 @@ class Runner:
                  "commit", "-q", "--allow-empty", "-m", "base")
         head = self._head()
         if key is not None:
-            kept = Path(tempfile.mkdtemp(prefix="first-commit-", dir=_first_commits_folder())) / ".git"
+            kept = Path(tempfile.mkdtemp(prefix="first-commit-", dir=process_folder("action-runner-"))) / ".git"
             shutil.copytree(self.ws / ".git", kept, symlinks=True)
             _first_commits()[key] = (kept, head)
         return head
@@ -221,13 +221,6 @@ def _content_key(folder: Path) -> str:
 def _first_commits() -> dict[str, tuple[Path, str]]:
     """Content key -> (a copy of the ``.git`` folder of that first commit, the commit), in this process."""
     return {}
-
-
-@cache
-def _first_commits_folder() -> str:
-    folder = tempfile.mkdtemp(prefix="action-runner-")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder
 
 
 @cache

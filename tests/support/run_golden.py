@@ -3,18 +3,18 @@ and a scripted agent (a real Python process) that does what the test's plan says
 
 from __future__ import annotations
 
-import atexit
 import functools
 import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tests.support.scratch import process_folder
 
 EXAMPLE = Path(__file__).resolve().parent.parent.parent / "cached-snapshots" / "example"
 PLAN_ENV = "SCRIPTED_AGENT_PLAN"
@@ -80,15 +80,9 @@ def _snapshot_copy() -> Path:
     A golden set's ``snapshot/`` holds hard links to these files: nothing is copied per test, and the
     gate writes a file by replacing it (a new file renamed over the link), never in place, so a write
     in one set reaches neither another set nor the repository's own files."""
-    folder = Path(tempfile.mkdtemp(prefix="sourcegate-example-snapshot-"))
-    atexit.register(_remove, folder, os.getpid())
-    shutil.copytree(EXAMPLE / "snapshot", folder / "snapshot")
-    return folder / "snapshot"
-
-
-def _remove(folder: Path, owner: int) -> None:
-    if os.getpid() == owner:  # not in a process forked from the owner, which may still use it
-        shutil.rmtree(folder, ignore_errors=True)
+    copy = process_folder("sourcegate-example-snapshot-") / "snapshot"
+    shutil.copytree(EXAMPLE / "snapshot", copy)
+    return copy
 
 
 def _link(source: str, target: str) -> None:
