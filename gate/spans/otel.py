@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gate.errors import EXIT_INPUT, GateError, InputError
 from gate.spans.model import SpanSpec
+from gate.version import __version__
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -53,8 +54,6 @@ def _sdk_spans(specs: Sequence[SpanSpec]) -> list[ReadableSpan]:
     from opentelemetry.sdk.trace import Event, ReadableSpan
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
     from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
-
-    from gate import __version__
 
     # Not Resource.create: it adds a random service.instance.id, and the same run must give the same
     # bytes. OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME still apply (a Phoenix project name, say).
