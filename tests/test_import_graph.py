@@ -33,8 +33,10 @@ def _runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
             return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             kept.append(node)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
+        for field in ("body", "orelse", "handlers", "finalbody", "cases"):  # imports are statements
+            for child in getattr(node, field, ()):
+                if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                    visit(child)
 
     visit(tree)
     return kept
