@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gate.comparison import BaselineOrigin
-from gate.gitrev import Revision, changed_files, relative, resolve, show
+from gate.gitrev import Revision, base_folder, base_path, changed_files, resolve_set, show
 from gate.jsonio import parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
 from gate.outputs import write_file
@@ -135,12 +135,15 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
 
     Lists the golden-set files (and ``extra`` files such as the config) that the working tree
     changed against ``ref``, and the cases whose definition changed. ``revision`` is ``ref`` when
-    the caller has resolved it already (:func:`gate.gitrev.resolve`).
+    the caller has resolved it already (:func:`gate.gitrev.resolve_set`). Every path is read at ``ref``
+    by its own name, never through a symbolic link (:func:`gate.gitrev.base_path`).
     """
-    at = revision if revision is not None else resolve(golden_root, ref)
+    at = revision if revision is not None else resolve_set(golden_root, ref)
     top, commit = at.top, at.commit
-    rel_file = relative(top, file or baseline_file(golden_root))
-    rel_golden = relative(top, os.path.join(golden_root, GOLDEN_NAME))
+    rel_root = base_folder(at, golden_root)
+    inside = os.path.realpath(golden_root)
+    rel_file = base_path(at, file or baseline_file(golden_root), within=None if file else inside)
+    rel_golden = base_path(at, os.path.join(golden_root, GOLDEN_NAME), within=inside)
     source = f"{ref}:{rel_file}"
     text = show(top, commit, rel_file, ref)
     report = None if text is None else _report(*read_report_text(text, source, _keep))
@@ -148,7 +151,7 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     before = _golden_cases(show(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
     after = _golden_cases(read_text(here, root=golden_root, kind="YAML"), here) if os.path.isfile(here) else {}
-    watched = [relative(top, golden_root), rel_file, *(relative(top, x) for x in extra)]
+    watched = [rel_root, rel_file, *(base_path(at, x) for x in extra)]
     return BaselineAtRef(report, BaselineOrigin(
         file=rel_file, ref=ref, commit=commit, changed_files=changed_files(top, commit, sorted(set(watched))),
         redefined_cases=redefined_cases(before, after),

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.errors import InputError
+from gate.paths import real_is_below
 
-__all__ = ["Revision", "blob_id", "changed_files", "relative", "resolve", "resolve_commit", "show", "toplevel",
-           "tree_blobs"]
+__all__ = ["Revision", "base_folder", "base_path", "blob_id", "changed_files", "relative", "resolve",
+           "resolve_commit", "resolve_set", "show", "toplevel", "tree_blobs"]
 
 GIT_TIMEOUT = 60.0
 
@@ -72,11 +73,104 @@ def resolve(folder: str, ref: str) -> Revision:
 
 
 def relative(top: str, path: str) -> str:
-    """``path`` relative to the repository at ``top``, with ``/``; outside it is an input error."""
-    rel = os.path.relpath(os.path.realpath(path), top)
-    if rel == ".." or rel.startswith(".." + os.sep):
-        raise InputError("is outside the git repository of the golden set", file=path)
-    return rel.replace(os.sep, "/")
+    """``path`` relative to the repository at ``top``, with ``/`` ("." for the top itself), computed from
+    the path as given: ``..`` is removed lexically and no link inside the repository is followed (the
+    working tree's links are the pull request's). Outside the repository is an input error.
+
+    The repository is found at the shortest leading part of the path whose real path is ``top``, so
+    a link above the repository (``/tmp`` to ``/private/tmp``) still leads into it."""
+    parts = os.path.abspath(path).split(os.sep)
+    for i in range(1, len(parts) + 1):
+        if os.path.realpath(os.sep.join(parts[:i]) or os.sep) == top:
+            return "/".join(p for p in parts[i:] if p) or "."
+    raise InputError("is outside the git repository of the golden set", file=path)
+
+
+def _prefixes(rel: str) -> list[str]:
+    """``a``, ``a/b``, ``a/b/c`` for ``a/b/c`` (nothing for the top, ".")."""
+    names = [] if rel == "." else rel.split("/")
+    return ["/".join(names[:i]) for i in range(1, len(names) + 1)]
+
+
+def _base_modes(top: str, commit: str, rel: str) -> dict[str, str]:
+    """The git mode at ``commit`` of ``rel`` and of each folder on the way to it ("120000" is a symbolic
+    link), where they are there. ``ls-tree -t`` names the folders it passes; a part that is not a
+    folder ends the way, and is asked for by its own name."""
+    modes = _ls_tree(top, commit, rel)
+    stop = next((p for p in _prefixes(rel) if p not in modes), rel)
+    return modes if stop == rel else {**modes, **_ls_tree(top, commit, stop)}
+
+
+def _ls_tree(top: str, commit: str, rel: str) -> dict[str, str]:
+    if rel == ".":
+        return {}
+    done = _git(top, "--literal-pathspecs", "ls-tree", "-t", "-z", "--full-tree", "--end-of-options", commit,
+                "--", rel)
+    if done.returncode != 0:
+        raise InputError(f"git ls-tree {commit[:12]} failed: {_err(done)}")
+    modes: dict[str, str] = {}
+    for entry in done.stdout.decode(errors="replace").split("\0"):
+        meta, _, name = entry.partition("\t")
+        if name:
+            modes[name] = meta.split(" ")[0]
+    return modes
+
+
+def base_path(at: Revision, path: str, *, within: str | None = None, folder: bool = False) -> str:
+    """``path`` relative to the repository (:func:`relative`), once it is safe to read at ``at`` by that
+    name: what the base revision has there is what decides, so no symbolic link may choose it.
+
+    Refused (input errors naming the path): a part of the path that is a symbolic link at the base
+    revision (git mode 120000); a part that is a link in the working tree where the base revision has
+    a file or folder (the pull request replaced it with a link), or that leads out of the golden set
+    ``within``; with ``folder`` (the golden set itself), a link anywhere from the top of the
+    repository down to it; and a path whose spelling reaches another file than its lexical form
+    (a ``..`` after a link).
+    """
+    rel = relative(at.top, path)
+    parts = _prefixes(rel)
+    modes = _base_modes(at.top, at.commit, rel)
+    why = "with --baseline-ref, what decides the verdict is read at the base revision by its path"
+    for part in parts:
+        if modes.get(part) == "120000":
+            raise InputError(f"{part} is a symbolic link at the base revision {at.ref}; {why}, never through "
+                             "a link, so it is refused", file=path)
+    for part in parts:
+        here = os.path.join(at.top, *part.split("/"))
+        if not os.path.islink(here):
+            continue
+        if folder:
+            raise InputError(f"{part} is a symbolic link in the working tree; {why}, so the golden set and "
+                             "the folders above it in the repository may not be links: give the set's "
+                             "own folder", file=path)
+        if part in modes:
+            raise InputError(f"{part} is a symbolic link in the working tree, where the base revision "
+                             f"{at.ref} has a {'folder' if modes[part] == '040000' else 'file'}; {why}, so a "
+                             "pull request may not replace it with a link", file=path)
+        if within is not None and not real_is_below(here, within):
+            raise InputError(f"{part} is a symbolic link in the working tree that leads out of the golden "
+                             f"set; {why}, so it is refused", file=path)
+    if os.path.realpath(path) != os.path.realpath(os.path.join(at.top, *rel.split("/"))):
+        raise InputError(f"the path leads elsewhere than {rel} through a symbolic link (a '..' after a "
+                         f"link); {why}: give it without the link", file=path)
+    return rel
+
+
+def resolve_set(root: str, ref: str) -> Revision:
+    """``ref`` in the git repository holding the golden set ``root`` (:func:`resolve`); a set folder that
+    is a symbolic link is refused first, wherever it leads: the set's rules are read at the base
+    revision by the set's own path (:func:`base_path`)."""
+    if os.path.islink(os.path.abspath(root)):
+        raise InputError("the golden set folder is a symbolic link; with --baseline-ref, what decides the "
+                         "verdict is read at the base revision by the set's path, so the set may not be a "
+                         "link: give the set's own folder", file=root)
+    return resolve(root, ref)
+
+
+def base_folder(at: Revision, root: str) -> str:
+    """The golden set ``root`` relative to the repository, refused when it or a folder above it in the
+    repository is a symbolic link, in the working tree or at ``at`` (:func:`base_path`)."""
+    return base_path(at, root, folder=True)
 
 
 def show(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:

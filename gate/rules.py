@@ -12,6 +12,10 @@ comes from that revision, so nothing in a pull request can weaken the gate that 
 - judge-cache entries are trusted only when REV has them with the same content
   (:class:`gate.judge.cache.TrustedEntries`).
 
+Each of these is read at REV by its path as given, never through a symbolic link: a link the pull
+request put in place of a file REV has, a link out of the set, a link at REV, or a set that is a link
+is an input error (:func:`gate.gitrev.base_path`).
+
 This is an I/O edge (files and ``git``); what it returns is a value the pure core runs with.
 """
 
@@ -26,7 +30,7 @@ from gate.comparison import BaselineOrigin
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.configdiff import ConfigChange, config_changes
 from gate.errors import InputError
-from gate.gitrev import relative, resolve, show, tree_blobs
+from gate.gitrev import Revision, base_folder, base_path, resolve_set, show, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.results import Report
 
@@ -53,12 +57,12 @@ def _golden_root(paths: Sequence[str]) -> str | None:
     return paths[0] if len(paths) == 1 and os.path.isdir(paths[0]) else None
 
 
-def _base_config(top: str, commit: str, root: str, config_file: str | None, ref: str,
+def _base_config(at: Revision, root: str, config_file: str | None, ref: str,
                  trust_config: bool) -> tuple[Config, tuple[str, ...]]:
     """The configuration at the revision, and a warning when ``--trust-config`` had to be used."""
     file = config_file or os.path.join(root, CONFIG_NAME)
-    rel = relative(top, file)
-    text = show(top, commit, rel, ref)
+    rel = base_path(at, file, within=None if config_file else os.path.realpath(root))
+    text = show(at.top, at.commit, rel, ref)
     if text is not None:
         return parse_config(text, f"{ref}:{rel}"), ()
     if config_file is None:
@@ -92,10 +96,11 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
         return Rules(config, report, BaselineOrigin(file=file))
     if root is None:
         raise InputError("--baseline-ref needs a golden-set folder, not trace files")
-    revision = resolve(root, ref)
-    top, commit = revision.top, revision.commit
-    config, warnings = _base_config(top, commit, root, config_file, ref, trust_config)
+    revision = resolve_set(root, ref)
+    base_folder(revision, root)
+    config, warnings = _base_config(revision, root, config_file, ref, trust_config)
     at = read_at_ref(root, ref, baseline, [config_file] if config_file else [], revision=revision)
-    trusted = TrustedEntries(tree_blobs(top, commit, relative(top, os.path.join(root, JUDGEMENTS_DIR))))
+    judgements = base_path(revision, os.path.join(root, JUDGEMENTS_DIR), within=os.path.realpath(root))
+    trusted = TrustedEntries(tree_blobs(revision.top, revision.commit, judgements))
     return Rules(config, at.report, at.origin, config_changes(config, load_config(config_file, beside=root)),
                  trusted, warnings)
