@@ -4,10 +4,11 @@ A baseline is a report (``sourcegate-report/1``) with a ``baseline`` stamp sayin
 written and whether ``--force`` made a failing run the baseline. This is an I/O edge: it touches
 files, the clock (through its caller) and ``git``; :mod:`gate.compare` only sees values.
 
-**The PR cannot lower its own bar.** With a git revision (the PR's base commit), the baseline and
-``golden.yaml`` are read with ``git show REV:path`` from that revision, so a PR that edits
-``baseline.json`` is still compared with the base's. ``git`` runs with an argument list (never a
-shell), through :mod:`gate.gitrev`. The configuration is read there too (:mod:`gate.rules`).
+**The PR cannot lower its own bar.** With a git revision (the PR's base commit), the baseline is
+read with ``git show REV:path`` from that revision, so a PR that edits ``baseline.json`` is still
+compared with the base's; ``golden.yaml`` is read there too, to list the cases the PR redefined.
+``git`` runs with an argument list (never a shell), through :mod:`gate.gitrev`. The configuration
+is read there too (:mod:`gate.rules`).
 """
 
 from __future__ import annotations

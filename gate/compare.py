@@ -2,7 +2,9 @@
 
 The comparison states facts; :mod:`gate.decide` turns them into a verdict. Only the cases the
 two reports share are compared (added and removed cases are listed, never silently dropped), so
-a set figure's baseline and PR values are always means over the same cases.
+a set figure's baseline and PR values are always means over the same cases. With a baseline read
+at a git revision (``--baseline-ref``), a removed case keeps its baseline result for the decision
+(:attr:`Comparison.removed_results`): a pull request cannot pass by deleting its failing cases.
 
 Per case: hard failures new, kept and fixed (matched by check and canonical URL, not wording), soft figures
 that moved, claims that flipped (:mod:`gate.claimdiff`), unscored claims. Per set: each figure with
@@ -26,6 +28,7 @@ from gate.comparison import (
     FigureChange,
     FigureStatus,
     Moved,
+    RemovedCase,
 )
 from gate.config import Config
 from gate.figurediff import SET_FIGURES, Selector, figure_status, paired_change, sign_test
@@ -35,7 +38,7 @@ from gate.urls import canonical
 
 __all__ = [
     "MOVED", "SET_FIGURES", "BaselineOrigin", "CaseChange", "Comparison", "FigureChange", "FigureStatus",
-    "Moved", "compare", "compare_cases", "failure_key", "sign_test",
+    "Moved", "RemovedCase", "compare", "compare_cases", "failure_key", "sign_test",
 ]
 
 
@@ -146,6 +149,7 @@ def compare_cases(baseline: Report, cases: Iterable[CaseResult], version: int | 
     figures = (paired_change(k, label, f, values[k].base, values[k].pr, values[k].alone)
                for k, label, f, _ in SET_FIGURES)
     current = set(cur_ids)
+    removed = tuple(i for i in base_by_id if i not in current)
     return Comparison(
         origin=origin,
         baseline_version=baseline.golden_version,
@@ -157,13 +161,17 @@ def compare_cases(baseline: Report, cases: Iterable[CaseResult], version: int | 
         max_age_days=config.compare.max_baseline_age_days,
         common=tuple(common),
         added=tuple(i for i in cur_ids if i not in base_by_id),
-        removed=tuple(i for i in base_by_id if i not in current),
+        removed=removed,
         cases=tuple(changes),
         figures=tuple(replace(ch, status=figure_status(ch, config)) for ch in figures),
         # A PR that deletes the judge cache must not make the judged half of the gate vanish quietly:
         # with the judge on, a case the baseline judged and this run did not is a gap, not a pass.
         unjudged=tuple(unjudged) if judge_mode != "off" else (),
         block_on=config.compare.block_on,
+        # The baseline the pull request could not edit keeps deciding the cases the pull request
+        # deleted; a baseline from the working tree is the pull request's own anyway.
+        removed_results=(tuple(RemovedCase(i, base_by_id[i].hard_failures) for i in removed)
+                         if origin.trusted else ()),
     )
 
 

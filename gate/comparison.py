@@ -15,7 +15,7 @@ from gate.figures import HIGHER_IS_BETTER
 from gate.model import Finding, Verdict
 
 __all__ = [
-    "MOVED", "BaselineOrigin", "CaseChange", "Comparison", "FigureChange", "FigureStatus", "Moved",
+    "MOVED", "BaselineOrigin", "CaseChange", "Comparison", "FigureChange", "FigureStatus", "Moved", "RemovedCase",
 ]
 
 MOVED = 1e-6
@@ -83,6 +83,11 @@ class BaselineOrigin:
     redefined_cases: tuple[str, ...] = ()
     """cases whose definition in golden.yaml differs from the one at ``ref``"""
 
+    @property
+    def trusted(self) -> bool:
+        """The baseline was read at a git revision (``--baseline-ref``): the pull request could not edit it."""
+        return self.ref is not None
+
 
 @dataclass(frozen=True)
 class Moved:
@@ -114,6 +119,14 @@ class CaseChange:
 
 
 @dataclass(frozen=True)
+class RemovedCase:
+    """A baseline case this run does not have, with the hard failures the baseline records for it."""
+
+    id: str
+    failures: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
 class Comparison:
     """Everything the decision and the reporters need to know about PR vs baseline."""
 
@@ -134,6 +147,10 @@ class Comparison:
     """common cases the baseline judged but this run, with the judge on, did not (a missing judge cache)"""
     block_on: str = "all"
     """``compare.block_on``: ``new`` when only failures the baseline did not have block"""
+    removed_results: tuple[RemovedCase, ...] = ()
+    """the removed cases decided by their baseline result, in the baseline's order: every removed case
+    when the baseline is trusted (:attr:`BaselineOrigin.trusted`), none otherwise. Their hard failures
+    count as failures the baseline already had, so a pull request cannot pass by deleting failing cases"""
 
     def blocks(self, case_id: str, finding: Finding) -> bool:
         """Whether a hard failure of this run blocks: always, unless ``block_on: new`` and the baseline had it."""
@@ -176,7 +193,12 @@ class Comparison:
                        "are compared")
         if self.added:
             out.append(f"{len(self.added)} case(s) not in the baseline: " + ", ".join(self.added))
-        if self.removed:
+        if self.removed_results:
+            failing = sum(1 for r in self.removed_results if r.failures)
+            out.append(f"{len(self.removed_results)} baseline case(s) not in this run, decided by their "
+                       "baseline result" + (f" ({failing} of them with hard failures)" if failing else "")
+                       + ": " + ", ".join(r.id for r in self.removed_results))
+        elif self.removed:
             out.append(f"{len(self.removed)} baseline case(s) not in this run: " + ", ".join(self.removed))
         if self.stale:
             out.append(f"the baseline is {self.baseline_age_days:.0f} days old "

@@ -11,7 +11,9 @@ Pure: values in, values out. The rules, in order:
 With a baseline :class:`~gate.compare.Comparison`, rules 1 and 3 read the comparison:
 
 1. each hard failure is *new* or *already in the baseline* (both are named); with
-   ``compare.block_on: new`` only new ones block;
+   ``compare.block_on: new`` only new ones block. A baseline case this run does not have keeps its
+   baseline result when the baseline is trusted (read at the base revision): its hard failures are
+   failures already in the baseline, and the reasons name every such case;
 3. a soft figure blocks only when it is configured ``block: true``, **and** it is out of bounds or
    regressed past its ``tolerance``, **and** the paired per-case sign test says the change is beyond
    judge noise (p <= ``compare.significance`` over at least ``compare.min_cases`` paired cases).
@@ -113,6 +115,40 @@ def _new_failures(t: Tally, cmp: Comparison) -> tuple[Counter[str], list[str]]:
     return new, new_in
 
 
+def _removed_failures(cmp: Comparison) -> tuple[Counter[str], list[str]]:
+    """The hard failures of the removed cases decided by their baseline result, by check, and the
+    cases that have them."""
+    found: Counter[str] = Counter()
+    failing: list[str] = []
+    for removed in cmp.removed_results:
+        found.update(f.check for f in removed.failures)
+        if removed.failures:
+            failing.append(removed.id)
+    return found, failing
+
+
+def _removed_reason(cmp: Comparison, only_new: bool) -> str | None:
+    """What the removed cases decided by their baseline result add to the decision (None: none).
+
+    Each case is named once: those with hard failures after their failures, then those without.
+    """
+    if not cmp.removed_results:
+        return None
+    n = len(cmp.removed_results)
+    found, failing = _removed_failures(cmp)
+    passing = [r.id for r in cmp.removed_results if not r.failures]
+    parts = []
+    if found:
+        parts.append(f"{len(failing)} with {sum(found.values())} hard failure(s) the baseline already had: "
+                     f"{_by_check(found)} (in {_named(failing)})"
+                     + (", not blocking: compare.block_on is new" if only_new else ""))
+    if passing:
+        parts.append(f"{len(passing)} without a hard failure ({_named(passing)})")
+    return (f"{_plural(n, 'case')} of the baseline {'is' if n == 1 else 'are'} not in this run and "
+            f"{'was' if n == 1 else 'were'} decided by {'its' if n == 1 else 'their'} baseline result: "
+            + "; ".join(parts))
+
+
 def _hard_with_baseline(cases: Tally, config: Config,
                         cmp: Comparison) -> tuple[bool, list[str]]:
     new, new_in = _new_failures(cases, cmp)
@@ -129,9 +165,12 @@ def _hard_with_baseline(cases: Tally, config: Config,
     if kept:
         reasons.append(f"{sum(kept.values())} hard failure(s) the baseline already had: {_by_check(kept)}"
                        + (" (not blocking: compare.block_on is new)" if only_new else ""))
+    if removed := _removed_reason(cmp, only_new):
+        reasons.append(removed)
     if fixed:
         reasons.append(f"{sum(fixed.values())} baseline hard failure(s) fixed: {_by_check(fixed)}")
-    return bool(new) or (bool(kept) and not only_new), reasons
+    gone, _ = _removed_failures(cmp)
+    return bool(new) or (bool(kept or gone) and not only_new), reasons
 
 
 def _hard_alone(cases: Tally) -> tuple[bool, list[str]]:
@@ -176,8 +215,9 @@ def headline(cases: Iterable[CaseResult] | Tally, config: Config, comparison: Co
     """The first reason of a failing verdict: everything that blocks, in one sentence.
 
     ``14 hard failures in 10 of 17 cases (3 fabricated_url, 2 unread_citation, ...)``; with a
-    baseline, how many of them are new (and where) and how many the baseline already had; then the
-    soft figures that block. None when a single soft figure is the only thing that blocks: its own
+    baseline, how many of them are new (and where) and how many the baseline already had, and
+    (``block_on: all``) the hard failures of baseline cases this run no longer has; then the soft
+    figures that block. None when a single soft figure is the only thing that blocks: its own
     reason says it best.
     """
     t = cases if isinstance(cases, Tally) else tally_of(cases)
@@ -189,14 +229,20 @@ def headline(cases: Iterable[CaseResult] | Tally, config: Config, comparison: Co
         else:
             new, new_in = _new_failures(t, comparison)
             old = sum(counts.values()) - sum(new.values())
+            gone, gone_in = _removed_failures(comparison)
             if new:
                 text = (f"{_hard_summary(t)}, {sum(new.values())} new since the baseline: {_by_check(new)} "
                         f"(in {_named(new_in, MAX_NAMED_CASES)})")
                 parts.append(text + (f"; {old} already in the baseline" if old else ""))
-            else:
+            elif counts:
                 them = "it" if sum(counts.values()) == 1 else "them all"
                 parts.append(f"{_hard_summary(t)}, none new: the baseline already had {them} "
                              f"({_by_check(counts)}), and compare.block_on is all")
+            if gone and config.compare.block_on != "new":
+                parts.append(f"{_plural(sum(gone.values()), 'hard failure')} in "
+                             f"{_plural(len(gone_in), 'baseline case')} not in this run, decided by the "
+                             f"baseline's result ({_by_check(gone)}) (in {_named(gone_in, MAX_NAMED_CASES)})"
+                             + ("" if new or counts else ", and compare.block_on is all"))
     if blocking_soft and (parts or len(blocking_soft) > 1):
         parts.append(f"{_plural(len(blocking_soft), 'soft figure')} "
                      f"{'blocks' if len(blocking_soft) == 1 else 'block'}: {', '.join(blocking_soft)}")

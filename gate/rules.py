@@ -8,7 +8,8 @@ comes from that revision, so nothing in a pull request can weaken the gate that 
   the PR's own configuration is only compared with it (:func:`gate.configdiff.config_changes`) and
   applies from the next pull request after the merge. A ``--config`` file that REV does not have is
   used only with ``--trust-config`` (the pull request that adds the gate);
-- the baseline and ``golden.yaml`` are read at REV (:func:`gate.baseline.read_at_ref`);
+- the baseline is read at REV (:func:`gate.baseline.read_at_ref`); the cases are the working tree's
+  ``golden.yaml``, REV's only says which of them the pull request redefined;
 - judge-cache entries are trusted only when REV has them with the same content
   (:class:`gate.judge.cache.TrustedEntries`).
 

@@ -8,11 +8,12 @@ from types import MappingProxyType
 
 import pytest
 
-from gate.compare import BaselineOrigin, Comparison, compare, sign_test
+from gate.compare import BaselineOrigin, Comparison, RemovedCase, compare, sign_test
 from gate.config import DEFAULT_SOFT, CompareConfig, Config, SoftBound
 from gate.decide import decide
 from gate.judge.model import QUOTE_NOT_FOUND, Claim, ClaimVerdict, RunJudgement
 from gate.model import Finding
+from gate.report.serialise import comparison_from_dict, comparison_to_dict
 from gate.results import BaselineStamp, CaseResult, Counts, Report
 from tests.support.report_factory import decide_report
 
@@ -210,6 +211,62 @@ def test_version_mismatch_compares_only_common_cases() -> None:
     assert "1 baseline case(s) not in this run: gone" in notes
     # A failure in a case the baseline never had is new.
     assert decided.verdict == "fail" and "(in fresh)" in decided.reasons[0]
+
+
+AT_BASE = BaselineOrigin(file="cached-snapshots/demo/baseline.json", ref="origin/main", commit="0" * 40)
+
+
+def test_a_removed_case_keeps_its_baseline_result_when_the_baseline_is_read_at_the_base() -> None:
+    base = report([case("kept"), case("gone", failures=[FAB, UNREAD]), case("idle")])
+    cur = report([case("kept")])
+    cmp = compare(base, cur, config(), AT_BASE, NOW)
+    assert cmp.removed == ("gone", "idle")
+    assert cmp.removed_results == (RemovedCase("gone", (FAB, UNREAD)), RemovedCase("idle", ()))
+    verdict, reasons = decide(cur.cases, config(), cmp)
+    assert verdict == "fail"
+    assert reasons[0] == ("2 hard failures in 1 baseline case not in this run, decided by the baseline's result "
+                          "(1 fabricated_url, 1 unread_citation) (in gone), and compare.block_on is all")
+    assert reasons[1] == ("2 cases of the baseline are not in this run and were decided by their baseline result: "
+                          "1 with 2 hard failure(s) the baseline already had: 1 fabricated_url, 1 unread_citation "
+                          "(in gone); 1 without a hard failure (idle)")
+    assert "2 baseline case(s) not in this run, decided by their baseline result (1 of them with hard failures): "\
+        "gone, idle" in cmp.notes()
+    # The same comparison read back from the report's JSON decides the same.
+    again = comparison_from_dict(comparison_to_dict(cmp), cur.golden_version)
+    assert again.removed_results == cmp.removed_results
+    assert decide(cur.cases, config(), again) == (verdict, reasons)
+
+
+def test_a_removed_case_with_a_new_failure_elsewhere_is_named_after_it() -> None:
+    base = report([case("kept"), case("gone", failures=[UNREAD])])
+    cur = report([case("kept", failures=[FAB])])
+    verdict, reasons = decide(cur.cases, config(), compare(base, cur, config(), AT_BASE, NOW))
+    assert verdict == "fail"
+    assert reasons[0] == ("1 hard failure in 1 of 1 case, 1 new since the baseline: 1 fabricated_url (in kept); "
+                          "and 1 hard failure in 1 baseline case not in this run, decided by the baseline's "
+                          "result (1 unread_citation) (in gone)")
+
+
+def test_under_block_on_new_a_removed_cases_failures_do_not_block_but_are_named() -> None:
+    base = report([case("kept"), case("gone", failures=[FAB])])
+    cur = report([case("kept")])
+    cfg = config(block_on="new")
+    verdict, reasons = decide(cur.cases, cfg, compare(base, cur, cfg, AT_BASE, NOW))
+    assert verdict == "pass"
+    assert reasons == ("no new hard failure and no soft figure regressed beyond noise",
+                       "1 case of the baseline is not in this run and was decided by its baseline result: "
+                       "1 with 1 hard failure(s) the baseline already had: 1 fabricated_url (in gone), "
+                       "not blocking: compare.block_on is new")
+
+
+def test_a_baseline_from_the_working_tree_only_lists_removed_cases() -> None:
+    base = report([case("kept"), case("gone", failures=[FAB])])
+    cur = report([case("kept")])
+    cmp = compare(base, cur, config(), ORIGIN, NOW)
+    assert cmp.removed == ("gone",) and cmp.removed_results == ()
+    assert decide(cur.cases, config(), cmp) == (
+        "pass", ("no new hard failure and no soft figure regressed beyond noise",))
+    assert "removed_results" not in comparison_to_dict(cmp)
 
 
 def test_baseline_age_and_force_are_flagged() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
+from gate.comparison import RemovedCase
 from gate.model import Finding
 from gate.report.junit import JUnitReporter
 from gate.results import INPUT_ERROR, Report
@@ -38,6 +39,27 @@ def test_under_block_on_new_a_failure_the_baseline_had_is_skipped_with_the_reaso
 def test_under_block_on_all_the_baseline_failure_still_fails() -> None:
     checks = ET.fromstring(JUnitReporter().render(regression_report())).findall("testsuite")[0]
     assert checks.find("testcase[@name='domain_cap'][@classname='sourcegate.demo.alpha']/failure") is not None
+
+
+@pytest.mark.parametrize("block_on", ["all", "new"])
+def test_a_removed_cases_baseline_failures_fail_or_are_skipped_as_the_verdict_counts_them(block_on: str) -> None:
+    report = regression_report(block_on)
+    assert report.comparison is not None
+    gone = (Finding("fabricated_url", "cited, never in any result", "https://made-up.example.net/x"),)
+    cmp = replace(report.comparison, removed_results=(RemovedCase("omega", gone),))
+    checks = ET.fromstring(JUnitReporter().render(replace(report, comparison=cmp))).findall("testsuite")[0]
+    tc = checks.find("testcase[@name='fabricated_url'][@classname='sourcegate.demo.omega']")
+    assert tc is not None
+    why = "1 fabricated_url failure(s) of a baseline case not in this run, decided by its baseline result"
+    if block_on == "all":
+        failure = tc.find("failure")
+        assert failure is not None and failure.get("message") == f"{why}: cited, never in any result"
+        assert checks.get("failures") == "4"  # the three of the run, and the removed case's
+    else:
+        skipped = tc.find("skipped")
+        assert skipped is not None
+        assert skipped.get("message") == f"{why}: not blocking (compare.block_on is new)"
+        assert checks.get("failures") == "2"  # the new failures of the run alone
 
 
 def test_one_testcase_per_run_and_check_with_counts() -> None:

@@ -369,3 +369,124 @@ def test_dropping_a_class_from_require_primary_is_a_weakening() -> None:
         "checks.min_primary_share": (0.2, 0.0, "weakening"),
         "retrieval.min_relevance": (3, 1, "neutral"),
     }
+
+
+# -- cases the pull request removes are decided by the base's baseline ---------------------------
+
+FAILING_CASES = ("ecb-deposit-rate-now", "fomc-september-2026-decision", "four-day-week-evidence",
+                 "halvorsen-fy2026-revenue", "ibuprofen-paracetamol-together", "nobel-chemistry-2026",
+                 "solar-wind-vs-coal-2025", "storm-dervla-disruption", "uk-fixed-mortgage-rates",
+                 "ultra-processed-food-health", "who-physical-activity-adults")
+"""The example set's cases that fail (15 hard failures); the baseline has 13 of them, in all but the
+last and storm-dervla-disruption."""
+
+
+def remove_cases(repo: GitRepo, ids: tuple[str, ...]) -> None:
+    """The pull request deletes ``ids`` from golden.yaml and their runs, and commits."""
+    golden = repo.root / "set" / "golden.yaml"
+    data = yaml.safe_load(golden.read_text(encoding="utf-8"))
+    data["cases"] = [c for c in data["cases"] if c["id"] not in ids]
+    golden.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    for case_id in ids:
+        (repo.root / "set" / "runs" / f"{case_id}.json").unlink()
+    repo.commit("pr: remove cases")
+
+
+def test_a_pr_that_deletes_its_failing_cases_still_fails_under_block_on_all(repo: GitRepo) -> None:
+    remove_cases(repo, FAILING_CASES)
+    code, report, markdown = check(repo, "--judge", "off")
+    assert code == 1 and report["verdict"] == "fail"
+    assert report["summary"]["hard_failures"] == 0  # what is left of the run passes
+    removed = {r["id"]: [f["check"] for f in r["hard_failures"]] for r in report["comparison"]["removed_results"]}
+    assert list(removed) == report["comparison"]["removed_cases"]
+    assert sorted(removed) == sorted(FAILING_CASES)
+    assert sum(map(len, removed.values())) == 13
+    assert removed["storm-dervla-disruption"] == [] and removed["who-physical-activity-adults"] == []
+    assert report["reasons"][0].startswith(
+        "13 hard failures in 9 baseline cases not in this run, decided by the baseline's result (")
+    assert report["reasons"][0].endswith(", and compare.block_on is all")
+    assert report["reasons"][1].startswith(
+        "11 cases of the baseline are not in this run and were decided by their baseline result: "
+        "9 with 13 hard failure(s) the baseline already had: ")
+    assert report["reasons"][1].endswith(
+        "; 2 without a hard failure (storm-dervla-disruption, who-physical-activity-adults)")
+    assert "not blocking" not in report["reasons"][1]
+    assert ("11 baseline case(s) not in this run, decided by their baseline result (9 of them with hard "
+            "failures): ") in " ".join(report["comparison"]["notes"])
+    assert "**Why:** 13 hard failures in 9 baseline cases not in this run" in markdown
+    assert "**Baseline cases not in this run, decided by their baseline result**" in markdown
+    validate(report, "report", "report.json")
+    assert report_from_dict(report).comparison.removed_results[0].id == FAILING_CASES[0]  # type: ignore[union-attr]
+
+
+def test_under_block_on_new_the_deleted_cases_failures_were_not_new_and_do_not_block(repo: GitRepo) -> None:
+    (repo.root / "set" / "sourcegate.yaml").write_text("compare:\n  block_on: new\n", encoding="utf-8")
+    repo.commit("base: only new failures block")
+    code, report, _ = check(repo, "--judge", "off")  # the base itself: two failures are new
+    assert code == 1 and "(in storm-dervla-disruption, who-physical-activity-adults)" in report["reasons"][0]
+    remove_cases(repo, FAILING_CASES)
+    code, report, markdown = check(repo, "--judge", "off")
+    assert code == 0 and report["verdict"] == "pass"
+    assert report["reasons"][0] == "no new hard failure and no soft figure regressed beyond noise"
+    removal = report["reasons"][1]
+    assert removal.startswith("11 cases of the baseline are not in this run and were decided by their baseline "
+                              "result: 9 with 13 hard failure(s) the baseline already had: ")
+    assert ", not blocking: compare.block_on is new;" in removal
+    assert all(case_id in removal for case_id in FAILING_CASES)
+    assert "- 11 cases of the baseline are not in this run" in markdown
+
+
+def test_a_pr_that_deletes_a_passing_case_changes_nothing_but_is_listed(repo: GitRepo) -> None:
+    _, before, _ = check(repo, "--judge", "off", ref="HEAD")
+    remove_cases(repo, ("python-dataclass-slots",))
+    code, report, markdown = check(repo, "--judge", "off")
+    assert code == 1 and report["verdict"] == before["verdict"] == "fail"
+    removal = ("1 case of the baseline is not in this run and was decided by its baseline result: "
+               "1 without a hard failure (python-dataclass-slots)")
+    assert removal in report["reasons"]
+    # every other reason on hard failures as before, the case count of the first one aside (the soft
+    # figures are means over the cases both runs have, so they move a little)
+    def hard(reasons: list[str]) -> list[str]:
+        return [r for r in reasons if "hard failure" in r and r != removal]
+
+    assert hard(report["reasons"]) == [before["reasons"][0].replace("in 11 of 18 cases", "in 11 of 17 cases"),
+                                       *hard(before["reasons"][1:])]
+    assert report["comparison"]["removed_results"] == [{"id": "python-dataclass-slots", "hard_failures": []}]
+    assert "decided by its baseline result" in markdown
+
+
+def test_without_a_revision_deleted_cases_are_only_listed(repo: GitRepo, tmp_path: Path) -> None:
+    # The baseline then comes from the working tree, which the pull request can edit anyway.
+    remove_cases(repo, FAILING_CASES)
+    out = tmp_path / "local.json"
+    assert main(["check", str(repo.root / "set"), "--judge", "off", "--json", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["verdict"] == "pass"
+    assert report["reasons"] == ["no new hard failure and no soft figure regressed beyond noise"]
+    assert "removed_results" not in report["comparison"]
+    assert sorted(report["comparison"]["removed_cases"]) == sorted(FAILING_CASES)
+    assert f"11 baseline case(s) not in this run: {', '.join(FAILING_CASES)}" in report["comparison"]["notes"]
+
+
+def test_shards_treat_no_case_as_removed_and_their_merge_decides_the_deleted_ones(repo: GitRepo,
+                                                                                   tmp_path: Path) -> None:
+    remove_cases(repo, FAILING_CASES)
+    code, full, _ = check(repo, "--judge", "off")
+    assert code == 1
+    files = []
+    for i in (1, 2):
+        file = tmp_path / f"shard-{i}.json"
+        assert main(["check", str(repo.root / "set"), "--judge", "off", "--baseline-ref", "HEAD~1",
+                     "--shard", f"{i}/2", "--json", str(file)]) == 0
+        shard = json.loads(file.read_text(encoding="utf-8"))
+        # a shard is not compared: the other shard's cases (and the deleted ones) are not "removed"
+        assert "comparison" not in shard and shard["verdict"] == "pass"
+        assert not [t for t in (*shard["reasons"], *shard["warnings"]) if "not in this run" in t]
+        files.append(file)
+    merged = tmp_path / "merged.json"
+    assert main(["merge", str(repo.root / "set"), *map(str, files), "--baseline-ref", "HEAD~1",
+                 "--json", str(merged)]) == 1
+    report = json.loads(merged.read_text(encoding="utf-8"))
+    assert report["verdict"] == "fail" and report["reasons"] == full["reasons"]
+    assert report["comparison"]["removed_results"] == full["comparison"]["removed_results"]
+    assert report["comparison"]["common_cases"] == full["comparison"]["common_cases"]

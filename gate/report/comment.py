@@ -307,7 +307,8 @@ def changed_lists(cmp: Comparison) -> list[str]:
     for title, items in (("Golden-set files this PR changes", cmp.origin.changed_files),
                          ("Cases redefined in golden.yaml", cmp.origin.redefined_cases),
                          ("Cases not in the baseline", cmp.added),
-                         ("Baseline cases not in this run", cmp.removed)):
+                         ("Baseline cases not in this run, decided by their baseline result"
+                          if cmp.removed_results else "Baseline cases not in this run", cmp.removed)):
         if items:
             rows += [f"**{title}**: {quote_list(items)}", ""]
     return rows

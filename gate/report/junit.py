@@ -6,6 +6,9 @@ name="<check>">`` per run and hard check: ``<failure>`` for each finding of a fa
 is missing or unknown. Under ``compare.block_on: new``, a check whose every finding the baseline
 already had does not block, so it is ``<skipped>`` with that reason, not a failure: test-report
 tools then show the colour of the verdict; a check with a new finding fails and lists only those.
+A baseline case this run does not have, decided by its baseline result (a baseline read at the base
+revision), has one test case per check it failed in the baseline: failed under ``compare.block_on:
+all``, skipped under ``new``, each saying the case is not in this run.
 With a baseline, a second suite ``<set>.figures`` has one test case per soft set figure, failed
 when the gate's decision says it blocks. Text that XML 1.0 cannot carry (control
 characters) is removed; everything else is escaped by the XML writer.
@@ -59,6 +62,22 @@ def _case_tests(suite: ET.Element, golden: str, c: CaseResult, cmp: Comparison |
             ET.SubElement(tc, "skipped", message=_x(s.reason or s.status))
 
 
+def _removed_tests(suite: ET.Element, golden: str, cmp: Comparison) -> None:
+    """The checks that removed cases failed in the baseline: they still decide (see the module docstring)."""
+    for removed in cmp.removed_results:
+        classname = _x(f"sourcegate.{golden}.{removed.id}")
+        for check in dict.fromkeys(f.check for f in removed.failures):
+            found = [f for f in removed.failures if f.check == check]
+            tc = ET.SubElement(suite, "testcase", classname=classname, name=_x(check), time="0")
+            why = (f"{len(found)} {check} failure(s) of a baseline case not in this run, decided by its "
+                   "baseline result")
+            if cmp.block_on == "new":
+                ET.SubElement(tc, "skipped", message=_x(f"{why}: not blocking (compare.block_on is new)"))
+            else:
+                el = ET.SubElement(tc, "failure", type=_x(check), message=_x(f"{why}: {found[0].message}"))
+                el.text = "\n".join(f"{_x(f.url or '-')}: {_x(f.message)}" for f in found)
+
+
 def _count(suite: ET.Element) -> None:
     cases = suite.findall("testcase")
     suite.set("tests", str(len(cases)))
@@ -76,8 +95,10 @@ class JUnitReporter:
         suite = ET.SubElement(root, "testsuite", name=_x(report.golden_name))
         for c in report.cases:
             _case_tests(suite, report.golden_name, c, report.comparison)
-        _count(suite)
         cmp = report.comparison
+        if cmp is not None:
+            _removed_tests(suite, report.golden_name, cmp)
+        _count(suite)
         if cmp is not None:
             figs = ET.SubElement(root, "testsuite", name=_x(f"{report.golden_name}.figures"))
             for f in cmp.figures:

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gate.claimdiff import ClaimFlip
-from gate.comparison import BaselineOrigin, CaseChange, Comparison, FigureChange, FigureStatus, Moved
+from gate.comparison import BaselineOrigin, CaseChange, Comparison, FigureChange, FigureStatus, Moved, RemovedCase
 from gate.configdiff import ConfigChange
 from gate.jsonio import dump_json
 from gate.jsontext import indented
@@ -199,6 +199,8 @@ def comparison_to_dict(cmp: Comparison, cases: Any = None) -> dict[str, Any]:
         "version_mismatch": cmp.version_mismatch,
         "block_on": cmp.block_on,
         "common_cases": list(cmp.common), "added_cases": list(cmp.added), "removed_cases": list(cmp.removed),
+        **({"removed_results": [{"id": r.id, "hard_failures": [_finding(f) for f in r.failures]}
+                                for r in cmp.removed_results]} if cmp.removed_results else {}),
         "changed_files": list(o.changed_files), "redefined_cases": list(o.redefined_cases),
         "unjudged_cases": list(cmp.unjudged),
         "notes": list(cmp.notes()),
@@ -244,6 +246,8 @@ def comparison_from_dict(d: Mapping[str, Any], current_version: int | None) -> C
         ) for f in d["figures"]),
         unjudged=tuple(d.get("unjudged_cases", ())),
         block_on=d.get("block_on", "all"),
+        removed_results=tuple(RemovedCase(r["id"], _findings(r["hard_failures"]))
+                              for r in d.get("removed_results", ())),
     )
 
 
