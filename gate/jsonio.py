@@ -16,10 +16,12 @@ them.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ from datetime import date, datetime
 from functools import cache
 from importlib import resources
 from itertools import islice
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 import yaml
 
@@ -444,33 +446,88 @@ def reading(file: str) -> Iterator[None]:
         raise InputError(f"cannot read it ({e.strerror or e})", file=file) from e
 
 
+_READ_CHUNK = 2**20
+"""What a read of a pipe or device asks for at a time, and of a file that grew after its size was taken."""
+
+
+def _read_within(f: BinaryIO, size: int, limit: int) -> tuple[bytes, bool]:
+    """Everything ``f`` holds, reading no more than ``limit + 1`` bytes, and whether that was more than
+    ``limit``. ``size`` is what fstat said (0 for a pipe or device).
+
+    Memory follows what is read, never the limit: a regular file is read in one piece of its size
+    plus one byte (a file that grew since fstat shows it), then on in chunks while it keeps growing;
+    a pipe or device is read in chunks. Reading stops one byte past the limit either way."""
+    first = f.read(min(size, limit) + 1) if size else b""
+    if size and len(first) <= size:
+        return first, False  # the common case: the whole file, in its own size
+    parts = [first] if first else []
+    got = len(first)
+    while got <= limit:
+        chunk = f.read(min(_READ_CHUNK, limit + 1 - got))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts), got > limit
+
+
+class _Bounded(io.RawIOBase):
+    """A binary file read through, refused (an :class:`InputError`) once more than ``limit`` bytes
+    were read: a file that grows past the limit after its size was checked is still refused."""
+
+    def __init__(self, f: io.BufferedReader, limit: int, kind: str, file: str) -> None:
+        super().__init__()
+        self._f, self._limit, self._kind, self._file = f, limit, kind, file
+        self._got = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        with memoryview(b) as view:
+            n = self._f.readinto(view[:max(0, min(len(view), self._limit + 1 - self._got))]) or 0
+        self._got += n
+        if self._got > self._limit:
+            raise _over_limit(self._got, self._limit, self._kind, self._file)
+        return n
+
+
 @contextmanager
 def open_json_text(file: str) -> Iterator[TextIO]:
     """``file`` open as text (universal newlines) once its size is within :data:`MAX_JSON_BYTES`,
-    every failure to read it an input error naming it (:func:`reading`)."""
-    with reading(file):
-        size = os.stat(file).st_size
+    every failure to read it an input error naming it (:func:`reading`). The size is taken from the
+    open file, and reading past the limit is refused however the file changes meanwhile."""
+    with reading(file), open(file, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
         if size > MAX_JSON_BYTES:
             raise _over_limit(size, MAX_JSON_BYTES, "JSON", file)
-        with open(file, encoding="utf-8", newline=None) as f:
-            yield f
+        # a buffer of the file's size up to a chunk: a small file costs little, a large one few reads
+        buffer = max(io.DEFAULT_BUFFER_SIZE, min(size + 1, _READ_CHUNK))
+        bounded = io.BufferedReader(_Bounded(f, MAX_JSON_BYTES, "JSON", file), buffer)
+        with io.TextIOWrapper(bounded, encoding="utf-8", newline=None) as text:
+            yield text
 
 
 def read_text(file: str, *, root: str | None = None, kind: str = "JSON") -> str:
     """Read a UTF-8 file of at most :data:`MAX_JSON_BYTES` (``kind="YAML"``: :data:`MAX_YAML_BYTES`).
 
     With ``root``, the file must stay inside it (:func:`inside`). A missing file, a file that is
-    not text or is over the limit is an input error; the size is checked before anything is read.
+    not text or is over the limit is an input error; the size is checked before anything is read,
+    and reading stops one byte past the limit (a pipe, or a file that grew meanwhile). Memory
+    follows the file's size, not the limit (:func:`_read_within`).
     """
     limit = MAX_YAML_BYTES if kind == "YAML" else MAX_JSON_BYTES
     if root is not None:
         inside(root, file)
     with reading(file):
         with open(file, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            data = b"" if size > limit else f.read(limit + 1)  # a pipe or device says size 0: read is bounded
-        if size > limit or len(data) > limit:
-            raise _over_limit(max(size, len(data)), limit, kind, file)
+            st = os.fstat(f.fileno())
+            size = st.st_size if stat.S_ISREG(st.st_mode) else 0  # a pipe or device: read in chunks
+            if size > limit:
+                raise _over_limit(size, limit, kind, file)
+            data, over = _read_within(f, size, limit)
+        if over:
+            raise _over_limit(len(data), limit, kind, file)
         text = data.decode("utf-8")
         del data
         # Universal newlines, as text mode reads them.
