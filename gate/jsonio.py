@@ -82,11 +82,24 @@ EXCERPT_CHARS = 100
 """How much of a value an error message quotes, at most (the start and the end of it)."""
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
+
+
 def json_path(parts: Iterable[object]) -> str:
-    """``['results', 3, 'url']`` -> ``$.results[3].url`` (a key longer than an excerpt is shortened)."""
+    """``['results', 3, 'url']`` -> ``$.results[3].url``; a key longer than an excerpt is shortened.
+
+    A key of letters, digits, ``_`` and ``-`` follows a dot; any other is quoted in brackets as
+    Python quotes it (``$.judge.prices['m\\n::error::p']``): a line break, a control character or
+    a ``::`` in a key never shows raw, so no key can start a line of its own (a workflow command
+    in CI) or change the terminal. Every path in an error message goes through this.
+    """
     out = "$"
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else f".{excerpt(str(p))}"
+        if isinstance(p, int) and not isinstance(p, bool):
+            out += f"[{p}]"
+            continue
+        key = excerpt(str(p))
+        out += f".{key}" if _PLAIN_KEY.fullmatch(key) else f"[{key!r}]"
     return out
 
 
@@ -307,7 +320,8 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
                              file=getattr(loader, "_file", None))
         if i >= merged:
             if key in own:
-                raise InputError(f"duplicate key {key!r} (line {line})", file=getattr(loader, "_file", None))
+                raise InputError(f"duplicate key {excerpt(repr(key))} (line {line})",
+                                 file=getattr(loader, "_file", None))
             own.add(key)
         out[key] = loader.construct_object(value_node, deep=True)
     return out
@@ -704,9 +718,14 @@ def _unknown_keys(err: ValidationError) -> list[tuple[str, str]]:
         return []
     if isinstance(err.schema, Mapping) and "patternProperties" in err.schema:
         return []
-    return [(json_path([*err.absolute_path, key]),
-             f"unknown key {key!r}{did_you_mean(key, known) or ' (known: ' + ', '.join(known) + ')'}")
+    return [(json_path([*err.absolute_path, str(key)]),
+             f"unknown key {excerpt(repr(key))}{_known(str(key), known)}")
             for key in err.instance if key not in known]
+
+
+def _known(key: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'floor'?)``, else the list of known keys (the schema's own names, never the input's)."""
+    return did_you_mean(key[:2 * EXCERPT_CHARS], known) or f" (known: {', '.join(known)})"
 
 
 def write_atomic(file: str, text: str) -> None:
