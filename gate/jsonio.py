@@ -333,17 +333,36 @@ def _yaml_kind(value: object) -> str:
     return "mapping" if isinstance(value, dict) else type(value).__name__
 
 
+def _not_a(loader: _StrictLoader, node: yaml.ScalarNode, what: str) -> InputError:
+    """A scalar that an explicit tag (``!!int "x"``) says is what it is not."""
+    return InputError(f"{excerpt(repr(node.value))} is not {what} (line {node.start_mark.line + 1})",
+                      file=getattr(loader, "_file", None))
+
+
 def _construct_float(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
-    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    try:
+        value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    except ValueError:
+        raise _not_a(loader, node, "a number (tagged !!float)") from None
     if not math.isfinite(value):
         line = node.start_mark.line + 1
-        raise InputError(f"{node.value} is not allowed (expected a finite number, line {line})",
+        shown = node.value if node.value.strip(".+-").isalpha() else excerpt(repr(node.value))
+        raise InputError(f"{shown} is not allowed (expected a finite number, line {line})",
                          file=getattr(loader, "_file", None))
+    return value
+
+
+def _construct_bool(loader: _StrictLoader, node: yaml.ScalarNode) -> bool:
+    try:
+        value: bool = yaml.SafeLoader.construct_yaml_bool(loader, node)
+    except KeyError:
+        raise _not_a(loader, node, "a boolean (tagged !!bool)") from None
     return value
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_StrictLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 # Dates and times stay the strings they were written as: the schemas check them with "format",
 # and an unquoted `snapshot_at: 2026-10-15T09:00:00Z` must read the same as a quoted one.
 def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> str:
@@ -360,7 +379,10 @@ def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
         raise InputError(f"an integer has {digits:,} digits, more than {sys.get_int_max_str_digits():,} "
                          f"(line {node.start_mark.line + 1}); raise the limit with PYTHONINTMAXSTRDIGITS if "
                          "it is meant", file=getattr(loader, "_file", None))
-    value: int = yaml.SafeLoader.construct_yaml_int(loader, node)
+    try:
+        value: int = yaml.SafeLoader.construct_yaml_int(loader, node)
+    except ValueError:
+        raise _not_a(loader, node, "an integer (tagged !!int)") from None
     return value
 
 

@@ -105,6 +105,19 @@ def test_yaml_nested_900_deep_is_an_input_error_not_a_traceback(tmp_path: Path,
     assert "Traceback" not in said
 
 
+@pytest.mark.parametrize(("tagged", "said"), [
+    ('!!int "seven"', "'seven' is not an integer (tagged !!int) (line 1)"),
+    ('!!float "x\\n::error::f"', "'x\\n::error::f' is not a number (tagged !!float) (line 1)"),
+    ('!!float "nan\\n"', "'nan\\n' is not allowed (expected a finite number, line 1)"),
+    ('!!bool "maybe"', "'maybe' is not a boolean (tagged !!bool) (line 1)"),
+])
+def test_a_yaml_scalar_tagged_as_what_it_is_not_is_an_input_error(
+        tagged: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = GOLDEN.replace("version: 1", f"version: {tagged}")
+    code, out = check(["check", str(golden_set(tmp_path, golden)), "--judge", "off"], capsys)
+    assert code == 2 and f"golden.yaml: {said}" in out and "Traceback" not in out, out
+
+
 def test_a_yaml_integer_of_5000_digits_is_an_input_error(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     golden = GOLDEN.replace("version: 1", "version: " + "7" * 5000)
