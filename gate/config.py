@@ -178,37 +178,47 @@ class Config:
         return self.domain_floor.get("other", 2)
 
 
+def _section(data: Mapping[str, Any] | None, *keys: str) -> Mapping[str, Any]:
+    """The mapping at ``keys`` under ``data``: empty when it is missing or written empty (null)."""
+    for key in keys:
+        data = (data or {}).get(key)
+    return data or {}
+
+
 def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Config:
-    """Build a Config from already-validated data."""
-    checks = data.get("checks", {})
-    retrieval = data.get("retrieval", {})
+    """Build a Config from already-validated data (a section left empty, or null, keeps its defaults)."""
+    checks = _section(data, "checks")
+    retrieval = _section(data, "retrieval")
+    judge = _section(data, "judge")
+    drift = _section(checks, "paraphrase_drift")
     base = Config()
     return Config(
         disabled=frozenset(checks.get("disabled", ())),
         domain_cap=checks.get("domain_cap", base.domain_cap),
-        domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, **checks.get("domain_floor", {})}),
+        domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, **_section(checks, "domain_floor")}),
         passage_threshold=float(checks.get("passage_threshold", base.passage_threshold)),
-        drift_max=float(checks.get("paraphrase_drift", {}).get("max_drift", base.drift_max)),
-        drift_block=checks.get("paraphrase_drift", {}).get("block", base.drift_block),
-        stale_days=MappingProxyType({**DEFAULT_STALE_DAYS, **checks.get("stale_days", {})}),
+        drift_max=float(drift.get("max_drift", base.drift_max)),
+        drift_block=drift.get("block", base.drift_block),
+        stale_days=MappingProxyType({**DEFAULT_STALE_DAYS, **_section(checks, "stale_days")}),
         require_primary=tuple(checks.get("require_primary", base.require_primary)),
         min_primary_share=float(checks.get("min_primary_share", base.min_primary_share)),
-        resnapshot_days=data.get("golden", {}).get("resnapshot_days", base.resnapshot_days),
+        resnapshot_days=_section(data, "golden").get("resnapshot_days", base.resnapshot_days),
         min_results=retrieval.get("min_results", base.min_results),
         min_pages=retrieval.get("min_pages", base.min_pages),
         min_relevance=retrieval.get("min_relevance", base.min_relevance),
         judge=JudgeConfig(**{
-            "model": DEFAULT_MODELS[data.get("judge", {}).get("provider", DEFAULT_PROVIDER)],
-            **data.get("judge", {}),
-            "prices": MappingProxyType({**DEFAULT_PRICES, **data.get("judge", {}).get("prices", {})}),
+            "model": DEFAULT_MODELS[judge.get("provider", DEFAULT_PROVIDER)],
+            **judge,
+            "prices": MappingProxyType({**DEFAULT_PRICES, **{m: MappingProxyType(dict(p))
+                                                             for m, p in _section(judge, "prices").items()}}),
         }),
         soft=MappingProxyType({
             **DEFAULT_SOFT,
-            **{k: SoftBound(**{**vars(DEFAULT_SOFT[k]), **v}) for k, v in data.get("soft", {}).items()},
+            **{k: SoftBound(**{**vars(DEFAULT_SOFT[k]), **(v or {})}) for k, v in _section(data, "soft").items()},
         }),
-        compare=CompareConfig(**data.get("compare", {})),
-        record=_record(data.get("record", {})),
-        replay=ReplayConfig(**data.get("replay", {})),
+        compare=CompareConfig(**_section(data, "compare")),
+        record=_record(_section(data, "record")),
+        replay=ReplayConfig(**_section(data, "replay")),
         source=source,
     )
 
@@ -227,7 +237,7 @@ def _record(data: Mapping[str, Any]) -> RecordConfig:
     search = {
         name: SearchProviderConfig(**{**entry, "params": MappingProxyType(entry["params"]) if "params" in entry
                                       else None})
-        for name, entry in data.get("search", {}).items()
+        for name, entry in _section(data, "search").items()
     }
     return RecordConfig(**{**data, "search": MappingProxyType(search), "allow": tuple(data.get("allow", ()))})
 
