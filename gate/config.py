@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -178,39 +178,94 @@ class Config:
         return self.domain_floor.get("other", 2)
 
 
+SETTINGS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "disabled": ("checks", "disabled"),
+    "domain_cap": ("checks", "domain_cap"),
+    "domain_floor": ("checks", "domain_floor"),
+    "passage_threshold": ("checks", "passage_threshold"),
+    "drift_max": ("checks", "paraphrase_drift", "max_drift"),
+    "drift_block": ("checks", "paraphrase_drift", "block"),
+    "stale_days": ("checks", "stale_days"),
+    "require_primary": ("checks", "require_primary"),
+    "min_primary_share": ("checks", "min_primary_share"),
+    "resnapshot_days": ("golden", "resnapshot_days"),
+    "min_results": ("retrieval", "min_results"),
+    "min_pages": ("retrieval", "min_pages"),
+    "min_relevance": ("retrieval", "min_relevance"),
+    "judge": ("judge",),
+    "soft": ("soft",),
+    "compare": ("compare",),
+    "record": ("record",),
+    "replay": ("replay",),
+})
+"""Where each field of :class:`Config` (all but ``source``) is written in ``sourcegate.yaml``, in the
+order ``sourcegate init`` writes them. :func:`config_from_dict` reads through it and
+:func:`gate.scaffold.config_data` writes through it, so the two cannot disagree."""
+
+
+def _section(data: Mapping[str, Any] | None, *keys: str) -> Mapping[str, Any]:
+    """The mapping at ``keys`` under ``data``: empty when it is missing or written empty (null)."""
+    for key in keys:
+        data = (data or {}).get(key)
+    return data or {}
+
+
+def _judge(data: Mapping[str, Any]) -> JudgeConfig:
+    return JudgeConfig(**{
+        "model": DEFAULT_MODELS[data.get("provider", DEFAULT_PROVIDER)],
+        **data,
+        "prices": MappingProxyType({**DEFAULT_PRICES, **{m: MappingProxyType(dict(p))
+                                                         for m, p in _section(data, "prices").items()}}),
+    })
+
+
+def _soft(data: Mapping[str, Any]) -> Mapping[str, SoftBound]:
+    return MappingProxyType({**DEFAULT_SOFT, **{k: SoftBound(**{**vars(DEFAULT_SOFT[k]), **(v or {})})
+                                                for k, v in data.items()}})
+
+
+def _merged(defaults: Mapping[str, Any]) -> Callable[[Any], Mapping[str, Any]]:
+    return lambda value: MappingProxyType({**defaults, **(value or {})})
+
+
+_SECTIONS: Mapping[str, Callable[[Mapping[str, Any]], Any]] = MappingProxyType({
+    "judge": _judge, "soft": _soft, "record": lambda d: _record(d),
+    "compare": lambda d: CompareConfig(**d), "replay": lambda d: ReplayConfig(**d),
+})
+"""A section written as a whole (empty or null: every default), by the Config field it makes."""
+
+_READ: Mapping[str, Callable[[Any], Any]] = MappingProxyType({
+    "disabled": frozenset, "require_primary": tuple,
+    "passage_threshold": float, "drift_max": float, "min_primary_share": float,
+    "domain_floor": _merged(DEFAULT_DOMAIN_FLOOR), "stale_days": _merged(DEFAULT_STALE_DAYS),
+})
+"""How a setting written in the file becomes its Config value (the rest are taken as written)."""
+
+_ABSENT = object()
+
+
+def _at(data: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(data, Mapping) or key not in data:
+            return _ABSENT
+        data = data[key]
+    return data
+
+
 def config_from_dict(data: Mapping[str, Any], source: str | None = None) -> Config:
-    """Build a Config from already-validated data."""
-    checks = data.get("checks", {})
-    retrieval = data.get("retrieval", {})
-    base = Config()
-    return Config(
-        disabled=frozenset(checks.get("disabled", ())),
-        domain_cap=checks.get("domain_cap", base.domain_cap),
-        domain_floor=MappingProxyType({**DEFAULT_DOMAIN_FLOOR, **checks.get("domain_floor", {})}),
-        passage_threshold=float(checks.get("passage_threshold", base.passage_threshold)),
-        drift_max=float(checks.get("paraphrase_drift", {}).get("max_drift", base.drift_max)),
-        drift_block=checks.get("paraphrase_drift", {}).get("block", base.drift_block),
-        stale_days=MappingProxyType({**DEFAULT_STALE_DAYS, **checks.get("stale_days", {})}),
-        require_primary=tuple(checks.get("require_primary", base.require_primary)),
-        min_primary_share=float(checks.get("min_primary_share", base.min_primary_share)),
-        resnapshot_days=data.get("golden", {}).get("resnapshot_days", base.resnapshot_days),
-        min_results=retrieval.get("min_results", base.min_results),
-        min_pages=retrieval.get("min_pages", base.min_pages),
-        min_relevance=retrieval.get("min_relevance", base.min_relevance),
-        judge=JudgeConfig(**{
-            "model": DEFAULT_MODELS[data.get("judge", {}).get("provider", DEFAULT_PROVIDER)],
-            **data.get("judge", {}),
-            "prices": MappingProxyType({**DEFAULT_PRICES, **data.get("judge", {}).get("prices", {})}),
-        }),
-        soft=MappingProxyType({
-            **DEFAULT_SOFT,
-            **{k: SoftBound(**{**vars(DEFAULT_SOFT[k]), **v}) for k, v in data.get("soft", {}).items()},
-        }),
-        compare=CompareConfig(**data.get("compare", {})),
-        record=_record(data.get("record", {})),
-        replay=ReplayConfig(**data.get("replay", {})),
-        source=source,
-    )
+    """Build a Config from already-validated data (a section left empty, or null, keeps its defaults)."""
+    values: dict[str, Any] = {}
+    for name, path in SETTINGS.items():
+        found = _at(data, path)
+        if name in _SECTIONS:
+            values[name] = _SECTIONS[name]({} if found is _ABSENT or found is None else found)
+        elif found is not _ABSENT:
+            values[name] = _READ.get(name, _same)(found)
+    return Config(**values, source=source)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def with_judge_provider(config: Config, provider: str | None) -> Config:
@@ -227,7 +282,7 @@ def _record(data: Mapping[str, Any]) -> RecordConfig:
     search = {
         name: SearchProviderConfig(**{**entry, "params": MappingProxyType(entry["params"]) if "params" in entry
                                       else None})
-        for name, entry in data.get("search", {}).items()
+        for name, entry in _section(data, "search").items()
     }
     return RecordConfig(**{**data, "search": MappingProxyType(search), "allow": tuple(data.get("allow", ()))})
 

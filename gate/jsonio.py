@@ -16,10 +16,12 @@ them.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ from datetime import date, datetime
 from functools import cache
 from importlib import resources
 from itertools import islice
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 import yaml
 
@@ -80,11 +82,24 @@ EXCERPT_CHARS = 100
 """How much of a value an error message quotes, at most (the start and the end of it)."""
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
+
+
 def json_path(parts: Iterable[object]) -> str:
-    """``['results', 3, 'url']`` -> ``$.results[3].url`` (a key longer than an excerpt is shortened)."""
+    """``['results', 3, 'url']`` -> ``$.results[3].url``; a key longer than an excerpt is shortened.
+
+    A key of letters, digits, ``_`` and ``-`` follows a dot; any other is quoted in brackets as
+    Python quotes it (``$.judge.prices['m\\n::error::p']``): a line break, a control character or
+    a ``::`` in a key never shows raw, so no key can start a line of its own (a workflow command
+    in CI) or change the terminal. Every path in an error message goes through this.
+    """
     out = "$"
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else f".{excerpt(str(p))}"
+        if isinstance(p, int) and not isinstance(p, bool):
+            out += f"[{p}]"
+            continue
+        key = excerpt(str(p))
+        out += f".{key}" if _PLAIN_KEY.fullmatch(key) else f"[{key!r}]"
     return out
 
 
@@ -305,7 +320,8 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
                              file=getattr(loader, "_file", None))
         if i >= merged:
             if key in own:
-                raise InputError(f"duplicate key {key!r} (line {line})", file=getattr(loader, "_file", None))
+                raise InputError(f"duplicate key {excerpt(repr(key))} (line {line})",
+                                 file=getattr(loader, "_file", None))
             own.add(key)
         out[key] = loader.construct_object(value_node, deep=True)
     return out
@@ -317,17 +333,36 @@ def _yaml_kind(value: object) -> str:
     return "mapping" if isinstance(value, dict) else type(value).__name__
 
 
+def _not_a(loader: _StrictLoader, node: yaml.ScalarNode, what: str) -> InputError:
+    """A scalar that an explicit tag (``!!int "x"``) says is what it is not."""
+    return InputError(f"{excerpt(repr(node.value))} is not {what} (line {node.start_mark.line + 1})",
+                      file=getattr(loader, "_file", None))
+
+
 def _construct_float(loader: _StrictLoader, node: yaml.ScalarNode) -> float:
-    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    try:
+        value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    except ValueError:
+        raise _not_a(loader, node, "a number (tagged !!float)") from None
     if not math.isfinite(value):
         line = node.start_mark.line + 1
-        raise InputError(f"{node.value} is not allowed (expected a finite number, line {line})",
+        shown = node.value if node.value.strip(".+-").isalpha() else excerpt(repr(node.value))
+        raise InputError(f"{shown} is not allowed (expected a finite number, line {line})",
                          file=getattr(loader, "_file", None))
+    return value
+
+
+def _construct_bool(loader: _StrictLoader, node: yaml.ScalarNode) -> bool:
+    try:
+        value: bool = yaml.SafeLoader.construct_yaml_bool(loader, node)
+    except KeyError:
+        raise _not_a(loader, node, "a boolean (tagged !!bool)") from None
     return value
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_StrictLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 # Dates and times stay the strings they were written as: the schemas check them with "format",
 # and an unquoted `snapshot_at: 2026-10-15T09:00:00Z` must read the same as a quoted one.
 def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> str:
@@ -344,7 +379,10 @@ def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
         raise InputError(f"an integer has {digits:,} digits, more than {sys.get_int_max_str_digits():,} "
                          f"(line {node.start_mark.line + 1}); raise the limit with PYTHONINTMAXSTRDIGITS if "
                          "it is meant", file=getattr(loader, "_file", None))
-    value: int = yaml.SafeLoader.construct_yaml_int(loader, node)
+    try:
+        value: int = yaml.SafeLoader.construct_yaml_int(loader, node)
+    except ValueError:
+        raise _not_a(loader, node, "an integer (tagged !!int)") from None
     return value
 
 
@@ -444,33 +482,88 @@ def reading(file: str) -> Iterator[None]:
         raise InputError(f"cannot read it ({e.strerror or e})", file=file) from e
 
 
+_READ_CHUNK = 2**20
+"""What a read of a pipe or device asks for at a time, and of a file that grew after its size was taken."""
+
+
+def _read_within(f: BinaryIO, size: int, limit: int) -> tuple[bytes, bool]:
+    """Everything ``f`` holds, reading no more than ``limit + 1`` bytes, and whether that was more than
+    ``limit``. ``size`` is what fstat said (0 for a pipe or device).
+
+    Memory follows what is read, never the limit: a regular file is read in one piece of its size
+    plus one byte (a file that grew since fstat shows it), then on in chunks while it keeps growing;
+    a pipe or device is read in chunks. Reading stops one byte past the limit either way."""
+    first = f.read(min(size, limit) + 1) if size else b""
+    if size and len(first) <= size:
+        return first, False  # the common case: the whole file, in its own size
+    parts = [first] if first else []
+    got = len(first)
+    while got <= limit:
+        chunk = f.read(min(_READ_CHUNK, limit + 1 - got))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts), got > limit
+
+
+class _Bounded(io.RawIOBase):
+    """A binary file read through, refused (an :class:`InputError`) once more than ``limit`` bytes
+    were read: a file that grows past the limit after its size was checked is still refused."""
+
+    def __init__(self, f: io.BufferedReader, limit: int, kind: str, file: str) -> None:
+        super().__init__()
+        self._f, self._limit, self._kind, self._file = f, limit, kind, file
+        self._got = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        with memoryview(b) as view:
+            n = self._f.readinto(view[:max(0, min(len(view), self._limit + 1 - self._got))]) or 0
+        self._got += n
+        if self._got > self._limit:
+            raise _over_limit(self._got, self._limit, self._kind, self._file)
+        return n
+
+
 @contextmanager
 def open_json_text(file: str) -> Iterator[TextIO]:
     """``file`` open as text (universal newlines) once its size is within :data:`MAX_JSON_BYTES`,
-    every failure to read it an input error naming it (:func:`reading`)."""
-    with reading(file):
-        size = os.stat(file).st_size
+    every failure to read it an input error naming it (:func:`reading`). The size is taken from the
+    open file, and reading past the limit is refused however the file changes meanwhile."""
+    with reading(file), open(file, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
         if size > MAX_JSON_BYTES:
             raise _over_limit(size, MAX_JSON_BYTES, "JSON", file)
-        with open(file, encoding="utf-8", newline=None) as f:
-            yield f
+        # a buffer of the file's size up to a chunk: a small file costs little, a large one few reads
+        buffer = max(io.DEFAULT_BUFFER_SIZE, min(size + 1, _READ_CHUNK))
+        bounded = io.BufferedReader(_Bounded(f, MAX_JSON_BYTES, "JSON", file), buffer)
+        with io.TextIOWrapper(bounded, encoding="utf-8", newline=None) as text:
+            yield text
 
 
 def read_text(file: str, *, root: str | None = None, kind: str = "JSON") -> str:
     """Read a UTF-8 file of at most :data:`MAX_JSON_BYTES` (``kind="YAML"``: :data:`MAX_YAML_BYTES`).
 
     With ``root``, the file must stay inside it (:func:`inside`). A missing file, a file that is
-    not text or is over the limit is an input error; the size is checked before anything is read.
+    not text or is over the limit is an input error; the size is checked before anything is read,
+    and reading stops one byte past the limit (a pipe, or a file that grew meanwhile). Memory
+    follows the file's size, not the limit (:func:`_read_within`).
     """
     limit = MAX_YAML_BYTES if kind == "YAML" else MAX_JSON_BYTES
     if root is not None:
         inside(root, file)
     with reading(file):
         with open(file, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            data = b"" if size > limit else f.read(limit + 1)  # a pipe or device says size 0: read is bounded
-        if size > limit or len(data) > limit:
-            raise _over_limit(max(size, len(data)), limit, kind, file)
+            st = os.fstat(f.fileno())
+            size = st.st_size if stat.S_ISREG(st.st_mode) else 0  # a pipe or device: read in chunks
+            if size > limit:
+                raise _over_limit(size, limit, kind, file)
+            data, over = _read_within(f, size, limit)
+        if over:
+            raise _over_limit(len(data), limit, kind, file)
         text = data.decode("utf-8")
         del data
         # Universal newlines, as text mode reads them.
@@ -647,9 +740,14 @@ def _unknown_keys(err: ValidationError) -> list[tuple[str, str]]:
         return []
     if isinstance(err.schema, Mapping) and "patternProperties" in err.schema:
         return []
-    return [(json_path([*err.absolute_path, key]),
-             f"unknown key {key!r}{did_you_mean(key, known) or ' (known: ' + ', '.join(known) + ')'}")
+    return [(json_path([*err.absolute_path, str(key)]),
+             f"unknown key {excerpt(repr(key))}{_known(str(key), known)}")
             for key in err.instance if key not in known]
+
+
+def _known(key: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'floor'?)``, else the list of known keys (the schema's own names, never the input's)."""
+    return did_you_mean(key[:2 * EXCERPT_CHARS], known) or f" (known: {', '.join(known)})"
 
 
 def write_atomic(file: str, text: str) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from gate.errors import InputError
-from gate.jsonio import inside, open_json_text, parse_json, validate
+from gate.jsonio import excerpt, inside, json_path, open_json_text, parse_json, validate
 from gate.results import CaseResult
 
 __all__ = ["read_report", "read_report_items", "read_report_text"]
@@ -152,13 +152,14 @@ def _walk(r: _Reader, item: Callable[[_Reader, str], None]) -> dict[str, Any]:
             if not isinstance(key, str):
                 raise InputError("malformed JSON: expected a key", file=source, path="$")
             if key in fields:
-                raise InputError(f"duplicate key {key!r}", file=source, path="$")
-            r.expect(":", f"$.{key}")
+                raise InputError(f"duplicate key {excerpt(repr(key))}", file=source, path="$")
+            where = json_path([key])
+            r.expect(":", where)
             if key == "cases" and r.peek() == "[":
                 fields[key] = []
                 _cases(r, item)
             else:
-                fields[key] = _parse(r.raw(f"$.{key}"), source, f"$.{key}")
+                fields[key] = _parse(r.raw(where), source, where)
             if r.expect(",}", "$") == "}":
                 break
     if r.peek():

@@ -4,8 +4,9 @@
   its ``class`` and ``freshness`` left as commented placeholders to fill in.
 - :func:`config_yaml`: a ``sourcegate.yaml`` holding every setting at its default, each under the
   description the configuration schema gives it. It is generated from :class:`gate.config.Config`
-  itself (:func:`config_data` is :func:`gate.config.config_from_dict` read backwards), so it
-  cannot drift from the defaults; a test loads it back and compares it with ``Config()``.
+  itself, each field written where :data:`gate.config.SETTINGS` says (where
+  :func:`gate.config.config_from_dict` reads it), so it cannot drift from the defaults; a test
+  loads it back and compares it with ``Config()``, and finds every key of the schema in it.
 - :func:`workflow_yaml`: the example workflow (``examples/sourcegate.yml``: actions pinned by
   commit, ``permissions: {}`` at the top, each job granted only what it needs) for this golden set.
 """
@@ -15,13 +16,13 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, is_dataclass
 from importlib import resources
 from typing import Any
 
 import yaml
 
-from gate.config import Config
+from gate.config import SETTINGS, Config, SearchProviderConfig
 from gate.errors import InputError
 from gate.jsonio import schema
 
@@ -98,20 +99,32 @@ def golden_yaml(name: str, cases: Sequence[NewCase]) -> str:
 
 
 def config_data(c: Config) -> dict[str, Any]:
-    """The configuration ``c`` as the data of a ``sourcegate.yaml`` (what ``config_from_dict`` reads)."""
-    return {
-        "format": "sourcegate-config/1",
-        "checks": {"disabled": sorted(c.disabled), "domain_cap": c.domain_cap,
-                   "domain_floor": dict(c.domain_floor), "passage_threshold": c.passage_threshold,
-                   "stale_days": dict(c.stale_days)},
-        "retrieval": {"min_results": c.min_results, "min_pages": c.min_pages},
-        "judge": {**{f.name: getattr(c.judge, f.name) for f in fields(c.judge) if f.name != "prices"},
-                  "prices": {m: dict(p) for m, p in c.judge.prices.items()}},
-        "soft": {k: {f.name: getattr(b, f.name) for f in fields(b)} for k, b in c.soft.items()},
-        "compare": {f.name: getattr(c.compare, f.name) for f in fields(c.compare)},
-        "record": {"search": {}, "allow": list(c.record.allow), "max_bytes": c.record.max_bytes,
-                   "deadline_seconds": c.record.deadline_seconds, "max_redirects": c.record.max_redirects},
-    }
+    """The configuration ``c`` as the data of a ``sourcegate.yaml``: every setting, each where
+    :data:`gate.config.SETTINGS` puts it (where :func:`gate.config.config_from_dict` reads it)."""
+    data: dict[str, Any] = {"format": "sourcegate-config/1"}
+    for name, path in SETTINGS.items():
+        *parents, last = path
+        here = data
+        for key in parents:
+            here = here.setdefault(key, {})
+        here[last] = _plain(getattr(c, name))
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """A setting's value as YAML writes it: sets sorted, tuples as lists, mappings and dataclasses as
+    dicts (a search provider's unset fields left out: they keep the provider's own)."""
+    if isinstance(value, SearchProviderConfig):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value) if getattr(value, f.name) is not None}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, frozenset | set):
+        return sorted(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _describe(node: Mapping[str, Any], key: str) -> str | None:

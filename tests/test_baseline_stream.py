@@ -98,3 +98,10 @@ def test_nan_and_text_after_the_report_are_refused(tmp_path: Path) -> None:
         read_baseline(_baseline(tmp_path, text.replace('"query_quality": 4.0', '"query_quality": NaN', 1)))
     with pytest.raises(InputError, match="text after the report"):
         read_baseline(_baseline(tmp_path, text + "{}"))
+
+
+def test_a_top_level_key_that_is_not_plain_is_quoted_in_the_path(tmp_path: Path) -> None:
+    text = dump_report(regression_pair()[0]).replace("{", '{"x\\n::error::r": NaN, ', 1)
+    with pytest.raises(InputError, match="finite number") as e:
+        read_baseline(_baseline(tmp_path, text))
+    assert e.value.path == "$['x\\n::error::r']"

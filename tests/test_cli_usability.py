@@ -110,3 +110,39 @@ def test_a_long_list_of_configuration_errors_is_capped(tmp_path: Path, capsys: p
     assert "20+ errors in the configuration:" in err
     assert err.count("unknown key") == 20
     assert "(more not shown: the first 20 are listed)" in err
+
+
+# Keys and values a pull request writes into sourcegate.yaml: a newline, a carriage return, an escape
+# or a line separator in them must never start a line of stderr (a workflow command in CI, e.g.
+# ``::add-mask::``) nor reach the terminal raw.
+HOSTILE_CONFIGS = {
+    "unknown key": 'checks: {"::error::x\\n::add-mask::y": 1}\n',
+    "key of a price": 'judge:\n  prices: {"m\\n::error::p": {input: 1}}\n',
+    "did you mean": 'soft:\n  grounding_rate: {"flor\\n::error::q": 0.5}\n',
+    "several errors": ('checks: {"a\\r::warning::w": 1, "b\\e[31mred": 2, "c\\L::error::ls": 3}\n'
+                       'judge: {prices: {"m\\n::error::p": {input: 1}}}\n'),
+    "duplicate key": '"a\\n::error::d": 1\n"a\\n::error::d": 2\n',
+    "a value": 'judge: {base_url: "https://example.com/\\n::error::u"}\n',
+    "an endpoint": 'record: {search: {mine: {endpoint: "https://example.com/\\u2028::error::e"}}}\n',
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE_CONFIGS.values(), ids=HOSTILE_CONFIGS.keys())
+def test_a_configuration_error_never_lets_a_key_start_a_line(
+        text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "sourcegate.yaml"
+    config.write_text(text, encoding="utf-8")
+    assert main(["check", str(EXAMPLE), "--config", str(config), "-q"]) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()  # every line break Python knows: \r, \x1c-\x1e, \x85, \u2028, ...
+    assert lines and all(line.startswith(("sourcegate: error: ", "  $")) for line in lines), err
+    assert not any(ch.isspace() and ch not in " \n" or not ch.isprintable() and ch != "\n" for ch in err), err
+
+
+def test_a_configuration_key_that_is_not_plain_is_quoted_in_the_path(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "sourcegate.yaml"
+    config.write_text(HOSTILE_CONFIGS["key of a price"], encoding="utf-8")
+    assert main(["check", str(EXAMPLE), "--config", str(config), "-q"]) == 2
+    assert (f"{config} at $.judge.prices['m\\n::error::p']: 'output' is a required property"
+            in capsys.readouterr().err)

@@ -9,7 +9,10 @@ real path leaves the set is refused by name, its content never shown.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import threading
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ import pytest
 
 import gate.jsonio
 from gate.cli import main
+from gate.errors import InputError
 
 RUNS = Path(__file__).parent / "fixtures" / "runs"
 GOOD = RUNS / "no_citations" / "passes" / "cites-sources.json"
@@ -99,6 +103,19 @@ def test_yaml_nested_900_deep_is_an_input_error_not_a_traceback(tmp_path: Path,
     assert code == 2
     assert "golden.yaml: nested more than 100 levels deep (line 5)" in said
     assert "Traceback" not in said
+
+
+@pytest.mark.parametrize(("tagged", "said"), [
+    ('!!int "seven"', "'seven' is not an integer (tagged !!int) (line 1)"),
+    ('!!float "x\\n::error::f"', "'x\\n::error::f' is not a number (tagged !!float) (line 1)"),
+    ('!!float "nan\\n"', "'nan\\n' is not allowed (expected a finite number, line 1)"),
+    ('!!bool "maybe"', "'maybe' is not a boolean (tagged !!bool) (line 1)"),
+])
+def test_a_yaml_scalar_tagged_as_what_it_is_not_is_an_input_error(
+        tagged: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = GOLDEN.replace("version: 1", f"version: {tagged}")
+    code, out = check(["check", str(golden_set(tmp_path, golden)), "--judge", "off"], capsys)
+    assert code == 2 and f"golden.yaml: {said}" in out and "Traceback" not in out, out
 
 
 def test_a_yaml_integer_of_5000_digits_is_an_input_error(tmp_path: Path,
@@ -226,6 +243,78 @@ def test_golden_yaml_has_its_own_size_limit(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(gate.jsonio, "MAX_YAML_BYTES", 40)
     code, said = check(["check", str(golden_set(tmp_path)), "--judge", "off"], capsys)
     assert code == 2 and "over the limit of 40 bytes for a YAML file; raise it with SOURCEGATE_MAX_YAML_BYTES" in said
+
+
+HUGE = 50_000_000_000
+"""A limit far beyond the memory of any machine the tests run on: reading must not reserve it."""
+
+
+@pytest.mark.parametrize("kind", ["JSON", "YAML"])
+def test_a_small_file_under_a_huge_limit_costs_its_own_size(kind: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gate.jsonio, f"MAX_{kind}_BYTES", HUGE)
+    file = tmp_path / "t.json"
+    text = json.dumps({"question": "q" * 200_000})
+    file.write_text(text)
+    tracemalloc.start()
+    try:
+        assert gate.jsonio.read_text(str(file), kind=kind) == text
+        with gate.jsonio.open_json_text(str(file)) as f:
+            assert f.read() == text
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * len(text)  # the bytes and the text of the file, not the limit
+
+
+def test_a_check_under_a_huge_size_limit_runs(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(gate.jsonio, "MAX_JSON_BYTES", HUGE)
+    monkeypatch.setattr(gate.jsonio, "MAX_YAML_BYTES", HUGE)
+    code, said = check(["check", str(GOOD), "--judge", "off"], capsys)
+    assert code == 0, said
+
+
+def test_a_pipe_is_read_up_to_the_limit_and_refused_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gate.jsonio, "MAX_JSON_BYTES", 100_000)
+    for length, fits in ((100_000, True), (100_001, False), (300_000, False)):
+        read, write = os.pipe()
+        feeding = threading.Thread(target=_feed, args=(write, b"x" * length))
+        feeding.start()
+        try:
+            if fits:
+                assert len(gate.jsonio.read_text(f"/dev/fd/{read}")) == length
+            else:
+                with pytest.raises(InputError, match="over the limit of 100,000 bytes for a JSON file"):
+                    gate.jsonio.read_text(f"/dev/fd/{read}")
+        finally:
+            os.close(read)
+            feeding.join()
+
+
+def _feed(fd: int, data: bytes) -> None:
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+    except BrokenPipeError:  # the reader stopped at the limit
+        pass
+
+
+def test_a_file_that_grows_past_the_limit_after_its_size_was_taken_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gate.jsonio, "MAX_JSON_BYTES", 1000)
+    file = tmp_path / "t.json"
+    file.write_text("[" + "1," * 200 + "1]")
+    with open(file, "rb") as f:  # fstat said 403 bytes; by the read it holds 2,403
+        with open(file, "ab") as grow:
+            grow.write(b" " * 2000)
+        data, over = gate.jsonio._read_within(f, 403, 1000)
+    assert over and len(data) == 1001
+    file.write_text("[" + "1," * 200 + "1]")
+    with pytest.raises(InputError, match="over the limit of 1,000 bytes"), gate.jsonio.open_json_text(str(file)) as f:
+        with open(file, "ab") as grow:
+            grow.write(b" " * 2000)
+        f.read()
 
 
 @pytest.mark.parametrize(("value", "read"), [("123", 123), ("64_000", 64_000), ("", 7), ("-1", 7), ("lots", 7)])

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from collections.abc import Iterator, Mapping
+from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from gate.cli import main
-from gate.config import Config, parse_config
+from gate.config import SETTINGS, Config, parse_config
+from gate.jsonio import schema
 from gate.load import load_golden
 from gate.scaffold import config_yaml, workflow_yaml
 
@@ -31,6 +35,42 @@ def test_the_generated_configuration_holds_every_default() -> None:
     text = config_yaml()
     assert replace(parse_config(text, "sourcegate.yaml"), source=None) == Config()
     assert "# most distinct cited URLs per registered domain (default 2)\n  domain_cap: 2\n" in text
+
+
+def _schema_paths(node: Mapping[str, Any], at: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Every key the configuration schema names, as its path (not the keys of free-form maps)."""
+    for key, child in node.get("properties", {}).items():
+        yield (*at, key)
+        yield from _schema_paths(child, (*at, key))
+
+
+def test_the_generated_configuration_writes_every_key_of_the_schema() -> None:
+    data = yaml.safe_load(config_yaml())
+    missing = []
+    for path in _schema_paths(schema("config")):
+        here: Any = data
+        for key in path:
+            here = here.get(key, KeyError) if isinstance(here, dict) else KeyError
+        if here is KeyError:
+            missing.append(".".join(path))
+    assert missing == []
+    assert set(SETTINGS) == {f.name for f in fields(Config)} - {"source"}
+
+
+def test_a_configuration_that_is_not_the_default_is_written_as_it_is() -> None:
+    changed = parse_config("""
+checks: {disabled: [domain_cap, fabricated_url], require_primary: [legal], paraphrase_drift: {block: true},
+         stale_days: {fast: 30}}
+golden: {resnapshot_days: 45}
+retrieval: {min_relevance: 4}
+judge: {provider: openai, base_url: 'https://llm.example/v1', prices: {mine: {input: 1, output: 2, batch: 0.4}}}
+soft: {primary_share: {floor: 0.3, block: true}}
+compare: {max_baseline_age_days: null}
+record: {search: {brave: {key_env: MY_KEY}, mine: {endpoint: 'https://s.example/api', params: {n: 5}}},
+         allow: [10.0.0.0/8]}
+replay: {on_miss: warn}
+""", "sourcegate.yaml")
+    assert parse_config(config_yaml(changed), "sourcegate.yaml") == changed
 
 
 def test_the_workflow_template_is_the_example_workflow() -> None:

@@ -460,6 +460,14 @@ def test_a_key_written_into_the_params_is_refused() -> None:
         web(search={"serpapi": SearchProviderConfig(params={"api_key": KEY})})
 
 
+def test_a_secret_parameter_whose_name_holds_a_line_break_is_quoted() -> None:
+    with pytest.raises(InputError) as e:
+        web(search={"serpapi": SearchProviderConfig(params={"\r\napi_key\n": KEY})})
+    said = str(e.value)
+    assert "$.record.search.serpapi.params['\\r\\napi_key\\n']: the parameter '\\r\\napi_key\\n'" in said
+    assert "\n" not in said and "\r" not in said and "key_in: query:NAME" in said
+
+
 def test_an_http_endpoint_that_is_not_allowed_would_send_the_key_in_clear() -> None:
     with pytest.raises(InputError, match="would send the key in clear"):
         web(search={"mine": SearchProviderConfig(endpoint="http://search.test/api")})

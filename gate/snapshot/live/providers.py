@@ -18,6 +18,7 @@ provider, ``header:X-Api-Key`` unless said). A secret in ``endpoint`` or ``param
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -26,6 +27,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from gate.config import SearchProviderConfig
 from gate.errors import InputError
+from gate.jsonio import excerpt, json_path
 from gate.snapshot.live.policy import AllowList
 from gate.snapshot.live.redact import is_secret_name, redact
 
@@ -88,22 +90,23 @@ PROVIDERS: Mapping[str, Provider] = MappingProxyType({
 def provider_for(name: str, settings: SearchProviderConfig, allow: AllowList,
                  file: str | None = None) -> Provider:
     """The provider ``record.search.<name>`` describes (a known one filled in); InputError when unusable."""
-    path = f"$.record.search.{name}"
+    at = ["record", "search", name]
     base = PROVIDERS.get(name, Provider(name, None))
     overrides = {k: v for k, v in vars(settings).items() if v is not None}
     provider = Provider(**{**vars(base), **overrides})
     if provider.endpoint is None and provider.endpoint_env is None:
         raise InputError(f"{name!r} is not a known provider ({', '.join(PROVIDERS)}): give its endpoint",
-                         file=file, path=path)
+                         file=file, path=json_path(at))
     secret = next((k for k in provider.params if is_secret_name(k)), None)
     if secret is not None:
-        raise InputError(f"the parameter {secret!r} is a secret: keep keys out of sourcegate.yaml, name the "
-                         f"environment variable that holds it with key_env (and key_in: query:{secret})",
-                         file=file, path=f"{path}.params.{secret}")
+        name_it = secret if re.fullmatch(r"[A-Za-z0-9_.-]+", secret) else "NAME"
+        raise InputError(f"the parameter {excerpt(repr(secret))} is a secret: keep keys out of sourcegate.yaml, "
+                         f"name the environment variable that holds it with key_env (and key_in: query:{name_it})",
+                         file=file, path=json_path([*at, "params", secret]))
     if provider.endpoint is not None:
         problem = endpoint_problem(provider.endpoint, allow)
         if problem is not None:
-            raise InputError(problem, file=file, path=f"{path}.endpoint")
+            raise InputError(problem, file=file, path=json_path([*at, "endpoint"]))
     return provider
 
 
