@@ -304,6 +304,34 @@ def test_workflows_use_only_inputs_and_outputs_the_action_declares(metadata: dic
                 assert output in metadata["outputs"], f"{_rel(path)}: unknown output {output}"
 
 
+def _always(condition: Any) -> bool:
+    return isinstance(condition, str) and condition.replace("${{", "").strip().startswith("always()")
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_a_job_that_gates_after_other_jobs_runs_whatever_became_of_them(path: Path) -> None:
+    # A job whose `needs` failed is skipped, and a required check that is skipped counts as passed:
+    # the merge job must run and name the missing shard instead.
+    for name, job in _load(path)["jobs"].items():
+        gates = [s for s in job.get("steps", []) if OWN_ACTION.match(str(s.get("uses", "")))
+                 and "merge-from" in s.get("with", {})]
+        if gates and job.get("needs"):
+            assert _always(job.get("if")), f"{_rel(path)}: job {name} is skipped when a shard fails"
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_what_a_gate_step_wrote_is_uploaded_even_when_it_failed(path: Path) -> None:
+    for name, job in _load(path)["jobs"].items():
+        steps = job.get("steps", [])
+        gate = next((i for i, s in enumerate(steps)
+                     if str(s.get("uses", "")) == "./" or OWN_ACTION.match(str(s.get("uses", "")))), None)
+        if gate is None:
+            continue
+        for step in steps[gate + 1:]:
+            if str(step.get("uses", "")).startswith("actions/upload-artifact@"):
+                assert _always(step.get("if")), f"{_rel(path)}: {name}: {step.get('name')} skipped on failure"
+
+
 def test_the_self_test_asserts_on_the_example_set_with_fail_on_none() -> None:
     steps = [s for p, s in _own_action_steps() if p.name == "self-test.yml"]
     assert steps[0]["with"] == {"golden-set": "cached-snapshots/example", "judge": "replay",
