@@ -332,6 +332,18 @@ def test_what_a_gate_step_wrote_is_uploaded_even_when_it_failed(path: Path) -> N
                 assert _always(step.get("if")), f"{_rel(path)}: {name}: {step.get('name')} skipped on failure"
 
 
+def test_the_resnapshot_pull_request_can_be_gated() -> None:
+    # GitHub starts no workflow for what GITHUB_TOKEN does: a pull request it opens is never gated.
+    path = ROOT / "examples" / "resnapshot.yml"
+    [opener] = [s for _, s in _steps(_load(path)) if "gh pr create" in s.get("run", "")]
+    token = opener["env"]["GH_TOKEN"]
+    assert re.fullmatch(r"\$\{\{ secrets\.[A-Z_]+ \|\| github\.token \}\}", token), token
+    for text in (path.read_text(encoding="utf-8"), (ROOT / "docs" / "snapshots.md").read_text(encoding="utf-8")):
+        flat = " ".join(text.replace("#", " ").split())
+        assert "Allow GitHub Actions to create and approve pull requests" in flat
+        assert "pull_request" in flat and "GitHub App" in flat
+
+
 def test_the_self_test_asserts_on_the_example_set_with_fail_on_none() -> None:
     steps = [s for p, s in _own_action_steps() if p.name == "self-test.yml"]
     assert steps[0]["with"] == {"golden-set": "cached-snapshots/example", "judge": "replay",
