@@ -147,6 +147,18 @@ def test_the_base_image_is_pinned_by_version_tag_and_digest(dockerfile: str) -> 
     assert froms and all(f.startswith("${PYTHON_IMAGE}") for f in froms)
 
 
+def test_no_frontend_image_is_pulled_unpinned(dockerfile: str) -> None:
+    # A `# syntax=` parser directive makes BuildKit pull that frontend image before the build.
+    for line in dockerfile.splitlines():
+        if not line.startswith("#"):
+            break
+        match = re.match(r"#\s*syntax\s*=\s*(\S+)", line, flags=re.IGNORECASE)
+        assert match is None or "@sha256:" in match.group(1), f"unpinned frontend {match.group(1)}"
+    # nothing needs a newer frontend: no heredocs, no RUN --mount, no COPY --link or --chmod
+    assert "<<" not in dockerfile
+    assert not re.search(r"^\s*(RUN|COPY|ADD)\s+--(mount|link|chmod|parents|exclude)", dockerfile, re.MULTILINE)
+
+
 def test_the_entrypoint_is_the_action_module_in_exec_form(dockerfile: str) -> None:
     entrypoints = [rest for word, rest in _instructions(dockerfile) if word == "ENTRYPOINT"]
     assert [json.loads(e) for e in entrypoints] == [["python", "-m", "gate.action"]]
