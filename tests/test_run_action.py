@@ -102,3 +102,42 @@ def test_the_run_step_runs_the_agent_with_words_never_a_shell(tmp_path: Path) ->
     trace = json.loads((golden / "runs" / f"{EURO}.json").read_text(encoding="utf-8"))
     assert trace["replay"]["command"] == [agent[0], agent[1], "'*'", "$HOME"]
     assert output.read_text(encoding="utf-8") == f"runs={golden}/runs\n"
+
+
+def _externally_managed_python() -> str | None:
+    """A real interpreter that pip refuses to install into (PEP 668), as ubuntu-24.04's python3 is."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if not os.path.exists(candidate):
+            continue
+        probe = ("import os, sys, sysconfig; print(sys.prefix == sys.base_prefix and "
+                 "os.path.isfile(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))")
+        done = subprocess.run([candidate, "-c", probe], capture_output=True, text=True, check=False)
+        if done.stdout.strip() == "True":
+            return candidate
+    return None
+
+
+def _install_check() -> str:
+    """The install step's script up to the pip command: the test of the interpreter alone."""
+    [step] = [s for s in _load(ACTION)["runs"]["steps"] if s.get("name") == "Install sourcegate"]
+    script: str = step["run"]
+    assert step["env"] == {"PYTHON": "${{ inputs.python }}"}
+    return script[: script.index('"$PYTHON" -m pip install')]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_the_install_step_takes_a_venv_python() -> None:
+    done = subprocess.run(["bash", "-e", "-c", _install_check()], env={**os.environ, "PYTHON": sys.executable},
+                          capture_output=True, text=True, timeout=60)
+    assert sys.prefix != sys.base_prefix and done.returncode == 0 and done.stdout == "", done.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.skipif(_externally_managed_python() is None, reason="no externally managed Python here")
+def test_the_install_step_refuses_an_externally_managed_python_saying_what_to_do() -> None:
+    python = _externally_managed_python()
+    assert python is not None
+    done = subprocess.run(["bash", "-e", "-c", _install_check()], env={**os.environ, "PYTHON": python},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stdout.startswith("::error title=sourcegate run::") and "actions/setup-python" in done.stdout
