@@ -1,0 +1,56 @@
+"""Figures the docs quote from the example set are the ones the example set gives today.
+
+The verdict line of docs/baseline.md is the first reason `check` writes on the example set, with
+and without its baseline; the snapshot's counts and size in docs/snapshots.md and in the snapshot's
+README are those of the committed snapshot, which a test elsewhere holds to what a build writes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+
+from gate.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "cached-snapshots" / "example"
+SNAPSHOT = EXAMPLE / "snapshot"
+
+
+def _flat(path: Path) -> str:
+    """The file's text with its line breaks and runs of spaces made one space."""
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def _first_reason(golden: Path, out: Path) -> str:
+    assert main(["check", str(golden), "--json", str(out), "--quiet"]) == 1
+    reason: str = json.loads(out.read_text(encoding="utf-8"))["reasons"][0]
+    return reason
+
+
+def test_the_baseline_doc_quotes_the_example_sets_verdict_line(tmp_path: Path) -> None:
+    doc = _flat(ROOT / "docs" / "baseline.md")
+    with_baseline = _first_reason(EXAMPLE, tmp_path / "with.json")
+    assert f"`{with_baseline}`" in doc, with_baseline
+    bare = tmp_path / "example"
+    shutil.copytree(EXAMPLE, bare, ignore=shutil.ignore_patterns("baseline.json"))
+    without = _first_reason(bare, tmp_path / "without.json")
+    quoted = re.search(r"without a baseline: `([^`]*?)\.\.\.\)`", doc)
+    assert quoted is not None and without.startswith(quoted.group(1)), without
+
+
+def test_the_snapshot_docs_give_the_example_snapshots_counts_and_size() -> None:
+    counts = {layer: sum(1 for _ in (SNAPSHOT / folder).glob("*.json"))
+              for layer, folder in (("searches", "search"), ("pages", "pages"), ("extractions", "extractions"))}
+    size_kb = round(sum(f.stat().st_size for f in SNAPSHOT.rglob("*.json")) / 10_000) * 10
+    figures = f"{counts['searches']} searches, {counts['pages']} pages, {counts['extractions']} extractions"
+    cases = len(yaml.safe_load((EXAMPLE / "golden.yaml").read_text(encoding="utf-8"))["cases"])
+    assert len(list((EXAMPLE / "runs").glob("*.json"))) == cases
+    snapshots = _flat(ROOT / "docs" / "snapshots.md")
+    assert f"built from its {cases} runs: {figures}, about {size_kb} KB of entries" in snapshots
+    readme = _flat(SNAPSHOT / "README.md")
+    assert f"{figures}; about {size_kb} KB of entries." in readme
