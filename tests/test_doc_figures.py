@@ -54,3 +54,15 @@ def test_the_snapshot_docs_give_the_example_snapshots_counts_and_size() -> None:
     assert f"built from its {cases} runs: {figures}, about {size_kb} KB of entries" in snapshots
     readme = _flat(SNAPSHOT / "README.md")
     assert f"{figures}; about {size_kb} KB of entries." in readme
+
+
+def test_the_axes_doc_names_the_axes_that_carry_a_why_line(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    assert main(["check", str(EXAMPLE), "--json", str(out), "--quiet"]) == 1
+    cases = json.loads(out.read_text(encoding="utf-8"))["cases"]
+    noted = {name for case in cases for name in case["axes"]}
+    assert noted == {"freshness", "diversity", "citation_validity"}
+    assert all(case["judgement"]["query_scores"] for case in cases if case.get("judgement"))
+    doc = _flat(ROOT / "docs" / "axes.md")
+    assert "Freshness, diversity and citation validity each come with a line saying why" in doc
+    assert "query quality has no such line" in doc and "`cases[].judgement.query_scores`" in doc
