@@ -1,4 +1,4 @@
-"""Figures the docs quote from the example set are the ones the example set gives today.
+"""What the docs say of the example set and of the code is what they give today.
 
 The verdict line of docs/baseline.md is the first reason `check` writes on the example set, with
 and without its baseline; the snapshot's counts and size in docs/snapshots.md and in the snapshot's
@@ -66,3 +66,22 @@ def test_the_axes_doc_names_the_axes_that_carry_a_why_line(tmp_path: Path) -> No
     doc = _flat(ROOT / "docs" / "axes.md")
     assert "Freshness, diversity and citation validity each come with a line saying why" in doc
     assert "query quality has no such line" in doc and "`cases[].judgement.query_scores`" in doc
+
+
+def test_the_provider_doc_names_every_list_a_new_provider_joins() -> None:
+    from gate import config
+    from gate.action import inputs
+    from gate.judge import providers
+
+    schema = json.loads((ROOT / "gate" / "schemas" / "config.json").read_text(encoding="utf-8"))
+    doc = _flat(ROOT / "docs" / "judge-providers.md")
+    # every provider is in each list the doc names, and each keyed provider has its input everywhere
+    for name in providers.PROVIDERS:
+        assert name in config.DEFAULT_MODELS and name in json.dumps(schema)
+    for key_input in inputs.JUDGE_KEYS.values():
+        assert key_input in inputs.INPUT_NAMES and key_input in inputs.SECRET_INPUTS
+        assert f"  {key_input}:" in (ROOT / "action.yml").read_text(encoding="utf-8")
+    for name in ("`PROVIDERS`", "`judge.provider` enum", "`DEFAULT_MODELS`", "`DEFAULT_PRICES`", "`INPUT_NAMES`",
+                 "`SECRET_INPUTS`", "`JUDGE_KEYS`", "`action.yml`"):
+        assert name in doc, name
+    assert "A provider is one module and one registry line." not in doc
