@@ -12,6 +12,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from gate.cli import main
@@ -85,3 +86,11 @@ def test_the_provider_doc_names_every_list_a_new_provider_joins() -> None:
                  "`SECRET_INPUTS`", "`JUDGE_KEYS`", "`action.yml`"):
         assert name in doc, name
     assert "A provider is one module and one registry line." not in doc
+
+
+def test_the_readme_says_run_refuses_check_with_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = tmp_path / "example"
+    shutil.copytree(EXAMPLE, golden)
+    code = main(["run", str(golden), "--check", "--out", str(tmp_path / "o"), "--", "true"])
+    assert code == 2 and "--check gates" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    assert "`--check --out DIR` is refused (exit 2, nothing run)" in _flat(ROOT / "README.md")
