@@ -94,3 +94,13 @@ def test_the_readme_says_run_refuses_check_with_out(tmp_path: Path, capsys: pyte
     code = main(["run", str(golden), "--check", "--out", str(tmp_path / "o"), "--", "true"])
     assert code == 2 and "--check gates" in capsys.readouterr().err and not (tmp_path / "o").exists()
     assert "`--check --out DIR` is refused (exit 2, nothing run)" in _flat(ROOT / "README.md")
+
+
+def test_every_documented_run_that_gates_judges_the_new_answers() -> None:
+    # A re-run agent's answers are new to the judge cache: replayed, the run is inconclusive.
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "examples").rglob("*.md"))]
+    lines = [(doc, line) for doc in docs for line in doc.read_text(encoding="utf-8").splitlines()
+             if re.match(r"\s*sourcegate run .*--check", line)]
+    assert len(lines) >= 3
+    for doc, line in lines:
+        assert re.search(r"--judge (live|batch|off)\b", line), f"{doc.relative_to(ROOT)}: {line}"
