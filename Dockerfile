@@ -1,11 +1,11 @@
-# syntax=docker/dockerfile:1
-#
 # The sourcegate container action (action.yml: runs.using docker, image Dockerfile), and the
 # prebuilt image that .github/workflows/release.yml publishes to GHCR.
 #
 # Base: Debian 12 slim with CPython 3.12, pinned by exact version tag AND by digest, so a
 # rebuild gets the same bytes (the digest wins when both are given; the tag is for humans and
-# for Dependabot, which updates both together). To move to a newer base, change both.
+# for Dependabot, which updates both together). To move to a newer base, change both. No
+# `# syntax=` directive: it would pull a frontend image by a moving tag; every instruction here
+# is one the builder's own frontend reads.
 ARG PYTHON_IMAGE=python:3.12.12-slim-bookworm@sha256:593bd06efe90efa80dc4eee3948be7c0fde4134606dd40d8dd8dbcade98e669c
 
 # ---- build: install sourcegate and its dependencies into a venv, from the project's metadata

@@ -126,8 +126,8 @@ def throughput(seconds: float, scoped: bool) -> float:
     return int(done.stdout) / seconds
 
 
-def whole_loop() -> tuple[float, float, str]:
-    """Seconds to re-run the example set's 17 cases (--jobs 2) and to gate them; the verdict."""
+def whole_loop() -> tuple[int, float, float, str]:
+    """How many cases the example set has, the seconds to re-run them (--jobs 2) and to gate them; the verdict."""
     with tempfile.TemporaryDirectory(prefix="sourcegate-bench-") as tmp:
         ids = [c["id"] for c in yaml.safe_load((EXAMPLE / "golden.yaml").read_text(encoding="utf-8"))["cases"]]
         root = make_golden(Path(tmp) / "example", ids)
@@ -138,7 +138,7 @@ def whole_loop() -> tuple[float, float, str]:
         ran = time.perf_counter() - start
         start = time.perf_counter()
         report = run_paths([str(root)], None, judge_mode="replay")
-        return ran, time.perf_counter() - start, report.verdict
+        return len(ids), ran, time.perf_counter() - start, report.verdict
 
 
 def rows(cases: int = 40, seconds: float = 3.0) -> list[tuple[str, str, str]]:
@@ -154,7 +154,7 @@ def rows(cases: int = 40, seconds: float = 3.0) -> list[tuple[str, str, str]]:
             run1 = min(run1, time_run(root, cases, jobs=1))
         run2 = time_run(root, cases, jobs=2)
     overhead = (run1 - bare) / cases
-    ran, gated, verdict = whole_loop()
+    count, ran, gated, verdict = whole_loop()
     return [
         ("sourcegate run overhead per case", f"{overhead * 1000:.1f} ms",
          f"{cases} cases, --jobs 1: {run1:.2f} s vs the bare command {cases}x: {bare:.2f} s; target < 50 ms"),
@@ -165,7 +165,7 @@ def rows(cases: int = 40, seconds: float = 3.0) -> list[tuple[str, str, str]]:
         ("replay server under a case scope", f"{max(throughput(seconds, scoped=True) for _ in range(REPEATS)):,.0f}",
          "the same through /case/<token>/..., as sourcegate run serves each case"),
         ("whole loop on the example set", f"{ran + gated:.1f} s",
-         f"17 cases re-run by a scripted agent ({ran:.1f} s, --jobs 2), then gated ({gated:.1f} s, judge "
+         f"{count} cases re-run by a scripted agent ({ran:.1f} s, --jobs 2), then gated ({gated:.1f} s, judge "
          f"replayed): {verdict}"),
     ]
 

@@ -95,14 +95,28 @@ def merge_rows(root: str, parts: list[str], out: str, n: int, same: bool | None 
     ]
 
 
+_LAUNCHER = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+             "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+             "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+"""Runs the command given in its arguments and prints its wall time and peak RSS (KiB)."""
+
+
+def peak_of(command: list[str]) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB) of ``command``, started by a small launcher of its own.
+
+    A child's ``ru_maxrss`` counts the memory of the process it was forked from until it execs, so
+    a command started straight from the bench process would be charged the bench's own size (the
+    parts written and read above). The launcher is a fresh interpreter: its size is what is counted
+    before the command's exec, below any command it starts."""
+    out = subprocess.run([sys.executable, "-c", _LAUNCHER, *command],  # noqa: S603 (our own launcher)
+                         capture_output=True, text=True, check=True)
+    seconds, kib = out.stdout.split()
+    return float(seconds), int(kib)
+
+
 def _command(argv: list[str]) -> tuple[float, int]:
     """Wall time and peak RSS (KiB) of ``sourcegate ARGV`` in a process of its own."""
-    t0 = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "gate", *argv],  # noqa: S603 (our own CLI)
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(child.pid, 0)
-    child.returncode = 0  # reaped above
-    return time.perf_counter() - t0, usage.ru_maxrss
+    return peak_of([sys.executable, "-m", "gate", *argv])
 
 
 def main(argv: list[str] | None = None) -> int:

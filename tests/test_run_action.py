@@ -19,6 +19,7 @@ import jsonschema
 import pytest
 import yaml
 
+from gate.action.inputs import input_env_name, read_inputs, resolve_judge
 from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,12 @@ def test_the_action_is_valid_and_composite() -> None:
         assert "${{" not in step.get("run", ""), "inputs reach the script through env:, never pasted in"
 
 
-def test_the_example_workflow_gives_the_key_to_the_agent_step_only() -> None:
+def _gate_step(job: dict[str, Any]) -> dict[str, Any]:
+    [gate] = [s for s in job["steps"] if str(s.get("uses", "")).startswith("sourcegate/sourcegate@")]
+    return gate
+
+
+def test_the_example_workflow_gives_the_key_to_the_agent_step_and_the_judge_only() -> None:
     workflow = _load(WORKFLOW)
     [job] = workflow["jobs"].values()
     assert workflow["permissions"] == {}
@@ -50,10 +56,35 @@ def test_the_example_workflow_gives_the_key_to_the_agent_step_only() -> None:
     inputs = set(_load(ACTION)["inputs"])
     keyed = [s for s in job["steps"] if "secrets." in json.dumps(s)]
     [run] = [s for s in job["steps"] if RUN_ACTION.match(str(s.get("uses", "")))]
-    assert keyed == [run] and set(run["env"]) == {"ANTHROPIC_API_KEY"}
+    gate = _gate_step(job)
+    assert keyed == [run, gate] and set(run["env"]) == {"ANTHROPIC_API_KEY"}
     assert set(run["with"]) <= inputs
+    # the gate step gets the key as its judge's input, not in its environment
+    assert "env" not in gate and [k for k, v in gate["with"].items() if "secrets." in str(v)] == ["anthropic-api-key"]
     uses = [str(s.get("uses", "")) for s in job["steps"]]
-    assert uses.index(run["uses"]) < next(i for i, u in enumerate(uses) if u.startswith("sourcegate/sourcegate@"))
+    assert uses.index(run["uses"]) < uses.index(gate["uses"])
+
+
+def _judge_of(step: dict[str, Any], secret: str) -> str:
+    """The judge mode the gate action runs with for this step's inputs, the secret set to ``secret``."""
+    env = {input_env_name(name): re.sub(r"\$\{\{\s*secrets\.\w+\s*\}\}", secret, str(value))
+           for name, value in step["with"].items()}
+    inputs = read_inputs(env)
+    judge, _why = resolve_judge(inputs.judge, inputs.has_judge_key, inputs.key_inputs)
+    return judge
+
+
+def test_the_example_workflow_judges_the_new_answers_live_when_the_key_is_set() -> None:
+    # The re-run agent writes answers the committed judge cache has never seen: replayed, their
+    # claims stay unscored and the run is inconclusive. With the key the gate step judges live.
+    gate = _gate_step(next(iter(_load(WORKFLOW)["jobs"].values())))
+    assert _judge_of(gate, "sk-ant-test") == "live"
+    assert _judge_of(gate, "") == "replay"  # no key (a fork): replay, and the README says what follows
+
+
+def test_the_readme_shows_the_example_workflow_exactly() -> None:
+    block = f"```yaml\n{WORKFLOW.read_text(encoding='utf-8')}```"
+    assert block in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
@@ -71,3 +102,42 @@ def test_the_run_step_runs_the_agent_with_words_never_a_shell(tmp_path: Path) ->
     trace = json.loads((golden / "runs" / f"{EURO}.json").read_text(encoding="utf-8"))
     assert trace["replay"]["command"] == [agent[0], agent[1], "'*'", "$HOME"]
     assert output.read_text(encoding="utf-8") == f"runs={golden}/runs\n"
+
+
+def _externally_managed_python() -> str | None:
+    """A real interpreter that pip refuses to install into (PEP 668), as ubuntu-24.04's python3 is."""
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if not os.path.exists(candidate):
+            continue
+        probe = ("import os, sys, sysconfig; print(sys.prefix == sys.base_prefix and "
+                 "os.path.isfile(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))")
+        done = subprocess.run([candidate, "-c", probe], capture_output=True, text=True, check=False)
+        if done.stdout.strip() == "True":
+            return candidate
+    return None
+
+
+def _install_check() -> str:
+    """The install step's script up to the pip command: the test of the interpreter alone."""
+    [step] = [s for s in _load(ACTION)["runs"]["steps"] if s.get("name") == "Install sourcegate"]
+    script: str = step["run"]
+    assert step["env"] == {"PYTHON": "${{ inputs.python }}"}
+    return script[: script.index('"$PYTHON" -m pip install')]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_the_install_step_takes_a_venv_python() -> None:
+    done = subprocess.run(["bash", "-e", "-c", _install_check()], env={**os.environ, "PYTHON": sys.executable},
+                          capture_output=True, text=True, timeout=60)
+    assert sys.prefix != sys.base_prefix and done.returncode == 0 and done.stdout == "", done.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.skipif(_externally_managed_python() is None, reason="no externally managed Python here")
+def test_the_install_step_refuses_an_externally_managed_python_saying_what_to_do() -> None:
+    python = _externally_managed_python()
+    assert python is not None
+    done = subprocess.run(["bash", "-e", "-c", _install_check()], env={**os.environ, "PYTHON": python},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stdout.startswith("::error title=sourcegate run::") and "actions/setup-python" in done.stdout

@@ -147,6 +147,18 @@ def test_the_base_image_is_pinned_by_version_tag_and_digest(dockerfile: str) -> 
     assert froms and all(f.startswith("${PYTHON_IMAGE}") for f in froms)
 
 
+def test_no_frontend_image_is_pulled_unpinned(dockerfile: str) -> None:
+    # A `# syntax=` parser directive makes BuildKit pull that frontend image before the build.
+    for line in dockerfile.splitlines():
+        if not line.startswith("#"):
+            break
+        match = re.match(r"#\s*syntax\s*=\s*(\S+)", line, flags=re.IGNORECASE)
+        assert match is None or "@sha256:" in match.group(1), f"unpinned frontend {match.group(1)}"
+    # nothing needs a newer frontend: no heredocs, no RUN --mount, no COPY --link or --chmod
+    assert "<<" not in dockerfile
+    assert not re.search(r"^\s*(RUN|COPY|ADD)\s+--(mount|link|chmod|parents|exclude)", dockerfile, re.MULTILINE)
+
+
 def test_the_entrypoint_is_the_action_module_in_exec_form(dockerfile: str) -> None:
     entrypoints = [rest for word, rest in _instructions(dockerfile) if word == "ENTRYPOINT"]
     assert [json.loads(e) for e in entrypoints] == [["python", "-m", "gate.action"]]
@@ -302,6 +314,46 @@ def test_workflows_use_only_inputs_and_outputs_the_action_declares(metadata: dic
         for step_id, output in re.findall(r"steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)", text):
             if step_id in ids:
                 assert output in metadata["outputs"], f"{_rel(path)}: unknown output {output}"
+
+
+def _always(condition: Any) -> bool:
+    return isinstance(condition, str) and condition.replace("${{", "").strip().startswith("always()")
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_a_job_that_gates_after_other_jobs_runs_whatever_became_of_them(path: Path) -> None:
+    # A job whose `needs` failed is skipped, and a required check that is skipped counts as passed:
+    # the merge job must run and name the missing shard instead.
+    for name, job in _load(path)["jobs"].items():
+        gates = [s for s in job.get("steps", []) if OWN_ACTION.match(str(s.get("uses", "")))
+                 and "merge-from" in s.get("with", {})]
+        if gates and job.get("needs"):
+            assert _always(job.get("if")), f"{_rel(path)}: job {name} is skipped when a shard fails"
+
+
+@pytest.mark.parametrize("path", ALL_WORKFLOWS, ids=_rel)
+def test_what_a_gate_step_wrote_is_uploaded_even_when_it_failed(path: Path) -> None:
+    for name, job in _load(path)["jobs"].items():
+        steps = job.get("steps", [])
+        gate = next((i for i, s in enumerate(steps)
+                     if str(s.get("uses", "")) == "./" or OWN_ACTION.match(str(s.get("uses", "")))), None)
+        if gate is None:
+            continue
+        for step in steps[gate + 1:]:
+            if str(step.get("uses", "")).startswith("actions/upload-artifact@"):
+                assert _always(step.get("if")), f"{_rel(path)}: {name}: {step.get('name')} skipped on failure"
+
+
+def test_the_resnapshot_pull_request_can_be_gated() -> None:
+    # GitHub starts no workflow for what GITHUB_TOKEN does: a pull request it opens is never gated.
+    path = ROOT / "examples" / "resnapshot.yml"
+    [opener] = [s for _, s in _steps(_load(path)) if "gh pr create" in s.get("run", "")]
+    token = opener["env"]["GH_TOKEN"]
+    assert re.fullmatch(r"\$\{\{ secrets\.[A-Z_]+ \|\| github\.token \}\}", token), token
+    for text in (path.read_text(encoding="utf-8"), (ROOT / "docs" / "snapshots.md").read_text(encoding="utf-8")):
+        flat = " ".join(text.replace("#", " ").split())
+        assert "Allow GitHub Actions to create and approve pull requests" in flat
+        assert "pull_request" in flat and "GitHub App" in flat
 
 
 def test_the_self_test_asserts_on_the_example_set_with_fail_on_none() -> None:
