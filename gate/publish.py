@@ -17,7 +17,7 @@ from gate.errors import GitHubError, InputError
 from gate.outputs import append_file, write_file
 
 if TYPE_CHECKING:
-    from gate.github import PullRequestContext, UpsertResult
+    from gate.github import GitHubClient, PullRequestContext, UpsertResult
 
 __all__ = [
     "COMMENT_AUTHORS_ENV",
@@ -117,6 +117,23 @@ def run_url(env: Mapping[str, str]) -> str | None:
     return url if _SAFE_URL.match(url) else None
 
 
+def _update_existing(client: GitHubClient, repo: str, number: int, key: str, body: str,
+                     authors: Collection[str]) -> UpsertResult | None:
+    """Update sourcegate's comment for ``key`` in place, found as :func:`gate.github.upsert_comment`
+    finds it; None (nothing posted) when the pull request has none."""
+    from gate.github import DEFAULT_AUTHOR_LOGINS, UpsertResult, find_own_comment, with_marker
+
+    with client.operation():
+        login = client.authenticated_login()
+        logins = DEFAULT_AUTHOR_LOGINS | ({login} if login else frozenset()) | frozenset(authors)
+        existing = find_own_comment(client.list_comments(repo, number), key, logins)
+        if existing is None:
+            return None
+        updated = client.update_comment(repo, int(existing["id"]), with_marker(body, key))
+    url = updated.get("html_url") if isinstance(updated.get("html_url"), str) else existing.get("html_url")
+    return UpsertResult("updated", int(existing["id"]), url if isinstance(url, str) else None)
+
+
 def _context(env: Mapping[str, str], number: int | None) -> PullRequestContext | None:
     from gate.github import DEFAULT_API_URL, PullRequestContext, pr_context_from_env
 
@@ -131,7 +148,8 @@ def _context(env: Mapping[str, str], number: int | None) -> PullRequestContext |
 
 
 def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | None = None,
-                 err: TextIO | None = None, authors: Collection[str] | None = None) -> UpsertResult | None:
+                 err: TextIO | None = None, authors: Collection[str] | None = None,
+                 update_only: bool = False, fails: bool = False) -> UpsertResult | None:
     """Create or update sourcegate's comment on a PR: what was done and where, or None when it was not.
 
     The PR is ``number`` (in ``GITHUB_REPOSITORY``), else the one of this Actions run
@@ -141,6 +159,10 @@ def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | N
     Every problem is a message on ``err`` (stderr), never an exception: the verdict stands. A
     comment created as an author the next run would not recognise (a GitHub App's
     ``<slug>[bot]`` nobody named) is said too, with the setting that fixes it.
+
+    ``update_only``: only an existing comment for ``key`` is updated, none is created (None when
+    there is none). ``fails``: posting is the caller's whole job and a failure fails it (exit 5), as
+    the message then says; otherwise the verdict and exit code stand.
     """
     from gate.github import FORK_HINT, GitHubClient, upsert_comment
 
@@ -163,11 +185,20 @@ def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | N
                       "(pass `env: GITHUB_TOKEN: ${{ github.token }}` to the step)\n")
             return None
         with GitHubClient(ctx.api_url, token) as client:
-            done = upsert_comment(client, ctx.repository, ctx.number, key, body, extra_authors=authors)
+            if update_only:
+                found = _update_existing(client, ctx.repository, ctx.number, key, body, authors)
+                if found is None:
+                    return None
+                done = found
+            else:
+                done = upsert_comment(client, ctx.repository, ctx.number, key, body, extra_authors=authors)
     except GitHubError as e:
-        hint = f" ({FORK_HINT})" if e.status == 403 else ""
-        out.write(f"sourcegate: --comment: could not post the PR comment: {e}{hint}. The verdict and "
-                  "exit code are unchanged; the job summary and the report artifact have the full report\n")
+        # A refused write says the fork hint already; a refused read does not.
+        hint = f" ({FORK_HINT})" if e.status == 403 and FORK_HINT not in str(e) else ""
+        then = ("posting it is this run's job, so it fails (exit 5)" if fails else
+                "the verdict and exit code are unchanged; the job summary and the report artifact have the "
+                "full report")
+        out.write(f"sourcegate: --comment: could not post the PR comment: {e}{hint}. {then[0].upper()}{then[1:]}\n")
         return None
     out.write(f"sourcegate: PR comment {done.action}: {done.url or done.comment_id}\n")
     who = done.unrecognised_author

@@ -56,10 +56,11 @@ def post_report(report: Report, env: Mapping[str, str], *, number: int | None = 
     """Post (or update) the report's comment on pull request ``number`` (None: this run's event).
 
     ``env`` holds the CI run's variables and ``GITHUB_TOKEN`` (:func:`gate.publish.post_comment`).
-    Returns what GitHub did and where the comment is; None when it was not posted, said on ``err``.
+    Returns what GitHub did and where the comment is; None when it was not posted, said on ``err``
+    (posting is this command's job: the caller then exits 5).
     """
     return post_comment(comment_body(report, env), report.golden_name, env, number=number, err=err,
-                        authors=authors)
+                        authors=authors, fails=True)
 
 
 def run(args: argparse.Namespace) -> int:

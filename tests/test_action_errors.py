@@ -1,0 +1,121 @@
+"""The action when a set has no verdict, or the step cannot run: nothing dropped silently, no stale
+comment, outputs on every error path, messages true to the mode. In the simulated Actions
+environment (the ``runner`` fixture) against the loopback fake GitHub."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from gate.action.notrun import not_run_comment
+from gate.github import marker
+from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
+
+# --------------------------------------------------------------------------------------------
+# A set the pull request deletes is not skipped silently
+
+
+def test_a_set_the_pr_deletes_fails_the_step_and_says_how_to_retire_it(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_set(runner.ws, "alpha", {"moons": GOOD})
+    write_set(runner.ws, "beta", {"made-up": (FABRICATED,)})
+    base = runner.commit()
+    event = runner.event(base)
+    assert run(runner.env(event, judge="off")) == 1  # beta fails at the base: its comment says fail
+    capsys.readouterr()
+    shutil.rmtree(runner.ws / "cached-snapshots" / "beta")
+    runner.commit()
+
+    code = run(runner.env(event, judge="off"))
+    log = capsys.readouterr().out
+    assert code == 2, log
+    out = runner.outputs()
+    assert out["verdict"] == "error" and out["exit-code"] == "2"
+    sets = json.loads(out["sets"])
+    assert [(s["name"], s["verdict"]) for s in sets] == [("alpha", "pass"), ("beta", "error")]
+    [cannot] = [a for a in annotations(log) if "could not run" in a]
+    assert "cached-snapshots/beta" in cannot and "'golden-set' input" in cannot and base[:12] in cannot
+    summary = runner.summary.read_text(encoding="utf-8")
+    assert "`beta` error" in summary and "retire it on purpose" in summary
+    comments = {k: c for c in runner.server.comments(REPO, PR_NUMBER)
+                for k in ("alpha", "beta") if marker(k) in c["body"]}
+    assert "sourcegate could not run" in comments["beta"]["body"]
+    assert "retire it on purpose" in comments["beta"]["body"]
+    assert "**pass**" in comments["alpha"]["body"]
+
+    # Naming the sets retires beta on purpose.
+    assert run(runner.env(event, judge="off", golden_set="cached-snapshots/alpha")) == 0
+
+
+# --------------------------------------------------------------------------------------------
+# judge: auto is live only with the key of the provider that will judge
+
+
+def test_auto_replays_without_the_configured_providers_key(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    (runner.ws / golden / "sourcegate.yaml").write_text("judge:\n  provider: openai\n", encoding="utf-8")
+    event = runner.event(runner.commit())
+    code = run(runner.env(event, golden_set=golden, anthropic_api_key="sk-ant-x", comment="false"))
+    log = capsys.readouterr().out
+    assert code == 0, log
+    assert runner.outputs()["judge"] == "replay"
+    assert "no openai-api-key was given" in " ".join(annotations(log, "notice"))
+
+
+def test_auto_runs_a_provider_that_needs_no_key_live(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    (runner.ws / golden / "sourcegate.yaml").write_text("judge:\n  provider: scripted\n", encoding="utf-8")
+    event = runner.event(runner.commit())
+    assert run(runner.env(event, golden_set=golden, comment="false")) == 0, capsys.readouterr().out
+    assert runner.outputs()["judge"] == "live"
+    report = json.loads((runner.ws / "sourcegate-report" / "report.json").read_text(encoding="utf-8"))
+    assert report["judge"]["usage"]["calls"] >= 1
+
+
+# --------------------------------------------------------------------------------------------
+# A set that could not run updates its comment of an earlier push
+
+
+@pytest.mark.parametrize("several", [False, True])
+def test_a_push_the_gate_cannot_run_on_updates_the_comment_in_place(
+    runner: Runner, capsys: pytest.CaptureFixture[str], several: bool
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    other = write_set(runner.ws, "other", {"moons": GOOD}) if several else None
+    paths = f"{golden}\n{other}" if other else golden
+    event = runner.event(runner.commit())
+    assert run(runner.env(event, golden_set=paths, judge="off")) == 0
+    [first] = [c for c in runner.server.comments(REPO, PR_NUMBER) if marker("t") in c["body"]]
+    assert "**pass**" in first["body"]
+
+    (runner.ws / golden / "runs" / "moons.json").write_text('{"format": "x`<b>@octocat</b>", "question": ')
+    assert run(runner.env(event, golden_set=paths, judge="off")) == 2
+    [now] = [c for c in runner.server.comments(REPO, PR_NUMBER) if marker("t") in c["body"]]
+    assert now["id"] == first["id"]
+    body = now["body"]
+    assert "sourcegate could not run" in body and "**pass**" not in body and "moons.json" in body
+    assert len(runner.server.comments(REPO, PR_NUMBER)) == (2 if several else 1)
+    if several:
+        [kept] = [c for c in runner.server.comments(REPO, PR_NUMBER) if marker("other") in c["body"]]
+        assert "**pass**" in kept["body"]
+
+
+def test_a_set_that_never_had_a_comment_gets_none_when_it_cannot_run(runner: Runner) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    (runner.ws / golden / "runs" / "moons.json").write_text('{"format": ')
+    assert run(runner.env(runner.event(runner.commit()), golden_set=golden, judge="off")) == 2
+    assert runner.server.comments(REPO, PR_NUMBER) == []
+
+
+def test_the_could_not_run_comment_keeps_the_error_as_text() -> None:
+    body = not_run_comment("n`](x)", "bad ``@octocat <img src=x> ![i](https://t.example/p.png)\n::error::x", 2, None)
+    [error] = [line for line in body.splitlines() if line.startswith("**Error:**")]
+    span = error.removeprefix("**Error:** ")
+    assert span.startswith("```bad ``@octocat") and span.endswith("```")  # one span, its fence the longest run
+    assert span.count("```") == 2
+    assert "\n::error" not in body and marker("n`](x)") in body
