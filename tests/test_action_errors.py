@@ -119,3 +119,53 @@ def test_the_could_not_run_comment_keeps_the_error_as_text() -> None:
     assert span.startswith("```bad ``@octocat") and span.endswith("```")  # one span, its fence the longest run
     assert span.count("```") == 2
     assert "\n::error" not in body and marker("n`](x)") in body
+
+
+# --------------------------------------------------------------------------------------------
+# verdict=error and exit-code on every error path
+
+
+@pytest.mark.parametrize(
+    ("inputs", "said"),
+    [
+        ({"fail_on": "bogus"}, "input 'fail-on'"),
+        ({"report_dir": "../x"}, "input 'report-dir'"),
+        ({"golden_set": "cached-snapshots/nope"}, "no such file or folder"),
+        ({"baseline_ref": "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"}, "fetch-depth: 0"),
+        ({"shard": "3/2"}, "input 'shard'"),
+        ({"comment_from": "sourcegate-artifact"}, "needs the 'pr-number' input"),
+        ({"comment_from": "sourcegate-artifact", "pr_number": "2"}, "no report here"),
+    ],
+)
+def test_every_error_path_writes_verdict_error_and_the_exit_code(
+    runner: Runner, capsys: pytest.CaptureFixture[str], inputs: dict[str, str], said: str
+) -> None:
+    write_set(runner.ws, "t", {"moons": GOOD})
+    runner.commit()
+    inputs = {"golden_set": "cached-snapshots/t", **inputs}
+    assert run(runner.env(None, **inputs)) == 2
+    assert said in capsys.readouterr().out
+    out = runner.outputs()
+    assert out["verdict"] == "error" and out["exit-code"] == "2"
+
+
+def test_comment_mode_writes_its_exit_code(runner: Runner) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    target = runner.ws / "sourcegate-artifact" / "report.json"
+    from gate import cli
+
+    assert cli.main(["check", str(runner.ws / golden), "--json", str(target), "--judge", "off"]) == 0
+    assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number=str(PR_NUMBER))) == 0
+    out = runner.outputs()
+    assert out["verdict"] == "pass" and out["exit-code"] == "0"
+
+
+def test_an_unwritable_github_output_is_a_clear_error(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    env = runner.env(None, golden_set=golden, judge="off", comment="false")
+    env["GITHUB_OUTPUT"] = str(runner.tmp)  # a folder: cannot be appended to
+    assert run(env) == 2
+    log = capsys.readouterr()
+    [error] = [a for a in annotations(log.out) if "GITHUB_OUTPUT" in a]
+    assert "cannot write the step's outputs (GITHUB_OUTPUT)" in error
+    assert "Traceback" not in log.out + log.err

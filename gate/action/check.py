@@ -169,7 +169,8 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     judges = [p.judge for p in plans]
     judge = judges[0] if len(set(judges)) == 1 else "\n".join(judges)
     outputs = step_outputs(runs, judge, final)
-    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()))
+    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()),
+                "the step's outputs (GITHUB_OUTPUT)")
 
     for r in runs:
         if r.outcome is None:
@@ -178,7 +179,8 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
     for line in set_annotation_lines(named, root):
         print(line, file=out)
-    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)))
+    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
+                "the job summary (GITHUB_STEP_SUMMARY)")
     why = verdict_line(runs, inputs.fail_on, final)
     if why is not None:
         print(why, file=out)
