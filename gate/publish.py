@@ -8,6 +8,7 @@ second, trusted workflow).
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Collection, Iterable, Mapping
@@ -24,6 +25,7 @@ __all__ = [
     "LOGIN_FORM",
     "comment_authors",
     "emit",
+    "gate_run_url",
     "is_login",
     "parse_logins",
     "post_comment",
@@ -115,6 +117,28 @@ def run_url(env: Mapping[str, str]) -> str | None:
         return None
     url = f"{server.rstrip('/')}/{repo}/actions/runs/{run}"
     return url if _SAFE_URL.match(url) else None
+
+
+def gate_run_url(env: Mapping[str, str]) -> str | None:
+    """The URL of the workflow run whose report this is, for the comment's links to its job summary
+    and report artifact.
+
+    In a ``workflow_run`` event (the fork-safe commenter) that is the gate's run the event names
+    (``workflow_run.id`` of the payload at ``GITHUB_EVENT_PATH``), not this one; when the payload does
+    not name it, there is no link (the comment still names the job summary). Any other event: this
+    run (:func:`run_url`)."""
+    if env.get("GITHUB_EVENT_NAME") != "workflow_run":
+        return run_url(env)
+    try:
+        with open(env.get("GITHUB_EVENT_PATH") or "", encoding="utf-8") as fh:
+            event = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    gate_run = event.get("workflow_run") if isinstance(event, dict) else None
+    run_id = gate_run.get("id") if isinstance(gate_run, dict) else None
+    if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id <= 0:
+        return None
+    return run_url({**env, "GITHUB_RUN_ID": str(run_id)})
 
 
 def _update_existing(client: GitHubClient, repo: str, number: int, key: str, body: str,

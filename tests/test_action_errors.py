@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 
+from gate import cli
 from gate.action.notrun import not_run_comment
 from gate.github import marker
 from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
@@ -152,8 +153,6 @@ def test_every_error_path_writes_verdict_error_and_the_exit_code(
 def test_comment_mode_writes_its_exit_code(runner: Runner) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
     target = runner.ws / "sourcegate-artifact" / "report.json"
-    from gate import cli
-
     assert cli.main(["check", str(runner.ws / golden), "--json", str(target), "--judge", "off"]) == 0
     assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number=str(PR_NUMBER))) == 0
     out = runner.outputs()
@@ -169,3 +168,30 @@ def test_an_unwritable_github_output_is_a_clear_error(runner: Runner, capsys: py
     [error] = [a for a in annotations(log.out) if "GITHUB_OUTPUT" in a]
     assert "cannot write the step's outputs (GITHUB_OUTPUT)" in error
     assert "Traceback" not in log.out + log.err
+
+
+# --------------------------------------------------------------------------------------------
+# The commenter links to the gate's run
+
+
+@pytest.mark.parametrize(("payload", "link"), [
+    ({"workflow_run": {"id": 4242, "event": "pull_request"}}, "/actions/runs/4242"),
+    ({"workflow_run": {"event": "pull_request"}}, None),
+])
+def test_the_commenter_links_to_the_gates_run_not_its_own(
+    runner: Runner, payload: dict[str, object], link: str | None
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    target = runner.ws / "sourcegate-artifact" / "report.json"
+    assert cli.main(["check", str(runner.ws / golden), "--json", str(target), "--judge", "off"]) == 0
+    event = runner.tmp / "workflow_run.json"
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    env = runner.env(None, comment_from="sourcegate-artifact", pr_number=str(PR_NUMBER))
+    env.update({"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": str(event), "GITHUB_RUN_ID": "999"})
+    assert run(env) == 0
+    [posted] = runner.server.comments(REPO, PR_NUMBER)
+    assert "/actions/runs/999" not in posted["body"]
+    if link is None:
+        assert "/actions/runs/" not in posted["body"] and "the job summary" in posted["body"]
+    else:
+        assert f"the [job summary](https://github.com/{REPO}{link})" in posted["body"]
