@@ -11,8 +11,9 @@ import pytest
 
 from gate import cli
 from gate.action.notrun import not_run_comment
-from gate.github import marker
+from gate.github import FORK_HINT, marker
 from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
+from tests.support.github_server import forbidden_integration
 
 # --------------------------------------------------------------------------------------------
 # A set the pull request deletes is not skipped silently
@@ -195,3 +196,56 @@ def test_the_commenter_links_to_the_gates_run_not_its_own(
         assert "/actions/runs/" not in posted["body"] and "the job summary" in posted["body"]
     else:
         assert f"the [job summary](https://github.com/{REPO}{link})" in posted["body"]
+
+
+# --------------------------------------------------------------------------------------------
+# Messages true to the mode
+
+
+def test_a_refused_comment_says_the_fork_hint_once(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_set(runner.ws, "t", {"made-up": (FABRICATED,)})
+    runner.server.script("create_comment", forbidden_integration())
+    assert run(runner.env(runner.event(runner.commit(), fork=True), golden_set=golden, judge="off")) == 1
+    log = capsys.readouterr().out
+    [said] = [line for line in log.splitlines() if "could not post the PR comment" in line]
+    assert said.count(FORK_HINT) == 1 and "The verdict and exit code are unchanged" in said
+
+
+def test_comment_mode_says_a_refused_comment_fails_it(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    target = runner.ws / "sourcegate-artifact" / "report.json"
+    assert cli.main(["check", str(runner.ws / golden), "--json", str(target), "--judge", "off"]) == 0
+    runner.server.script("create_comment", forbidden_integration())
+    assert run(runner.env(None, comment_from="sourcegate-artifact", pr_number=str(PR_NUMBER))) == 5
+    log = capsys.readouterr().out
+    [said] = [line for line in log.splitlines() if "could not post the PR comment" in line]
+    assert "unchanged" not in said and "exit 5" in said and said.count(FORK_HINT) == 1
+    assert runner.outputs()["exit-code"] == "5"
+
+
+@pytest.mark.parametrize(("inputs", "said", "not_said"), [
+    ({"judge_provider": "gemini"}, "input 'judge-provider' must be one of anthropic, openai, scripted", "one of ,"),
+    ({"shard": "0/2"}, "input 'shard' must be i/n", "--shard"),
+    ({"golden_set": "cached-snapshots/t/golden.yaml"},
+     "input 'golden-set' names files, not a golden-set folder", "--baseline-ref"),
+])
+def test_input_errors_name_the_input(runner: Runner, capsys: pytest.CaptureFixture[str], inputs: dict[str, str],
+                                     said: str, not_said: str) -> None:
+    write_set(runner.ws, "t", {"moons": GOOD})
+    event = runner.event(runner.commit())
+    assert run(runner.env(event, **{"golden_set": "cached-snapshots/t", **inputs})) == 2
+    [error] = annotations(capsys.readouterr().out)
+    assert said in error and not_said not in error
+    if "golden_set" in inputs:
+        assert "(cached-snapshots/t)" in error
+
+
+def test_pull_request_target_is_warned_about(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    env = runner.env(runner.event(runner.commit()), golden_set=golden, judge="off", comment="false")
+    assert run(env) == 0
+    assert not [w for w in annotations(capsys.readouterr().out, "warning") if "pull_request_target" in w]
+    env["GITHUB_EVENT_NAME"] = "pull_request_target"
+    assert run(env) == 0
+    [warning] = [w for w in annotations(capsys.readouterr().out, "warning") if "pull_request_target" in w]
+    assert "docs/fork-safe.md" in warning
