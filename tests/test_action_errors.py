@@ -249,3 +249,13 @@ def test_pull_request_target_is_warned_about(runner: Runner, capsys: pytest.Capt
     assert run(env) == 0
     [warning] = [w for w in annotations(capsys.readouterr().out, "warning") if "pull_request_target" in w]
     assert "docs/fork-safe.md" in warning
+
+
+def test_a_pr_that_deletes_every_set_fails_the_step(runner: Runner, capsys: pytest.CaptureFixture[str]) -> None:
+    write_set(runner.ws, "alpha", {"moons": GOOD})
+    event = runner.event(runner.commit())
+    shutil.rmtree(runner.ws / "cached-snapshots")
+    runner.commit()
+    assert run(runner.env(event, judge="off")) == 2
+    assert any("cached-snapshots/alpha" in a for a in annotations(capsys.readouterr().out))
+    assert runner.outputs()["verdict"] == "error"
