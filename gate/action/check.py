@@ -123,7 +123,7 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     _prepare_git(env, root, baseline)
     found = discover_golden_sets(root, required=False) if not inputs.golden_set else ()
     # With discovery, every set the base commit has must still be here: a PR cannot drop one silently.
-    dropped = _dropped_sets(root, baseline, found, env) if not inputs.golden_set and baseline else ()
+    dropped = dropped_sets(root, baseline, found, env) if not inputs.golden_set and baseline else ()
     if not inputs.golden_set and not found and not dropped:
         discover_golden_sets(root)  # none anywhere: its input error
     # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
@@ -187,10 +187,6 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     return final
 
 
-def _dropped_sets(root: str, baseline: str, found: Sequence[str], env: Mapping[str, str]) -> tuple[DroppedSet, ...]:
-    return dropped_sets(root, baseline, found, env)
-
-
 def _dropped_run(dropped: DroppedSet, baseline: str, comment: bool, authors: Sequence[str],
                  env: Mapping[str, str], out: TextIO) -> SetRun:
     """A set the pull request dropped: a set that could not run (exit 2), its comment updated to say so."""
@@ -205,7 +201,8 @@ def _say_not_run(name: str, error: str, code: int, authors: Sequence[str], env: 
     """The set's PR comment says it could not run, with workflow commands stopped while GitHub's
     answer reaches the log."""
     def post() -> int:
-        post_not_run(name, error, code, env, authors, out)
+        # No logins named: $SOURCEGATE_COMMENT_AUTHORS, as for the set's report comment.
+        post_not_run(name, error, code, env, authors or None, out)
         return EXIT_PASS
 
     out.flush()

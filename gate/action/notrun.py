@@ -123,7 +123,7 @@ def not_run_comment(name: str, error: str, code: int, run_url: str | None) -> st
     ])
 
 
-def post_not_run(name: str, error: str, code: int, env: Mapping[str, str], authors: Collection[str],
+def post_not_run(name: str, error: str, code: int, env: Mapping[str, str], authors: Collection[str] | None,
                  out: TextIO) -> None:
     """Update the set's PR comment from an earlier push, if it has one, to say it could not run (none is
     created: the failed check says it); a failure is said on ``out``."""
