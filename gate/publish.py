@@ -8,6 +8,7 @@ second, trusted workflow).
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Collection, Iterable, Mapping
@@ -17,13 +18,14 @@ from gate.errors import GitHubError, InputError
 from gate.outputs import append_file, write_file
 
 if TYPE_CHECKING:
-    from gate.github import PullRequestContext, UpsertResult
+    from gate.github import GitHubClient, PullRequestContext, UpsertResult
 
 __all__ = [
     "COMMENT_AUTHORS_ENV",
     "LOGIN_FORM",
     "comment_authors",
     "emit",
+    "gate_run_url",
     "is_login",
     "parse_logins",
     "post_comment",
@@ -117,6 +119,45 @@ def run_url(env: Mapping[str, str]) -> str | None:
     return url if _SAFE_URL.match(url) else None
 
 
+def gate_run_url(env: Mapping[str, str]) -> str | None:
+    """The URL of the workflow run whose report this is, for the comment's links to its job summary
+    and report artifact.
+
+    In a ``workflow_run`` event (the fork-safe commenter) that is the gate's run the event names
+    (``workflow_run.id`` of the payload at ``GITHUB_EVENT_PATH``), not this one; when the payload does
+    not name it, there is no link (the comment still names the job summary). Any other event: this
+    run (:func:`run_url`)."""
+    if env.get("GITHUB_EVENT_NAME") != "workflow_run":
+        return run_url(env)
+    try:
+        with open(env.get("GITHUB_EVENT_PATH") or "", encoding="utf-8") as fh:
+            event = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    gate_run = event.get("workflow_run") if isinstance(event, dict) else None
+    run_id = gate_run.get("id") if isinstance(gate_run, dict) else None
+    if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id <= 0:
+        return None
+    return run_url({**env, "GITHUB_RUN_ID": str(run_id)})
+
+
+def _update_existing(client: GitHubClient, repo: str, number: int, key: str, body: str,
+                     authors: Collection[str]) -> UpsertResult | None:
+    """Update sourcegate's comment for ``key`` in place, found as :func:`gate.github.upsert_comment`
+    finds it; None (nothing posted) when the pull request has none."""
+    from gate.github import DEFAULT_AUTHOR_LOGINS, UpsertResult, find_own_comment, with_marker
+
+    with client.operation():
+        login = client.authenticated_login()
+        logins = DEFAULT_AUTHOR_LOGINS | ({login} if login else frozenset()) | frozenset(authors)
+        existing = find_own_comment(client.list_comments(repo, number), key, logins)
+        if existing is None:
+            return None
+        updated = client.update_comment(repo, int(existing["id"]), with_marker(body, key))
+    url = updated.get("html_url") if isinstance(updated.get("html_url"), str) else existing.get("html_url")
+    return UpsertResult("updated", int(existing["id"]), url if isinstance(url, str) else None)
+
+
 def _context(env: Mapping[str, str], number: int | None) -> PullRequestContext | None:
     from gate.github import DEFAULT_API_URL, PullRequestContext, pr_context_from_env
 
@@ -131,7 +172,8 @@ def _context(env: Mapping[str, str], number: int | None) -> PullRequestContext |
 
 
 def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | None = None,
-                 err: TextIO | None = None, authors: Collection[str] | None = None) -> UpsertResult | None:
+                 err: TextIO | None = None, authors: Collection[str] | None = None,
+                 update_only: bool = False, fails: bool = False) -> UpsertResult | None:
     """Create or update sourcegate's comment on a PR: what was done and where, or None when it was not.
 
     The PR is ``number`` (in ``GITHUB_REPOSITORY``), else the one of this Actions run
@@ -141,6 +183,10 @@ def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | N
     Every problem is a message on ``err`` (stderr), never an exception: the verdict stands. A
     comment created as an author the next run would not recognise (a GitHub App's
     ``<slug>[bot]`` nobody named) is said too, with the setting that fixes it.
+
+    ``update_only``: only an existing comment for ``key`` is updated, none is created (None when
+    there is none). ``fails``: posting is the caller's whole job and a failure fails it (exit 5), as
+    the message then says; otherwise the verdict and exit code stand.
     """
     from gate.github import FORK_HINT, GitHubClient, upsert_comment
 
@@ -163,11 +209,20 @@ def post_comment(body: str, key: str, env: Mapping[str, str], *, number: int | N
                       "(pass `env: GITHUB_TOKEN: ${{ github.token }}` to the step)\n")
             return None
         with GitHubClient(ctx.api_url, token) as client:
-            done = upsert_comment(client, ctx.repository, ctx.number, key, body, extra_authors=authors)
+            if update_only:
+                found = _update_existing(client, ctx.repository, ctx.number, key, body, authors)
+                if found is None:
+                    return None
+                done = found
+            else:
+                done = upsert_comment(client, ctx.repository, ctx.number, key, body, extra_authors=authors)
     except GitHubError as e:
-        hint = f" ({FORK_HINT})" if e.status == 403 else ""
-        out.write(f"sourcegate: --comment: could not post the PR comment: {e}{hint}. The verdict and "
-                  "exit code are unchanged; the job summary and the report artifact have the full report\n")
+        # A refused write says the fork hint already; a refused read does not.
+        hint = f" ({FORK_HINT})" if e.status == 403 and FORK_HINT not in str(e) else ""
+        then = ("posting it is this run's job, so it fails (exit 5)" if fails else
+                "the verdict and exit code are unchanged; the job summary and the report artifact have the "
+                "full report")
+        out.write(f"sourcegate: --comment: could not post the PR comment: {e}{hint}. {then[0].upper()}{then[1:]}\n")
         return None
     out.write(f"sourcegate: PR comment {done.action}: {done.url or done.comment_id}\n")
     who = done.unrecognised_author

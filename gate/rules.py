@@ -35,7 +35,7 @@ from gate.gitrev import Revision, base_folder, base_path, resolve_set, show, tre
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.results import Report
 
-__all__ = ["Rules", "resolve_rules"]
+__all__ = ["Rules", "resolve_config", "resolve_rules"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,17 @@ def _base_config(at: Revision, root: str, config_file: str | None, ref: str,
     return load_config(config_file), (
         f"the configuration {config_file} is not in the base revision {ref}; it was used as given "
         "because of --trust-config",)
+
+
+def resolve_config(paths: Sequence[str], config_file: str | None, *, ref: str | None = None,
+                   trust_config: bool = False) -> Config:
+    """The configuration :func:`resolve_rules` decides with, read alone (the action picks the judge's
+    key by its provider before the set runs); the same input errors."""
+    root = _golden_root(paths)
+    if ref is None or root is None:
+        return load_config(config_file, beside=root)
+    revision = resolve(root, ref)
+    return _base_config(revision.top, revision.commit, root, config_file, ref, trust_config)[0]
 
 
 def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: str | None = None,

@@ -268,16 +268,16 @@ def test_a_live_judge_gets_the_key_input_and_never_a_process_variable(
     runner: Runner, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Only an OpenAI key is given, and the configuration's provider is anthropic: the Anthropic key
-    # set on the step's environment must not stand in for the missing input.
+    # set on the step's environment must not stand in for the missing input, and auto replays.
     golden = write_set(runner.ws, "t", {"moons": GOOD})
     with AnthropicServer(lambda request: error_reply(529), api_key=API_KEY) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
         code = run(runner.env(None, golden_set=golden, openai_api_key="sk-proj-x", comment="false"))
         assert api.calls == 0
-    assert code == 2
-    [cannot] = [a for a in annotations(capsys.readouterr().out) if "could not run" in a]
-    assert "the anthropic provider needs its API key" in cannot
+    assert code == 0
+    assert runner.outputs()["judge"] == "replay"
+    assert "no anthropic-api-key was given" in " ".join(annotations(capsys.readouterr().out, "notice"))
 
 
 # --------------------------------------------------------------------------------------------

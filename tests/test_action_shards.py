@@ -45,7 +45,7 @@ def test_a_missing_shard_stops_the_merge_step(runner: Runner, capsys: pytest.Cap
 
 
 @pytest.mark.parametrize(("inputs", "said"), [
-    ({"shard": "3/2"}, "--shard"),
+    ({"shard": "3/2"}, "input 'shard' must be i/n"),
     ({"shard": "1/2", "merge_from": "shards"}, "exclude each other"),
     ({"merge_from": "../elsewhere"}, "inside the workspace"),
 ])

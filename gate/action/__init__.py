@@ -19,6 +19,8 @@ The flow is the layout:
   ``sourcegate check`` does, then write ``GITHUB_OUTPUT``, append to ``GITHUB_STEP_SUMMARY``,
   annotate each hard failure and set the exit code, all from the sets' reports.
 * ``aggregate.py``: how several golden sets make one step's outputs and verdict (pure).
+* ``notrun.py``: sets with no verdict: the sets the base commit has and the pull request dropped
+  (with ``golden-set`` empty), and the comment that updates a set's earlier one when it could not run.
 * ``comment.py``: comment mode (``comment-from`` set), the second job of the fork-safe pair: it
   does the job of ``sourcegate comment REPORT --pr N`` on a report that an untrusted workflow uploaded.
 * ``outcome.py``: the verdict, exit code, figures and annotations of a set's report.
@@ -26,7 +28,8 @@ The flow is the layout:
   workflow commands are stopped (``::stop-commands::``) so that no text from a page, an answer or
   a golden-set file can act as one in the log.
 * ``entrypoint.py``: :func:`main`, where exceptions become exit codes (through
-  :func:`gate.exitcodes.guarded`, the command line's one handler).
+  :func:`gate.exitcodes.guarded`, the command line's one handler) and, on any error, the
+  ``verdict=error`` and ``exit-code`` outputs.
 
 Exit codes (the command line's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,
 4 internal error. ``fail-on: none`` turns 1 and 3 into 0; input and internal errors still fail.

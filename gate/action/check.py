@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -23,17 +22,20 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 
 from gate.action.aggregate import SetRun, step_outputs, verdict_line
 from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
-from gate.action.inputs import Inputs, discover_golden_sets
+from gate.action.inputs import KEYED_MODES, Inputs, discover_golden_sets
+from gate.action.notrun import DroppedSet, dropped_message, dropped_sets, git, post_not_run
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import Plan, plan_check
 from gate.commands.check import Delivery, Outputs, deliver
 from gate.commands.targets import check_targets, reads_of
-from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, GateError, InputError
+from gate.config import DEFAULT_PROVIDER
+from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
 from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
+from gate.load import load_golden
 from gate.mergerun import MergeRequest, merged_report
 from gate.outputs import resolve_within
-from gate.pipeline import SetRequest, run_set
+from gate.pipeline import TRACES_NAME, SetRequest, run_set
 from gate.progress import PlainProgress, Progress
 from gate.publish import comment_authors, run_url
 from gate.report.escape import md, md_code
@@ -41,6 +43,7 @@ from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
 from gate.report.summary import SummaryReporter
 from gate.results import CHECK_ERROR, Report
+from gate.rules import resolve_config
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
@@ -75,17 +78,12 @@ def _pr_context(env: Mapping[str, str]) -> PullRequestContext | None:
         raise InputError(str(e)) from e
 
 
-def _git(args: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
-    """Run git with an argument list (never a shell) in the step's environment; None when git is not
-    installed."""
-    try:
-        return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60,
-            env={**os.environ, **env},
-        )
-    except (FileNotFoundError, subprocess.TimeoutExpired):
-        return None
-
+PULL_REQUEST_TARGET = (
+    "this workflow runs on pull_request_target, with the base repository's write token and secrets: "
+    "never check out and gate a pull request's files there; use pull_request, and for comments on "
+    "forks the fork-safe pair of docs/fork-safe.md"
+)
+"""The warning a ``pull_request_target`` run gets (the action still runs: the trigger is the workflow's)."""
 
 _NOT_A_COMMIT = 1
 """``git rev-parse --verify --quiet``'s exit code for a name that is not a commit of the repository."""
@@ -97,10 +95,10 @@ def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> Non
     if workspace:
         # The workspace is mounted from the runner and owned by another user: without this,
         # git refuses it ("dubious ownership") and `git show BASE:path` fails.
-        _git(["config", "--global", "--add", "safe.directory", workspace], root, env)
+        git(["config", "--global", "--add", "safe.directory", workspace], root, env)
     if baseline is None:
         return
-    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{baseline}^{{commit}}"], root, env)
+    found = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{baseline}^{{commit}}"], root, env)
     # With --quiet, a name that is no commit here exits 1 and says nothing; outside a git checkout
     # (or a repository git will not read) it exits 128: the gate itself then says what it cannot read.
     if found is not None and found.returncode == _NOT_A_COMMIT:
@@ -120,18 +118,27 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     before anything is written or removed, and so is a report file that cannot be written or that a
     set reads (:mod:`gate.commands.targets`)."""
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
-    # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
-    sets = split_sets(list(inputs.golden_set) or list(discover_golden_sets(root)))
     pr = _pr_context(env)
+    baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None) or None
+    _prepare_git(env, root, baseline)
+    found = discover_golden_sets(root, required=False) if not inputs.golden_set else ()
+    # With discovery, every set the base commit has must still be here: a PR cannot drop one silently.
+    dropped = dropped_sets(root, baseline, found, env) if not inputs.golden_set and baseline else ()
+    if not inputs.golden_set and not found and not dropped:
+        discover_golden_sets(root)  # none anywhere: its input error
+    # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
+    sets = split_sets(list(inputs.golden_set) or list(found)) if inputs.golden_set or found else ()
+    if baseline is not None and sets and not any(os.path.isdir(p) for p in sets[0].paths):
+        raise InputError(_files_with_a_base(sets[0].paths))
     several = len(sets) > 1
-    if (inputs.shard or inputs.merge_from) and (several or not os.path.isdir(sets[0].paths[0])):
+    if (inputs.shard or inputs.merge_from) and (several or dropped or not os.path.isdir(sets[0].paths[0])):
         raise InputError("inputs 'shard' and 'merge-from' take one golden-set folder: set 'golden-set'")
     if inputs.shard:
         inputs = replace(inputs, fail_on="none")  # a shard never gates: the merge job does
     partials = _partials(inputs.merge_from, root) if inputs.merge_from else ()
     plans = [plan_check(replace(inputs, report_dir=os.path.join(inputs.report_dir, file_name(s.name)))
-                        if several and s.name else inputs, s.paths, pr, partials) for s in sets]
-    plan = plans[0]  # the judge, the baseline commit, the comment and the notes are the same for all
+                        if several and s.name else inputs, s.paths, pr, partials,
+                        provider=_judge_provider(inputs, s, baseline)) for s in sets]
     files = [f for p in plans for f in p.files.values()]
     for f in files:
         # The report folder comes from the checkout: a PR may commit it as a symlink to elsewhere.
@@ -140,9 +147,11 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     check_targets([t for s, p in zip(sets, plans, strict=True)
                    for t in Outputs(p.files).targets(env, s.label if several else None, "input 'report-dir'")],
                   {path: what for p in plans for path, what in reads_of(p.request).items()})
-    _prepare_git(env, root, plan.baseline_ref)
-    for note in plan.notes:
+    notes = _step_notes(plans)
+    for note in notes:
         print(workflow_command("notice", note, title="sourcegate"), file=out)
+    if env.get("GITHUB_EVENT_NAME") == "pull_request_target":
+        print(workflow_command("warning", PULL_REQUEST_TARGET, title="sourcegate"), file=out)
     for f in files:
         with contextlib.suppress(FileNotFoundError):
             os.remove(f)  # a report left by an earlier step must never pass for this one's
@@ -150,22 +159,84 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     # The token travels as a value, to the comment only (the judge's keys are in the plan's request).
     publish_env = {**env, "GITHUB_TOKEN": inputs.github_token} if inputs.github_token else env
     runs = [_run_set(s, p, inputs.fail_on, publish_env, out, gate) for s, p in zip(sets, plans, strict=True)]
+    comment = inputs.comment and pr is not None and bool(inputs.github_token)
+    authors = plans[0].comment_authors if plans else (inputs.comment_authors if comment else ())
+    if dropped:  # in path order among the discovered sets
+        runs = sorted([*runs, *(_dropped_run(d, baseline or "", comment, authors, publish_env, out)
+                                for d in dropped)], key=lambda r: r.paths)
+    every = len(runs) > 1
     final = combined_exit(r.final for r in runs)
-    outputs = step_outputs(runs, plan.judge, final)
-    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()))
+    judges = [p.judge for p in plans]
+    judge = judges[0] if len(set(judges)) == 1 else "\n".join(judges)
+    outputs = step_outputs(runs, judge, final)
+    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()),
+                "the step's outputs (GITHUB_OUTPUT)")
 
     for r in runs:
         if r.outcome is None:
-            title = "sourcegate could not run" + (f" golden set {r.label}" if several else "")
+            title = "sourcegate could not run" + (f" golden set {r.label}" if every else "")
             print(workflow_command("error", r.error or "", title=title), file=out)
     named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
     for line in set_annotation_lines(named, root):
         print(line, file=out)
-    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, plan, final, run_url(env)))
+    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
+                "the job summary (GITHUB_STEP_SUMMARY)")
     why = verdict_line(runs, inputs.fail_on, final)
     if why is not None:
         print(why, file=out)
     return final
+
+
+def _dropped_run(dropped: DroppedSet, baseline: str, comment: bool, authors: Sequence[str],
+                 env: Mapping[str, str], out: TextIO) -> SetRun:
+    """A set the pull request dropped: a set that could not run (exit 2), its comment updated to say so."""
+    error = dropped_message(dropped, baseline)
+    if comment:
+        _say_not_run(dropped.name, error, EXIT_INPUT, authors, env, out)
+    return SetRun((dropped.path,), dropped.name, gate_code=EXIT_INPUT, final=EXIT_INPUT, error=error)
+
+
+def _say_not_run(name: str, error: str, code: int, authors: Sequence[str], env: Mapping[str, str],
+                 out: TextIO) -> None:
+    """The set's PR comment says it could not run, with workflow commands stopped while GitHub's
+    answer reaches the log."""
+    def post() -> int:
+        # No logins named: $SOURCEGATE_COMMENT_AUTHORS, as for the set's report comment.
+        post_not_run(name, error, code, env, authors or None, out)
+        return EXIT_PASS
+
+    out.flush()
+    with commands_stopped(out), contextlib.redirect_stderr(out):
+        guarded(post, err=out)
+
+
+def _files_with_a_base(paths: Sequence[str]) -> str:
+    """The message for trace files (or a golden.yaml) given where the gate reads a base commit."""
+    folders = sorted({os.path.dirname(p) or "." for p in paths if os.path.basename(p) == "golden.yaml"})
+    hint = (f": give the golden-set folder that holds it ({', '.join(folders)})" if folders
+            else ": give the golden-set folder (golden.yaml and runs/)")
+    return ("input 'golden-set' names files, not a golden-set folder; the gate reads the baseline and "
+            "golden.yaml from the pull request's base commit (or 'baseline-ref'), which needs the folder" + hint)
+
+
+def _judge_provider(inputs: Inputs, golden: GoldenSetPaths, baseline: str | None) -> str | None:
+    """The provider the set's live judge would use: the ``judge-provider`` input, else ``judge.provider``
+    of the configuration the gate reads (at the base commit), else the default. None when the
+    configuration cannot be read: the gate then says why, as the set's error."""
+    if inputs.judge_provider:
+        return inputs.judge_provider
+    if inputs.judge not in ("auto", *KEYED_MODES) or inputs.merge_from:
+        return DEFAULT_PROVIDER
+    try:
+        return resolve_config(golden.paths, inputs.config, ref=baseline,
+                              trust_config=inputs.trust_config and bool(inputs.config)).judge.provider
+    except GateError:
+        return None
+
+
+def _step_notes(plans: Sequence[Plan]) -> list[str]:
+    """Every set's notes, each once, in order."""
+    return list(dict.fromkeys(n for p in plans for n in p.notes))
 
 
 def _partials(folder: str, root: str) -> tuple[str, ...]:
@@ -210,9 +281,28 @@ def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, env: Mapping[str,
     if report is not None and code in (EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE):
         outcome = outcome_from_report(report)
     error = None if outcome is not None else _why(errors, report, code)
+    # Without a report there was nothing to comment: the comment of an earlier push must not stand.
+    if error is not None and plan.comment and report is None:
+        name = _set_name(golden)
+        if name is not None:
+            _say_not_run(name, error, code, plan.comment_authors, env, out)
     final = exit_code(code, outcome, fail_on)
     return SetRun(golden.paths, golden.name, plan.files, code, outcome, final, error,
                   report if outcome is not None else None)
+
+
+def _set_name(golden: GoldenSetPaths) -> str | None:
+    """The name a set's PR comment is keyed by, for a set that could not run: its name in the step,
+    else its ``golden.yaml``'s (trace files: the traces' name); None when none can be read."""
+    if golden.name:
+        return golden.name
+    folders = [p for p in golden.paths if os.path.isdir(p)]
+    if not folders:
+        return TRACES_NAME
+    try:
+        return load_golden(folders[0]).name
+    except GateError:
+        return None
 
 
 def _why(errors: Sequence[Exception], report: Report | None, code: int) -> str:
@@ -229,9 +319,9 @@ def _why(errors: Sequence[Exception], report: Report | None, code: int) -> str:
     return f"sourcegate stopped with exit code {code}"
 
 
-def _summary(runs: Sequence[SetRun], plan: Plan, final: int, url: str | None) -> str:
+def _summary(runs: Sequence[SetRun], judge: str, notes: Sequence[str], final: int, url: str | None) -> str:
     """The step's summary: the notes, then each set's job summary (or why it could not run)."""
-    text = _summary_header(plan, final)
+    text = _summary_header(judge, notes, final)
     if len(runs) > 1:
         listed = " · ".join(f"{_code(r.label)} {r.verdict}" for r in runs)
         text += f"**sourcegate, {len(runs)} golden sets:** {listed} (exit {final})\n\n"
@@ -271,7 +361,7 @@ def _code(text: str) -> str:
     return md_code(text, max_len=500, in_table=False)
 
 
-def _summary_header(plan: Plan, final: int) -> str:
-    lines = [f"<!-- sourcegate action: judge {plan.judge}, exit {final} -->", ""]
-    lines += [f"- **sourcegate:** {_plain(note)}" for note in plan.notes]
-    return "\n".join(lines) + ("\n\n" if plan.notes else "\n")
+def _summary_header(judge: str, notes: Sequence[str], final: int) -> str:
+    lines = [f"<!-- sourcegate action: judge {' '.join(judge.split())}, exit {final} -->", ""]
+    lines += [f"- **sourcegate:** {_plain(note)}" for note in notes]
+    return "\n".join(lines) + ("\n\n" if notes else "\n")

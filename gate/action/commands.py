@@ -15,7 +15,10 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
+from gate.errors import InputError
+
 __all__ = [
+    "RunnerFileError",
     "append_file",
     "commands_stopped",
     "escape_data",
@@ -61,11 +64,19 @@ def mask(secrets_to_hide: tuple[str, ...], out: TextIO) -> None:
                 print(workflow_command("add-mask", line.strip()), file=out)
 
 
-def append_file(path: str | None, text: str) -> None:
-    """Append to a runner file (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) when it is set."""
+class RunnerFileError(InputError):
+    """A runner file (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) that cannot be written (exit 2)."""
+
+
+def append_file(path: str | None, text: str, what: str = "the runner's file") -> None:
+    """Append to a runner file (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) when it is set; one that
+    cannot be written is a :class:`RunnerFileError` naming ``what`` and the reason."""
     if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise RunnerFileError(f"cannot write {what}: {e.strerror or e}", file=path) from e
 
 
 @contextlib.contextmanager

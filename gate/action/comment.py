@@ -9,7 +9,9 @@ the artifact. No gate runs.
 
 An artifact of a gate that checked several golden sets holds one ``<name>/report.json`` per set:
 each is validated and posted on its own (one comment per set); the step's exit code is the most
-severe of theirs, and ``verdict`` the most severe verdict.
+severe of theirs, and ``verdict`` the most severe verdict (``error`` for a report that could not be
+read). ``exit-code`` is written too; an input error before any report is read is the entrypoint's
+(``verdict`` ``error``).
 """
 
 from __future__ import annotations
@@ -65,15 +67,16 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     for file in files:
         code, verdict, url = _post(file, inputs, env, out)
         codes.append(code)
-        verdicts += [verdict] if verdict is not None else []
+        verdicts.append(verdict if verdict is not None else "error")  # a report that could not be read
         urls += [url] if url is not None else []
         if code == ExitCode.PUBLISH:
             print(workflow_command("error", f"the pull request comment was not posted ({file}): see the "
                                    "message above", title="sourcegate"), file=out)
-    if verdicts:
-        append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", combined_verdict(verdicts))
-                    + output_block("comment-url", "\n".join(urls)))
-    return combined_exit(codes)
+    final = combined_exit(codes)
+    append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", combined_verdict(verdicts))
+                + output_block("comment-url", "\n".join(urls)) + output_block("exit-code", str(final)),
+                "the step's outputs (GITHUB_OUTPUT)")
+    return final
 
 
 def _post(file: str, inputs: Inputs, env: Mapping[str, str], out: TextIO) -> tuple[int, str | None, str | None]:

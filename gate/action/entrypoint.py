@@ -5,7 +5,9 @@ parsed), refuses arguments (inputs come only from ``INPUT_*`` variables), then r
 when ``comment-from`` is set and check mode otherwise. Exceptions are mapped by the one handler of
 the command line, :func:`gate.exitcodes.guarded`: a :class:`~gate.errors.GateError` is an
 ``::error`` line and its own exit code (2 for input errors); anything else is our bug: the trace,
-an ``::error`` line and exit 4.
+an ``::error`` line and exit 4. Either way the step's outputs say ``verdict=error`` and the
+``exit-code``, in check and comment mode alike; a ``GITHUB_OUTPUT`` that cannot be written is an
+input error that says so.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from gate.action.check import Gate, run_check, run_gate
-from gate.action.commands import mask, workflow_command
+from gate.action.commands import RunnerFileError, append_file, mask, output_block, workflow_command
 from gate.action.comment import run_comment
 from gate.action.inputs import SECRET_INPUTS, input_env_name, read_inputs
 from gate.errors import GateError, InputError
@@ -48,7 +50,26 @@ def main(env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
             return run_comment(inputs, environ, out)
         return run_check(inputs, environ, out, gate)
 
-    return guarded(run, say=lambda error: _annotate(error, out))
+    errors: list[Exception] = []
+
+    def say(error: Exception) -> None:
+        errors.append(error)
+        _annotate(error, out)
+
+    code = guarded(run, say=say)
+    if errors:
+        _error_outputs(environ, code, errors[-1], out)
+    return code
+
+
+def _error_outputs(env: Mapping[str, str], code: int, error: Exception, out: TextIO) -> None:
+    """``verdict=error`` and the exit code, for a step the gate could not run (check and comment mode)."""
+    try:
+        append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", "error") + output_block("exit-code", str(code)),
+                    "the step's outputs (GITHUB_OUTPUT)")
+    except RunnerFileError as e:
+        if not isinstance(error, RunnerFileError):  # else said already
+            _annotate(e, out)
 
 
 def _annotate(error: Exception, out: TextIO) -> None:

@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gate.config import DEFAULT_PROVIDER
 from gate.errors import InputError
 from gate.judge.providers import PROVIDERS
 from gate.publish import parse_logins
@@ -29,6 +30,7 @@ __all__ = [
     "Inputs",
     "discover_golden_sets",
     "input_env_name",
+    "key_input",
     "read_inputs",
     "resolve_judge",
 ]
@@ -98,20 +100,23 @@ class Inputs:
 
     @property
     def key_inputs(self) -> str:
-        """The input(s) that hold the key the live judge needs, as a notice names them."""
-        if self.judge_provider is None:
-            return " or ".join(JUDGE_KEYS.values())
-        return JUDGE_KEYS.get(self.judge_provider, "no key")
+        """The input that holds the key of the ``judge-provider`` input's provider (else the default's)."""
+        return key_input(self.judge_provider or DEFAULT_PROVIDER)
 
     @property
     def has_judge_key(self) -> bool:
-        """True when the live judge has what it needs: the provider's key (any key when the provider is
-        the configuration's; a provider that needs no key always has it)."""
-        if self.judge_provider is None:
-            return bool(self.api_key or self.openai_api_key)
-        if self.judge_provider not in JUDGE_KEYS:
-            return True
-        return bool(self.judge_keys[self.judge_provider])
+        """:meth:`has_key_for` the ``judge-provider`` input's provider (else the default provider)."""
+        return self.has_key_for(self.judge_provider or DEFAULT_PROVIDER)
+
+    def has_key_for(self, provider: str) -> bool:
+        """True when a live judge with ``provider`` has what it needs: that provider's key input (a
+        provider that needs no key, such as ``scripted``, always has it)."""
+        return provider not in JUDGE_KEYS or bool(self.judge_keys[provider])
+
+
+def key_input(provider: str) -> str:
+    """The action input that holds ``provider``'s API key, as messages name it."""
+    return JUDGE_KEYS.get(provider, "no key")
 
 
 def _get(env: Mapping[str, str], name: str) -> str:
@@ -123,6 +128,14 @@ def _choice(env: Mapping[str, str], name: str, allowed: Sequence[str], default: 
     if value not in allowed:
         raise InputError(f"input {name!r} must be one of {', '.join(allowed)}; got {value!r}")
     return value
+
+
+def _provider(env: Mapping[str, str]) -> str | None:
+    value = _get(env, "judge-provider").lower()
+    if value and value not in PROVIDERS:
+        raise InputError(f"input 'judge-provider' must be one of {', '.join(PROVIDERS)}, or empty for "
+                         f"judge.provider of the configuration; got {value!r}")
+    return value or None
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -155,7 +168,11 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     report_dir = _relative(env, "report-dir") or "sourcegate-report"
     shard = _get(env, "shard") or None
     if shard is not None:
-        parse_shard(shard)
+        try:
+            parse_shard(shard)
+        except InputError:
+            raise InputError(f"input 'shard' must be i/n with i between 1 and n, e.g. 2/4 (shard 2 of 4); "
+                             f"got {shard!r}") from None
     merge_from = _relative(env, "merge-from") or None
     if shard is not None and merge_from is not None:
         raise InputError("inputs 'shard' and 'merge-from' exclude each other: shard jobs write partial "
@@ -171,7 +188,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         config=_get(env, "config") or None,
         trust_config=_flag(env, "trust-config", False),
         judge=_choice(env, "judge", JUDGE_MODES, "auto"),
-        judge_provider=_choice(env, "judge-provider", ("", *PROVIDERS), "") or None,
+        judge_provider=_provider(env),
         api_key=_get(env, "anthropic-api-key"),
         openai_api_key=_get(env, "openai-api-key"),
         github_token=_get(env, "github-token"),
@@ -207,11 +224,12 @@ def resolve_judge(requested: str, has_key: bool, key_input: str = "anthropic-api
     return requested, None
 
 
-def discover_golden_sets(root: str) -> tuple[str, ...]:
+def discover_golden_sets(root: str, *, required: bool = True) -> tuple[str, ...]:
     """Every golden set under ``cached-snapshots/`` (a folder with a ``golden.yaml``), sorted by path.
 
     All of them, not just one: a set added to the repository is gated from its first pull request
-    on, and nothing is skipped silently. None is an input error.
+    on, and nothing is skipped silently (a set the base commit has and the working tree lacks is
+    :func:`gate.action.notrun.dropped_sets`'s). None is an input error when ``required``.
     """
     base = os.path.join(root, SNAPSHOT_ROOT)
     found = tuple(sorted(
@@ -219,6 +237,6 @@ def discover_golden_sets(root: str) -> tuple[str, ...]:
         for name in (os.listdir(base) if os.path.isdir(base) else ())
         if os.path.isfile(os.path.join(base, name, "golden.yaml"))
     ))
-    if not found:
+    if not found and required:
         raise InputError(f"no golden set found under {SNAPSHOT_ROOT}/: set the 'golden-set' input")
     return found

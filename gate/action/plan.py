@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gate.action.inputs import KEYED_MODES, Inputs, resolve_judge
+from gate.action.inputs import KEYED_MODES, Inputs, key_input, resolve_judge
+from gate.config import DEFAULT_PROVIDER
 from gate.mergerun import MergeRequest
 from gate.pipeline import SetRequest
 from gate.report.registry import REPORTERS
@@ -66,7 +67,7 @@ def _notes(inputs: Inputs, judge: str, why: str | None, baseline: str | None,
 
 
 def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None,
-               partials: Sequence[str] = ()) -> Plan:
+               partials: Sequence[str] = (), *, provider: str | None = None) -> Plan:
     """The request, the report files and the notes for the log and the summary. Pure: no I/O.
 
     With ``inputs.shard``, one shard of the set is checked and nothing is commented; with
@@ -78,7 +79,8 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
         notes.append(f"shard {inputs.shard}: a partial report for the merge job, which compares, gates "
                      "and comments; this step does not fail on the verdict")
         inputs = replace(inputs, comment=False)
-    judge, why = resolve_judge(inputs.judge, inputs.has_judge_key, inputs.key_inputs)
+    provider = inputs.judge_provider or provider or DEFAULT_PROVIDER
+    judge, why = resolve_judge(inputs.judge, inputs.has_key_for(provider), key_input(provider))
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None) or None
     comment = inputs.comment and pr is not None and bool(inputs.github_token)
     d = inputs.report_dir

@@ -19,7 +19,7 @@ from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.targets import Target, check_targets
 from gate.exitcodes import ExitCode
 from gate.jsonio import load_json
-from gate.publish import comment_authors, emit, post_comment, run_url
+from gate.publish import comment_authors, emit, gate_run_url, post_comment
 from gate.report.registry import REPORTERS
 from gate.results import Report
 
@@ -47,8 +47,9 @@ def read_artifact(file: str) -> Report:
 
 
 def comment_body(report: Report, env: Mapping[str, str]) -> str:
-    """The PR comment of ``report``, linking to the CI run that ``env`` describes (if any)."""
-    return REPORTERS["comment"].make(run_url(env)).render(report)
+    """The PR comment of ``report``, linking to the run that made the report: in a ``workflow_run``
+    event the gate's run it names, else the CI run that ``env`` describes (if any)."""
+    return REPORTERS["comment"].make(gate_run_url(env)).render(report)
 
 
 def post_report(report: Report, env: Mapping[str, str], *, number: int | None = None,
@@ -56,10 +57,11 @@ def post_report(report: Report, env: Mapping[str, str], *, number: int | None = 
     """Post (or update) the report's comment on pull request ``number`` (None: this run's event).
 
     ``env`` holds the CI run's variables and ``GITHUB_TOKEN`` (:func:`gate.publish.post_comment`).
-    Returns what GitHub did and where the comment is; None when it was not posted, said on ``err``.
+    Returns what GitHub did and where the comment is; None when it was not posted, said on ``err``
+    (posting is this command's job: the caller then exits 5).
     """
     return post_comment(comment_body(report, env), report.golden_name, env, number=number, err=err,
-                        authors=authors)
+                        authors=authors, fails=True)
 
 
 def run(args: argparse.Namespace) -> int:

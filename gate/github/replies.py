@@ -19,7 +19,7 @@ __all__ = ["FORK_HINT", "MAX_ERROR_TEXT", "github_message", "raise_http_error", 
 
 FORK_HINT = (
     "the token cannot write to this pull request (a fork PR's token is read-only); "
-    "see the README's fork-safe workflow"
+    "see the fork-safe workflow pair in docs/fork-safe.md"
 )
 
 MAX_ERROR_TEXT = 500

@@ -1,0 +1,135 @@
+"""Golden sets that have no verdict in this step: the sets a pull request dropped, and the PR comment
+that says a set could not run.
+
+* **Dropped sets.** With ``golden-set`` empty, the action gates every set under ``cached-snapshots/``
+  of the working tree. A set that the base commit has and the pull request deleted (or renamed) would
+  then leave the gate without a word: :func:`dropped_sets` lists them from git, and each one fails
+  the step as a set that could not run (exit 2). A set is retired on purpose by naming the sets to
+  gate in the ``golden-set`` input.
+* **The could-not-run comment.** A set that could not run (a malformed run file, a dropped set) has
+  no report to comment; its comment from an earlier push would still show that push's verdict. It
+  is updated in place (same key) with :func:`not_run_comment`: the error, escaped, and no verdict.
+  None is created when there is no earlier comment: the failed check says it.
+
+I/O at the edges (git, the comment), the body pure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+import yaml
+
+from gate.action.inputs import SNAPSHOT_ROOT
+from gate.report.escape import md_code
+from gate.report.marker import marker
+from gate.report.sections import golden_set
+from gate.version import __version__
+
+__all__ = ["DroppedSet", "dropped_message", "dropped_sets", "git", "not_run_comment", "post_not_run"]
+
+
+def git(args: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
+    """Run git with an argument list (never a shell) in the step's environment; None when git is not
+    installed."""
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60,
+            env={**os.environ, **env},
+        )
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+
+
+@dataclass(frozen=True)
+class DroppedSet:
+    """A golden set of the base commit that the working tree no longer has."""
+
+    path: str
+    """its folder, relative to the workspace (``cached-snapshots/<folder>``)"""
+    name: str
+    """its ``golden.yaml`` name at the base commit (its PR comment's key), else its folder's name"""
+
+
+def _tree(cwd: str, env: Mapping[str, str], commit: str, *paths: str) -> list[tuple[str, str]] | None:
+    """(type, path) of each entry ``git ls-tree`` lists at ``commit`` (None: git could not tell)."""
+    done = git(["ls-tree", "-z", "--end-of-options", commit, "--", *paths], cwd, env)
+    if done is None or done.returncode != 0:
+        return None
+    entries = []
+    for entry in done.stdout.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if path and len(parts) == 3:
+            entries.append((parts[1], path))
+    return entries
+
+
+def _base_name(cwd: str, env: Mapping[str, str], commit: str, path: str) -> str:
+    """The set's ``name`` in its ``golden.yaml`` at ``commit``; its folder's name when that cannot be read."""
+    done = git(["show", "--end-of-options", f"{commit}:./{path}/golden.yaml"], cwd, env)
+    if done is not None and done.returncode == 0:
+        try:
+            data = yaml.safe_load(done.stdout)
+        except yaml.YAMLError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
+            return str(data["name"])
+    return os.path.basename(path)
+
+
+def dropped_sets(root: str, commit: str, found: Collection[str], env: Mapping[str, str]) -> tuple[DroppedSet, ...]:
+    """The golden sets (folders of ``cached-snapshots/`` with a ``golden.yaml``) at ``commit`` that are
+    not among ``found``, sorted by path. Empty when git cannot list the commit (not a git checkout):
+    the gate itself then says what it cannot read at the base."""
+    folders = _tree(root, env, commit, f"{SNAPSHOT_ROOT}/")
+    if not folders:
+        return ()
+    candidates = [p for kind, p in folders if kind == "tree"]
+    if not candidates:
+        return ()
+    sets = _tree(root, env, commit, *(f"{p}/golden.yaml" for p in candidates)) or []
+    at_base = sorted(os.path.dirname(p) for kind, p in sets if kind == "blob")
+    here = {os.path.normpath(p) for p in found}
+    return tuple(DroppedSet(p, _base_name(root, env, commit, p)) for p in at_base if os.path.normpath(p) not in here)
+
+
+def dropped_message(dropped: DroppedSet, commit: str) -> str:
+    """Why a dropped set fails the step, and how to retire a set on purpose."""
+    return (f"golden set {dropped.path} ({dropped.name!r}) is in the base commit {commit[:12]} but not in this "
+            "pull request, so the gate would skip it silently: restore it, or, to retire it on purpose, "
+            "name the golden sets to gate in the action's 'golden-set' input")
+
+
+def not_run_comment(name: str, error: str, code: int, run_url: str | None) -> str:
+    """The PR comment of a golden set that could not run: no verdict, the error as inert text.
+
+    ``name`` and ``error`` may hold text from the pull request: both are shown as code spans, cut short."""
+    where = "the job summary" if run_url is None else f"the [job summary]({run_url})"
+    return "\n".join([
+        f"## ⛔ sourcegate could not run · {golden_set(name, None)}",
+        "",
+        f"**No verdict for this push** (exit {code}): the result of an earlier push no longer applies.",
+        "",
+        f"**Error:** {md_code(error, max_len=1000, in_table=False) or 'no message'}",
+        "",
+        f"<sub>sourcegate {__version__} · see {where} of this workflow run.</sub>",
+        marker(name),
+        "",
+    ])
+
+
+def post_not_run(name: str, error: str, code: int, env: Mapping[str, str], authors: Collection[str] | None,
+                 out: TextIO) -> None:
+    """Update the set's PR comment from an earlier push, if it has one, to say it could not run (none is
+    created: the failed check says it); a failure is said on ``out``."""
+    from gate.publish import post_comment, run_url
+
+    done = post_comment(not_run_comment(name, error, code, run_url(env)), name, env, err=out, authors=authors,
+                        update_only=True)
+    if done is None:
+        out.write(f"sourcegate: no earlier PR comment of golden set {name!r} to mark as not run\n")
