@@ -85,8 +85,9 @@ def resolve_config(paths: Sequence[str], config_file: str | None, *, ref: str | 
     root = _golden_root(paths)
     if ref is None or root is None:
         return load_config(config_file, beside=root)
-    revision = resolve(root, ref)
-    return _base_config(revision.top, revision.commit, root, config_file, ref, trust_config)[0]
+    revision = resolve_set(root, ref)
+    base_folder(revision, root)
+    return _base_config(revision, root, config_file, ref, trust_config)[0]
 
 
 def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: str | None = None,
