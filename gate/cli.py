@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from gate.commands import COMMANDS, Parser
+from gate.commands.base import unrecognized
 from gate.commands.run import split_argv
 from gate.exitcodes import ExitCode, Interrupted, guarded
 from gate.helptext import add_examples
@@ -49,9 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     def run() -> int:
         own, agent = split_argv(sys.argv[1:] if argv is None else argv)
         try:
-            args = _parser().parse_args(own)
+            args, extra = _parser().parse_known_args(own)
         except SystemExit as done:  # --help and --version: printed, and a success
             return done.code if isinstance(done.code, int) else ExitCode.PASS
+        if extra:  # named with the command's own options and --help, not the main parser's
+            raise unrecognized(_parser(), args, extra)
         args.agent = agent  # `run`'s command, after `--`: never parsed as options
         return COMMANDS[args.command].run(args)
 
