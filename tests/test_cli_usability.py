@@ -173,3 +173,17 @@ def test_an_unknown_placeholder_in_an_output_path_is_refused(tmp_path: Path,
     assert main(["check", str(EXAMPLE), "--json", str(out)]) == 2
     assert "unknown placeholder {nme}; only {name} (the golden set's name) is replaced" in capsys.readouterr().err
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_failed_report_write_leaves_every_file_as_it_was_and_says_the_verdict(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "old.json").write_text("old\n", encoding="utf-8")
+    argv = ["check", str(EXAMPLE), "--json", str(tmp_path / "old.json"), "--junit", str(tmp_path / "new.xml"),
+            "--markdown", "/dev/full"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert "/dev/full: cannot write here: No space left on device" in captured.err
+    assert "sourcegate: FAIL · golden set example" in captured.err and captured.out == ""
+    assert sorted(os.listdir(tmp_path)) == ["old.json"]  # no temporary left, no new file
+    assert (tmp_path / "old.json").read_text(encoding="utf-8") == "old\n"

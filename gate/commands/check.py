@@ -15,10 +15,13 @@ With one set, nothing differs from a run of that set alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import secrets
+import stat
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -33,7 +36,7 @@ from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
 from gate.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
 from gate.judge.providers import PROVIDERS
-from gate.outputs import is_stdout
+from gate.outputs import TEMP_PREFIX, is_stdout, write_file
 from gate.pipeline import SetRequest, run_set, set_rules
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters, rendering
@@ -282,8 +285,11 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
     # The JSON report comes in pieces, written as its cases are read back (a failing piece leaves no file).
     rendered = [(target, rendering(REPORTERS[name].make(url), report))
                 for name, target in out.reports.items() if target is not None and name != SUMMARY]
-    for target, text in rendered:
-        emit(target, text)
+    try:
+        write_all(rendered)
+    except BaseException:
+        show(report, how.console, True)  # the verdict line still, on stderr: the reports were not written
+        raise
     if spans is not None:
         spans()
     _publish(report, out.reports[SUMMARY], how)
@@ -294,6 +300,57 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
                 print(f"sourcegate: internal error in case {case.id!r}: {f.message}",
                       file=how.err or sys.stderr)
     return report_exit(report)
+
+
+def write_all(rendered: Sequence[tuple[str, str | Iterable[str]]]) -> None:
+    """Write every rendering, or none of the files: each file is written to a temporary beside it,
+    then devices and stdout (stdout last), and only then is every temporary renamed into place. A
+    failed write removes the temporaries and names what was written already (a device, stdout)."""
+    staged: list[tuple[str, str]] = []
+    streams = sorted((r for r in rendered if not _stageable(r[0])), key=lambda r: r[0] == "-" or is_stdout(r[0]))
+    written: list[str] = []
+    try:
+        for target, text in rendered:
+            if _stageable(target):
+                temp = os.path.join(os.path.dirname(os.path.abspath(target)),
+                                    f"{TEMP_PREFIX}{secrets.token_hex(6)}-{os.path.basename(target)}")
+                try:
+                    write_file(temp, text)
+                except InputError as e:
+                    raise InputError(e.detail, file=target) from e
+                staged.append((temp, target))
+        for target, text in streams:
+            emit(target, text)
+            written.append("stdout" if target == "-" else target)
+        while staged:
+            temp, target = staged[0]
+            try:
+                os.replace(temp, target)
+            except OSError as e:
+                raise InputError(f"cannot write here: {e.strerror or e}", file=target) from e
+            staged.pop(0)
+            written.append(target)
+    except InputError as e:
+        if written:
+            raise InputError(f"{e} (already written: {', '.join(written)}; not written: the others)") from e
+        raise
+    finally:
+        for temp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def _stageable(target: str) -> bool:
+    """A plain file (or none yet): written to a temporary first. Not stdout, a device, a FIFO, a
+    socket or a symbolic link (written through as :func:`gate.outputs.write_file` does)."""
+    if target == "-" or os.path.islink(target):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(target).st_mode) and not is_stdout(target)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def _publish(report: Report, summary: str | None, how: Delivery) -> None:
