@@ -4,7 +4,7 @@ Each sub-command is a module of :mod:`gate.commands`; exceptions become exit cod
 :func:`gate.exitcodes.guarded`:
 
     0 pass · 1 the gate failed · 2 usage or input error · 3 inconclusive · 4 internal error
-    · 5 the PR comment could not be posted (``sourcegate comment``)
+    · 5 the PR comment could not be posted (``sourcegate comment``) · 130 interrupted (Ctrl-C)
 
 With several golden sets, each set's errors are mapped on their own and the run exits with the
 most severe code of all: 2, then 4, 5, 1, 3, 0 (see ``gate.goldensets``).
@@ -18,8 +18,9 @@ import sys
 from collections.abc import Sequence
 
 from gate.commands import COMMANDS, Parser
+from gate.commands.base import unrecognized
 from gate.commands.run import split_argv
-from gate.exitcodes import ExitCode, guarded
+from gate.exitcodes import ExitCode, Interrupted, guarded
 from gate.helptext import add_examples
 from gate.version import __version__
 
@@ -49,16 +50,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     def run() -> int:
         own, agent = split_argv(sys.argv[1:] if argv is None else argv)
         try:
-            args = _parser().parse_args(own)
+            args, extra = _parser().parse_known_args(own)
         except SystemExit as done:  # --help and --version: printed, and a success
             return done.code if isinstance(done.code, int) else ExitCode.PASS
+        if extra:  # named with the command's own options and --help, not the main parser's
+            raise unrecognized(_parser(), args, extra)
         args.agent = agent  # `run`'s command, after `--`: never parsed as options
         return COMMANDS[args.command].run(args)
 
     try:
         return guarded(run)
-    except KeyboardInterrupt:
-        return ExitCode.INTERNAL
+    except KeyboardInterrupt as stop:  # Ctrl-C: not our bug, and what was kept is said when known
+        said = f": {stop}" if isinstance(stop, Interrupted) and str(stop) else ""
+        print(f"sourcegate: interrupted{said}", file=sys.stderr)
+        return ExitCode.INTERRUPTED
 
 
 if __name__ == "__main__":

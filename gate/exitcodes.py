@@ -9,6 +9,7 @@ code   name            meaning
 3      ``INCONCLUSIVE``  the judge could not score enough claims (never a silent pass)
 4      ``INTERNAL``    an internal error: a bug, reported with its trace
 5      ``PUBLISH``     ``sourcegate comment`` could not post the PR comment (GitHub refused or failed)
+130    ``INTERRUPTED``  interrupted: Ctrl-C, or SIGTERM to ``sourcegate run`` (128 + SIGINT, as shells say)
 =====  ==============  ==========================================================================
 
 The numbers live beside the error tree (:mod:`gate.errors`), which says which error maps to which;
@@ -34,7 +35,7 @@ from gate.errors import (
 )
 from gate.results import Report
 
-__all__ = ["VERDICT_EXIT", "ExitCode", "error_line", "guarded", "report_exit"]
+__all__ = ["VERDICT_EXIT", "ExitCode", "Interrupted", "error_line", "guarded", "report_exit"]
 
 
 class ExitCode(IntEnum):
@@ -46,6 +47,11 @@ class ExitCode(IntEnum):
     INCONCLUSIVE = EXIT_INCONCLUSIVE
     INTERNAL = EXIT_INTERNAL
     PUBLISH = EXIT_PUBLISH
+    INTERRUPTED = 130
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM, with what was kept (the message): the command line exits 130 and says it."""
 
 
 VERDICT_EXIT = {"pass": ExitCode.PASS, "fail": ExitCode.FAIL, "inconclusive": ExitCode.INCONCLUSIVE}

@@ -123,15 +123,26 @@ def split_sets(paths: Sequence[str]) -> tuple[GoldenSetPaths, ...]:
 
 
 def require_name_field(options: Mapping[str, str | None], sets: int) -> None:
-    """With several sets, every output path must hold ``{name}`` (or be ``-``): else a usage error."""
+    """With several sets, every output path must hold ``{name}``: else a usage error (``-`` too: the
+    sets' documents would follow one another on stdout)."""
     if sets < 2:
         return
     for flag, value in options.items():
-        if value is not None and value != "-" and NAME_FIELD not in value:
+        if value == "-":
+            raise InputError(
+                f"usage: with {sets} golden sets, {flag} - would write {sets} documents to stdout, one after "
+                f"another: use a {NAME_FIELD} pattern instead, one file per set (e.g. {flag} "
+                f"{_STDOUT_EXAMPLE.get(flag, 'reports/' + NAME_FIELD)})"
+            )
+        if value is not None and NAME_FIELD not in value:
             raise InputError(
                 f"usage: with {sets} golden sets, {flag} needs {NAME_FIELD} in its path (one file per "
-                f"set, e.g. {_example(value)}), or '-' for stdout"
+                f"set, e.g. {_example(value)})"
             )
+
+
+_STDOUT_EXAMPLE = {"--json": f"reports/{NAME_FIELD}.json", "--markdown": f"reports/{NAME_FIELD}.md",
+                   "--junit": f"reports/{NAME_FIELD}.xml", "--summary": f"reports/{NAME_FIELD}-summary.md"}
 
 
 def _example(value: str) -> str:

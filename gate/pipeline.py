@@ -47,7 +47,7 @@ from gate.results import CaseResult, Report
 from gate.rules import Rules, resolve_rules
 from gate.shards import Shard, ShardSelection, config_digest
 
-__all__ = ["TRACES_NAME", "SetRequest", "decide_set", "rules_baseline_digest", "run_paths", "run_set"]
+__all__ = ["TRACES_NAME", "SetRequest", "decide_set", "rules_baseline_digest", "run_paths", "run_set", "set_rules"]
 
 TRACES_NAME = "traces"
 """The name of the report of loose trace files (they have no golden.yaml to name them)."""
@@ -200,8 +200,16 @@ def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | 
                       now=now or datetime.now(UTC))
 
 
+def set_rules(request: SetRequest, name: str) -> Rules:
+    """The rules ``request`` is checked under (the set named ``name``): its configuration, baseline and
+    trusted judge-cache entries, read once (:func:`gate.rules.resolve_rules`)."""
+    return resolve_rules(request.paths, request.config_file, baseline=per_set_file(request.baseline, name),
+                         ref=request.baseline_ref, trust_config=request.trust_config)
+
+
 def run_set(request: SetRequest, *, now: datetime | None = None,
-            checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None) -> Report:
+            checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None,
+            rules: Rules | None = None) -> Report:
     """Run the gate on one golden set (or trace files): the whole report, decided once.
 
     ``now`` dates the baseline (default: the clock); ``checks`` is the check registry (default:
@@ -209,15 +217,16 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
     nowhere). Input errors (a golden set, a configuration, a baseline or a
     revision that cannot be read) raise :class:`gate.errors.InputError`; a check that raises on a
     run is a ``check_error`` finding of that case (:attr:`Report.check_errors`), the rest still runs.
+    ``rules`` are the rules already read (:func:`set_rules`, e.g. before ``sourcegate run`` starts
+    its agents); None reads them here.
     """
     shard = ShardSelection(request.shard) if request.shard is not None else None
     if shard is not None and not request.compare:
         raise InputError("a shard is checked against the baseline's rules: it cannot record a baseline")
     source = _source(request.paths, shard)
     if request.compare:
-        rules = resolve_rules(request.paths, request.config_file,
-                              baseline=per_set_file(request.baseline, source.name),
-                              ref=request.baseline_ref, trust_config=request.trust_config)
+        if rules is None:
+            rules = set_rules(request, source.name)
         # The mark names the configuration the merge resolves too: the one before --judge-provider.
         digest = config_digest(rules.config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))

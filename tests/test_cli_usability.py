@@ -8,12 +8,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from gate import __version__
 from gate.cli import build_parser, main
 from gate.helptext import EXAMPLES, subparsers
+from tests.support.golden_factory import write_golden
 from tests.support.pty_run import python_dash_m
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,3 +148,78 @@ def test_a_configuration_key_that_is_not_plain_is_quoted_in_the_path(
     assert main(["check", str(EXAMPLE), "--config", str(config), "-q"]) == 2
     assert (f"{config} at $.judge.prices['m\\n::error::p']: 'output' is a required property"
             in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(("argv", "hint", "help_of"), [
+    (["check", "--jsn", "x.json"], "--jsn (did you mean '--json'?)", "sourcegate check --help"),
+    (["check", "--markdwn=x.md"], "(did you mean '--markdown'?)", "sourcegate check --help"),
+    (["run", "set", "--jbos", "3", "--", "agent"], "(did you mean '--jobs'?)", "sourcegate run --help"),
+    (["baseline", "update", "set", "--forse"], "(did you mean '--force'?)", "sourcegate baseline update --help"),
+    (["check", "--bogus"], "unrecognized arguments: --bogus (see", "sourcegate check --help"),
+])
+def test_an_unknown_option_of_a_command_gets_a_suggestion_and_that_command_s_help(
+        argv: list[str], hint: str, help_of: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert hint in err and f"(see `{help_of}`)" in err
+
+
+def test_a_report_written_to_stdout_is_the_only_thing_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(EXAMPLE), "--junit", "-"]) == 1
+    out = capsys.readouterr().out
+    assert ElementTree.fromstring(out).tag == "testsuites"  # no markdown before it
+
+
+@pytest.mark.parametrize("argv", [
+    ["--json", "-", "--markdown", "-"],
+    ["--junit", "-", "--summary", "-"],
+])
+def test_two_reports_to_stdout_are_refused(tmp_path: Path, argv: list[str],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(EXAMPLE), *argv]) == 2
+    captured = capsys.readouterr()
+    assert "only one report can go to stdout" in captured.err and captured.out == ""
+
+
+def test_with_several_sets_stdout_for_a_per_set_report_is_refused_with_a_name_pattern(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = write_golden(tmp_path / "a", ["x"], name="a")
+    b = write_golden(tmp_path / "b", ["x"], name="b")
+    assert main(["check", str(a), str(b), "--json", "-"]) == 2
+    captured = capsys.readouterr()
+    assert ("--json - would write 2 documents to stdout, one after another: use a {name} pattern instead, "
+            "one file per set (e.g. --json reports/{name}.json)") in captured.err
+    assert captured.out == ""
+    assert main(["check", str(a), str(b), "--json", "r.json"]) == 2
+    assert "'-' for stdout" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["golden.yaml", "sourcegate.yaml"])
+def test_a_golden_set_s_yaml_file_is_refused_naming_the_folder(name: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    golden = write_golden(tmp_path / "set", ["x"])
+    assert main(["check", str(golden / name)]) == 2
+    err = capsys.readouterr().err
+    assert f"give the golden-set folder it is in (sourcegate check {golden})" in err and "JSON" not in err
+
+
+def test_an_unknown_placeholder_in_an_output_path_is_refused(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x-{nme}.json"
+    assert main(["check", str(EXAMPLE), "--json", str(out)]) == 2
+    assert "unknown placeholder {nme}; only {name} (the golden set's name) is replaced" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_failed_report_write_leaves_every_file_as_it_was_and_says_the_verdict(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "old.json").write_text("old\n", encoding="utf-8")
+    argv = ["check", str(EXAMPLE), "--json", str(tmp_path / "old.json"), "--junit", str(tmp_path / "new.xml"),
+            "--markdown", "/dev/full"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert "/dev/full: cannot write here: No space left on device" in captured.err
+    assert "sourcegate: FAIL · golden set example" in captured.err and captured.out == ""
+    assert sorted(os.listdir(tmp_path)) == ["old.json"]  # no temporary left, no new file
+    assert (tmp_path / "old.json").read_text(encoding="utf-8") == "old\n"

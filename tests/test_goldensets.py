@@ -46,7 +46,11 @@ def test_the_exit_code_is_the_most_severe_of_the_sets(codes: list[int], expected
 
 def test_output_paths_need_the_name_field_only_with_several_sets() -> None:
     require_name_field({"--json": "r.json"}, 1)
-    require_name_field({"--json": "r-{name}.json", "--markdown": "-", "--junit": None}, 2)
+    require_name_field({"--json": "r-{name}.json", "--markdown": "-", "--junit": None}, 1)
+    require_name_field({"--json": "r-{name}.json", "--junit": None}, 2)
+    with pytest.raises(InputError, match=r"--markdown - would write 2 documents to stdout.*use a \{name\} "
+                                         r"pattern instead.*e\.g\. --markdown reports/\{name\}\.md"):
+        require_name_field({"--json": "r-{name}.json", "--markdown": "-"}, 2)
     with pytest.raises(InputError, match=r"--json needs \{name\} in its path .* e\.g\. r-\{name\}\.json"):
         require_name_field({"--json": "r.json"}, 2)
     assert per_set_file("out/{name}/report.json", "a") == "out/a/report.json"
@@ -181,7 +185,7 @@ def test_an_internal_error_in_one_set_is_exit_4_unless_another_has_an_input_erro
 
     monkeypatch.setattr(gate.commands.check, "run_set", buggy_for_good)
     good, bad = two_sets
-    assert main(["check", str(good), str(bad), "--markdown", "-"]) == 4
+    assert main(["check", str(good), str(bad)]) == 4
     assert "golden set 'good': internal error" in capsys.readouterr().err
 
 

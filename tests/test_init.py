@@ -146,3 +146,31 @@ def test_import_refuses_to_overwrite_a_trace_without_force(
     assert (tmp_path / f"{case}.json").read_text(encoding="utf-8") == "{}"
     assert main([*argv, "--force"]) == 0
     assert json.loads((tmp_path / f"{case}.json").read_text(encoding="utf-8"))["case"] == case
+
+
+def test_init_checks_every_target_before_writing_any(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    traces = tmp_path / "traces"
+    _import(traces)
+    (tmp_path / ".github").write_text("", encoding="utf-8")  # a file where the workflow's folder goes
+    assert main(["init", "sets/a", "--from-runs", "traces"]) == 2
+    assert ("the workflow .github/workflows/sourcegate.yml: cannot write here: a folder above it is a file"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "sets").exists()  # not one file of the set written
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_a_second_set_leaves_the_existing_workflow_and_says_how_it_gates_the_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], force: list[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "sets/a"]) == 0
+    workflow = (tmp_path / ".github" / "workflows" / "sourcegate.yml").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["init", "sets/c", *force]) == 0
+    err = capsys.readouterr().err
+    assert ".github/workflows/sourcegate.yml exists: left as it is" in err
+    assert "add sets/c to that input, unless the input is empty and the set is under cached-snapshots/" in err
+    assert (tmp_path / ".github" / "workflows" / "sourcegate.yml").read_text(encoding="utf-8") == workflow
+    assert "golden-set: sets/a\n" in workflow
+    assert load_golden("sets/c").cases[0].id == "first-case"

@@ -130,11 +130,12 @@ def test_one_file_given_to_two_reporters_is_refused(golden: Path, tmp_path: Path
     assert api.calls == 0 and not same.exists()
 
 
-def test_stdout_and_devices_may_be_shared(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", str(golden), "--json", "-", "--markdown", "-", "--junit", os.devnull,
-                 "--summary", os.devnull, "-q"]) == 0
+def test_devices_may_be_shared_but_stdout_takes_one_report(golden: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(golden), "--json", "-", "--junit", os.devnull, "--summary", os.devnull, "-q"]) == 0
     out = capsys.readouterr().out
-    assert '"verdict": "pass"' in out and "sourcegate" in out
+    assert json.loads(out)["verdict"] == "pass"  # the one report on stdout, and nothing else
+    assert main(["check", str(golden), "--json", "-", "--markdown", "-", "--junit", os.devnull]) == 2
+    assert "--json and --markdown all write to stdout: only one report" in capsys.readouterr().err
 
 
 def test_the_job_summary_of_the_runner_is_checked_too(golden: Path, tmp_path: Path, api: AnthropicServer,

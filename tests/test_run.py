@@ -25,6 +25,7 @@ from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scrip
 EURO = "euro-adoption-after-2010"
 SLOTS = "python-dataclass-slots"
 UK = "uk-digital-switchover"
+PHYSICAL = "who-physical-activity-adults"
 WIKI = "https://en.wikipedia.org/wiki/Enlargement_of_the_eurozone"
 
 
@@ -98,17 +99,19 @@ def test_on_miss_warn_makes_a_miss_a_warning(tmp_path: Path, monkeypatch: pytest
 
 def test_a_failing_agent_is_its_case_s_agent_error_and_the_others_still_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    golden = make_golden(tmp_path / "set", [EURO, SLOTS, UK])
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS, UK, PHYSICAL])
     _plan(monkeypatch, {
         EURO: {**faithful_plan(EURO), "exit": 3, "stderr": "Traceback ...\nRuntimeError: <b>boom</b>\n"},
         SLOTS: {"sleep": 30},
         UK: {**faithful_plan(UK), "stdout": "thinking...\nno json here\n"},
+        PHYSICAL: faithful_plan(PHYSICAL),  # one answered: the runs are written
     })
-    assert main(["run", str(golden), "--timeout", "1", "--jobs", "3", "--", *scripted_agent(tmp_path)]) == 0
+    assert main(["run", str(golden), "--timeout", "1", "--jobs", "4", "--", *scripted_agent(tmp_path)]) == 0
     assert capsys.readouterr().err.count("agent_error") == 3
     results = _results(golden)
-    assert {k: _failed(v) for k, v in results.items()} == {EURO: {"agent_error"}, SLOTS: {"agent_error"},
-                                                          UK: {"agent_error"}}
+    assert {k: _failed(v) for k, v in results.items() if k != PHYSICAL} == {
+        EURO: {"agent_error"}, SLOTS: {"agent_error"}, UK: {"agent_error"}}
+    assert "agent_error" not in _failed(results[PHYSICAL])
     euro = results[EURO].hard_failures[0].message
     assert "exited with code 3" in euro and "RuntimeError: <b>boom</b>" in euro
     assert "timed out after 1 s" in results[SLOTS].hard_failures[0].message
@@ -119,8 +122,8 @@ def test_a_failing_agent_is_its_case_s_agent_error_and_the_others_still_run(
 
 def test_a_run_with_check_exits_with_the_gate_s_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    golden = make_golden(tmp_path / "set", [EURO])
-    _plan(monkeypatch, {EURO: {**faithful_plan(EURO), "exit": 1}})
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    _plan(monkeypatch, {EURO: {**faithful_plan(EURO), "exit": 1}, SLOTS: faithful_plan(SLOTS)})
     assert main(["run", str(golden), "--check", "--judge", "off", "--", *scripted_agent(tmp_path)]) == 1
     assert "agent_error" in capsys.readouterr().out  # the markdown report, on stdout by default
 
@@ -172,7 +175,8 @@ def test_bad_usage_is_an_input_error_and_writes_nothing(tmp_path: Path, capsys: 
     assert (golden / "runs" / f"{EURO}.json").read_bytes() == before
 
 
-def test_ctrl_c_stops_every_agent_and_leaves_the_old_runs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_every_agent_exits_130_and_leaves_the_old_runs(tmp_path: Path, stop: int) -> None:
     golden = make_golden(tmp_path / "set", [EURO, SLOTS])
     before = {n: (golden / "runs" / n).read_bytes() for n in os.listdir(golden / "runs")}
     pids = tmp_path / "pid"
@@ -187,10 +191,82 @@ def test_ctrl_c_stops_every_agent_and_leaves_the_old_runs(tmp_path: Path) -> Non
     while not all(f.exists() and f.read_text() for f in files) and time.monotonic() < deadline:
         time.sleep(0.01)
     agents = [int(f.read_text()) for f in files]
-    os.kill(gate.pid, signal.SIGINT)
-    assert gate.finish().returncode != 0
+    os.kill(gate.pid, stop)
+    done = gate.finish()
+    assert done.returncode == 130, done.stderr
+    assert f"sourcegate: interrupted: every agent stopped, nothing written; {golden / 'runs'} kept as it was" in (
+        done.stderr)
+    assert "internal error" not in done.stderr
     for pid in agents:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
     assert {n: (golden / "runs" / n).read_bytes() for n in os.listdir(golden / "runs")} == before
     assert sorted(os.listdir(golden)) == ["golden.yaml", "runs", "snapshot"]
+
+
+def _runs(golden: Path) -> dict[str, bytes]:
+    return {n: (golden / "runs" / n).read_bytes() for n in os.listdir(golden / "runs")}
+
+
+@pytest.mark.parametrize(("config", "extra", "message"), [
+    ({"checks": {"domian_cap": 3}}, [], "unknown key 'domian_cap' (did you mean 'domain_cap'?)"),
+    (None, ["--baseline", "nonexist.json"], "nonexist.json: no such baseline file"),
+])
+def test_run_check_refuses_a_bad_config_or_baseline_before_any_agent_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        config: dict[str, Any] | None, extra: list[str], message: str) -> None:
+    golden = make_golden(tmp_path / "set", [EURO], config=config)
+    before = _runs(golden)
+    pids = tmp_path / "pid"
+    _plan(monkeypatch, {EURO: {**faithful_plan(EURO), "pid_file": str(pids)}})
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(golden), "--check", *extra, "--", *scripted_agent(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "case euro" not in err
+    assert not Path(f"{pids}.{EURO}").exists()  # the agent never started
+    assert _runs(golden) == before
+
+
+def test_run_check_reads_the_rules_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gate.rules
+
+    golden = make_golden(tmp_path / "set", [EURO], config={"judge": {"mode": "off"}})
+    _plan(monkeypatch, {EURO: faithful_plan(EURO)})
+    real = gate.rules.load_config
+    calls: list[object] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gate.rules, "load_config", counted)
+    assert main(["run", str(golden), "--check", "--json", str(tmp_path / "r.json"), "--",
+                 *scripted_agent(tmp_path)]) == 0
+    assert len(calls) == 1
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["verdict"] == "pass"
+
+
+@pytest.mark.parametrize("check", [[], ["--check", "--judge", "off"]])
+def test_when_every_agent_fails_the_old_runs_are_kept_and_the_run_exits_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], check: list[str]) -> None:
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    before = _runs(golden)
+    _plan(monkeypatch, {c: {"exit": 1, "stderr": "no API key: set ANTHROPIC_API_KEY\x1b[31m\n"} for c in (EURO, SLOTS)})
+    assert main(["run", str(golden), *check, "--", *scripted_agent(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert f"the agent failed in every case (2), nothing written, {golden / 'runs'} kept as it was" in captured.err
+    assert "no API key: set ANTHROPIC_API_KEY?[31m" in captured.err  # the agent's stderr, made one printable line
+    assert captured.out == ""  # no report: nothing was checked
+    assert _runs(golden) == before
+    assert sorted(os.listdir(golden)) == ["golden.yaml", "runs", "snapshot"]
+
+
+@pytest.mark.parametrize("option", [["--json", "out.json"], ["--markdown", "-"], ["--baseline", "b.json"],
+                                    ["--judge", "off"], ["--comment"]])
+def test_report_options_without_check_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  option: list[str]) -> None:
+    golden = make_golden(tmp_path / "set", [EURO])
+    before = _runs(golden)
+    assert main(["run", str(golden), *option, "--", sys.executable]) == 2
+    assert f"usage: {option[0]} needs --check" in capsys.readouterr().err
+    assert _runs(golden) == before

@@ -96,11 +96,12 @@ def test_the_run_step_runs_the_agent_with_words_never_a_shell(tmp_path: Path) ->
     env = {**os.environ, "PYTHONPATH": str(ROOT), PLAN_ENV: json.dumps({EURO: faithful_plan(EURO)}),
            "PYTHON": sys.executable, "GOLDEN_SET": str(golden), "JOBS": "2", "TIMEOUT": "60", "OUT": "",
            # a glob and a $VARIABLE in the command are passed as they are: the agent ignores extra words
-           "AGENT_COMMAND": f"{agent[0]}\n{agent[1]} '*' $HOME", "GITHUB_OUTPUT": str(output)}
+           "AGENT_COMMAND": f"{agent[0]}\n{' '.join(agent[1:])} '*' $HOME", "GITHUB_OUTPUT": str(output)}
     done = subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     trace = json.loads((golden / "runs" / f"{EURO}.json").read_text(encoding="utf-8"))
-    assert trace["replay"]["command"] == [agent[0], agent[1], "'*'", "$HOME"]
+    assert trace["replay"]["command"] == [*agent, "'*'", "$HOME"]
+    assert trace["replay"]["agent_error"] is None
     assert output.read_text(encoding="utf-8") == f"runs={golden}/runs\n"
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import re
+from difflib import get_close_matches
 from typing import Any, Protocol
 
 from gate.errors import InputError
 from gate.publish import LOGIN_FORM, is_login
 from gate.suggest import did_you_mean
 
-__all__ = ["Command", "Parser", "add_comment_author"]
+__all__ = ["Command", "Parser", "add_comment_author", "unrecognized"]
 
 Subparsers = Any
 """``argparse``'s sub-parser action (its class is private)."""
@@ -27,6 +28,28 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse exits by itself; raise instead so the exit-code mapping stays in one place.
         raise InputError(f"usage: {_with_suggestion(message)} (see `{self.prog} --help`)")
+
+
+def unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> InputError:
+    """The usage error for arguments the chosen (sub-)command does not know: "did you mean" its
+    closest option, and its own ``--help``."""
+    sub = _chosen(parser, args)
+    # compared without the dashes, which every option shares
+    options = [o.removeprefix("--") for o in sub._option_string_actions if o.startswith("--")]
+    first = next((a.split("=", 1)[0] for a in extra if a.startswith("-")), None)
+    close = get_close_matches(first.lstrip("-"), options, n=1, cutoff=0.6) if first is not None else []
+    hint = f" (did you mean '--{close[0]}'?)" if close else ""
+    return InputError(f"usage: unrecognized arguments: {' '.join(extra)}{hint} (see `{sub.prog} --help`)")
+
+
+def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost sub-command parser ``args`` chose (``sourcegate baseline update``'s own)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            name = getattr(args, action.dest, None)
+            if name in action.choices:
+                return _chosen(action.choices[name], args)
+    return parser
 
 
 def _with_suggestion(message: str) -> str:

@@ -15,10 +15,14 @@ With one set, nothing differs from a run of that set alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
+import secrets
+import stat
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import TextIO
@@ -32,15 +36,17 @@ from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
 from gate.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
 from gate.judge.providers import PROVIDERS
-from gate.outputs import is_stdout
-from gate.pipeline import SetRequest, run_set
+from gate.outputs import TEMP_PREFIX, is_stdout, write_file
+from gate.pipeline import SetRequest, run_set, set_rules
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR, Report
+from gate.rules import Rules
 from gate.shards import Shard, parse_shard
 from gate.spans import preflight, prepare
 
-__all__ = ["JUDGE_MODES", "Delivery", "Outputs", "add_parser", "check_outputs", "deliver", "file_flags", "run"]
+__all__ = ["JUDGE_MODES", "Delivery", "Outputs", "Plan", "add_parser", "check_outputs", "check_plan", "deliver",
+           "file_flags", "plan", "request_rules", "run"]
 
 SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
@@ -110,11 +116,12 @@ class Outputs:
     @classmethod
     def of(cls, args: argparse.Namespace, name: str | None, default_markdown: bool = True) -> Outputs:
         """The ``check`` flags with ``{name}`` replaced; markdown to stdout when no report is asked for
-        (unless ``default_markdown`` is off: the terminal report takes its place)."""
+        and none goes to stdout (unless ``default_markdown`` is off: the terminal report takes its place)."""
         reports = {r: per_set_file(getattr(args, r), name) for r in file_reporters()}
-        if default_markdown and reports["json"] is None and reports["markdown"] is None:
-            reports["markdown"] = "-"
-        return cls(MappingProxyType(reports), per_set_file(args.otlp_json, name))
+        out = cls(MappingProxyType(reports), per_set_file(args.otlp_json, name))
+        if default_markdown and reports["json"] is None and reports["markdown"] is None and not out.stdout_taken:
+            return replace(out, reports=MappingProxyType({**reports, "markdown": "-"}))
+        return out
 
     def targets(self, env: Mapping[str, str], owner: str | None = None, flag: str | None = None) -> list[Target]:
         """What these outputs write, each named by its ``check`` option (or by ``flag`` for all: the
@@ -137,10 +144,23 @@ class Outputs:
         return any(t is not None and (t == "-" or is_stdout(t)) for t in (*self.reports.values(), self.otlp_json))
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
-    sets = split_sets(args.paths or default_paths())
-    require_name_field({f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}, len(sets))
+@dataclass(frozen=True)
+class Plan:
+    """A ``check`` that passed every refusal made before any set runs: its sets, comment authors and shard."""
+
+    sets: tuple[GoldenSetPaths, ...]
+    authors: tuple[str, ...] = ()
+    shard: Shard | None = None
+
+
+def plan(args: argparse.Namespace, paths: Sequence[str]) -> Plan:
+    """Everything ``check`` can refuse before any set runs (``run --check`` calls it before its agents)."""
+    _not_yaml(paths)
+    sets = split_sets(paths)
+    files = {f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}
+    _known_fields(files)
+    require_name_field(files, len(sets))
+    _one_stdout(args)
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     # So do spans asked for without the otel extra, or sent to a URL that is not one.
@@ -151,7 +171,55 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--shard takes one golden-set folder and no --comment: "
                          "`sourcegate merge` writes the comment once the shards are merged")
     check_outputs(sets, args)
-    return each_set(sets, lambda s: _check_one(s, args, authors, shard), "check")
+    return Plan(sets, tuple(authors), shard)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the gate on each golden set and write its reports; the verdicts decide the exit code."""
+    return check_plan(plan(args, args.paths or default_paths()), args)
+
+
+def check_plan(planned: Plan, args: argparse.Namespace, rules: Rules | None = None) -> int:
+    """Run the planned sets in turn; ``rules``, when given, are the one set's rules already read
+    (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again)."""
+    return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules), "check")
+
+
+def request_rules(planned: Plan, args: argparse.Namespace) -> Rules:
+    """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now."""
+    (golden,) = planned.sets
+    return set_rules(_request(golden, args), golden.name or set_name(golden.paths))
+
+
+_FIELD = re.compile(r"\{[^{}]*\}")
+_YAML = (".yaml", ".yml")
+
+
+def _not_yaml(paths: Sequence[str]) -> None:
+    """A golden set's YAML file given where its folder is meant: say so rather than "malformed JSON"."""
+    for p in paths:
+        if os.path.isfile(p) and p.lower().endswith(_YAML):
+            folder = os.path.dirname(p) or "."
+            raise InputError(f"this is a YAML file, not a trace: give the golden-set folder it is in "
+                             f"(sourcegate check {folder})", file=p)
+
+
+def _known_fields(files: Mapping[str, str | None]) -> None:
+    """Refuse a ``{placeholder}`` other than ``{name}`` in an output path (it would be written as is)."""
+    for flag, value in files.items():
+        for found in _FIELD.findall(value or ""):
+            if found != NAME_FIELD:
+                raise InputError(f"usage: {flag} {value}: unknown placeholder {found}; only {NAME_FIELD} "
+                                 "(the golden set's name) is replaced")
+
+
+def _one_stdout(args: argparse.Namespace) -> None:
+    """At most one report on stdout: two would be one unparseable stream."""
+    taken = [f"--{f.replace('_', '-')}" for f in (*file_reporters(), "otlp_json")
+             if (v := getattr(args, f)) is not None and (v == "-" or is_stdout(v))]
+    if len(taken) > 1:
+        raise InputError(f"usage: {' and '.join(taken)} all write to stdout: only one report can go "
+                         "to stdout; write the others to files")
 
 
 def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | None = None) -> SetRequest:
@@ -175,8 +243,8 @@ def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> N
 
 
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str],
-               shard: Shard | None) -> int:
-    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args))
+               shard: Shard | None, rules: Rules | None = None) -> int:
+    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args), rules=rules)
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
     code = deliver(report, golden.paths, out, Delivery.of(args, authors))
@@ -217,8 +285,11 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
     # The JSON report comes in pieces, written as its cases are read back (a failing piece leaves no file).
     rendered = [(target, rendering(REPORTERS[name].make(url), report))
                 for name, target in out.reports.items() if target is not None and name != SUMMARY]
-    for target, text in rendered:
-        emit(target, text)
+    try:
+        write_all(rendered)
+    except BaseException:
+        show(report, how.console, True)  # the verdict line still, on stderr: the reports were not written
+        raise
     if spans is not None:
         spans()
     _publish(report, out.reports[SUMMARY], how)
@@ -229,6 +300,57 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
                 print(f"sourcegate: internal error in case {case.id!r}: {f.message}",
                       file=how.err or sys.stderr)
     return report_exit(report)
+
+
+def write_all(rendered: Sequence[tuple[str, str | Iterable[str]]]) -> None:
+    """Write every rendering, or none of the files: each file is written to a temporary beside it,
+    then devices and stdout (stdout last), and only then is every temporary renamed into place. A
+    failed write removes the temporaries and names what was written already (a device, stdout)."""
+    staged: list[tuple[str, str]] = []
+    streams = sorted((r for r in rendered if not _stageable(r[0])), key=lambda r: r[0] == "-" or is_stdout(r[0]))
+    written: list[str] = []
+    try:
+        for target, text in rendered:
+            if _stageable(target):
+                temp = os.path.join(os.path.dirname(os.path.abspath(target)),
+                                    f"{TEMP_PREFIX}{secrets.token_hex(6)}-{os.path.basename(target)}")
+                try:
+                    write_file(temp, text)
+                except InputError as e:
+                    raise InputError(e.detail, file=target) from e
+                staged.append((temp, target))
+        for target, text in streams:
+            emit(target, text)
+            written.append("stdout" if target == "-" else target)
+        while staged:
+            temp, target = staged[0]
+            try:
+                os.replace(temp, target)
+            except OSError as e:
+                raise InputError(f"cannot write here: {e.strerror or e}", file=target) from e
+            staged.pop(0)
+            written.append(target)
+    except InputError as e:
+        if written:
+            raise InputError(f"{e} (already written: {', '.join(written)}; not written: the others)") from e
+        raise
+    finally:
+        for temp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def _stageable(target: str) -> bool:
+    """A plain file (or none yet): written to a temporary first. Not stdout, a device, a FIFO, a
+    socket or a symbolic link (written through as :func:`gate.outputs.write_file` does)."""
+    if target == "-" or os.path.islink(target):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(target).st_mode) and not is_stdout(target)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def _publish(report: Report, summary: str | None, how: Delivery) -> None:

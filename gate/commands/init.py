@@ -3,10 +3,13 @@
 Writes ``DIR/golden.yaml`` (one case per trace in ``RUNS``, or in ``DIR/runs/`` when no
 ``--from-runs``; :func:`gate.scaffold.golden_yaml`), ``DIR/sourcegate.yaml`` with every default
 (:func:`gate.scaffold.config_yaml`) and ``.github/workflows/sourcegate.yml`` (under the current
-folder, the repository's root) from the example workflow. Traces from ``--from-runs`` are copied to
-``DIR/runs/<case>.json``, where ``sourcegate check DIR`` reads them. Every trace is read and
-validated, and every target checked, before anything is written: an existing file is refused
-unless ``--force``, and nothing is half-written.
+folder, the repository's root) from the example workflow, unless that workflow exists: it is then
+left as it is, even with ``--force`` (it may gate other sets), and the message says how it picks up
+the new set. Traces from ``--from-runs`` are copied to ``DIR/runs/<case>.json``, where
+``sourcegate check DIR`` reads them. Every trace is read and validated, and every target checked
+(:func:`gate.commands.targets.check_targets`: a file in the way of a folder, no permission),
+before anything is written: an existing file is refused unless ``--force``, and nothing is
+half-written.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import sys
 
 from gate.commands.base import Subparsers
+from gate.commands.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.load import RUNS_DIR, load_trace
 from gate.outputs import write_file
@@ -35,7 +39,8 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--from-runs", metavar="RUNS",
                    help="a folder of trace files (e.g. from `sourcegate import`): one case each, "
                         "copied to DIR/runs/ (default: the traces already in DIR/runs/)")
-    p.add_argument("--force", action="store_true", help="overwrite files that exist")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite DIR's files that exist (an existing workflow is always kept)")
 
 
 def _traces(folder: str) -> list[str]:
@@ -72,13 +77,22 @@ def run(args: argparse.Namespace) -> int:
     name = set_name(os.path.basename(os.path.abspath(root)))
     planned[os.path.join(root, "golden.yaml")] = golden_yaml(name, cases)
     planned[os.path.join(root, "sourcegate.yaml")] = config_yaml()
-    planned[WORKFLOW_FILE] = workflow_yaml(os.path.relpath(root).replace(os.sep, "/"))
+    # An existing workflow is left as it is, even with --force: it may gate other sets already.
+    workflow = not os.path.lexists(WORKFLOW_FILE)
+    if workflow:
+        planned[WORKFLOW_FILE] = workflow_yaml(os.path.relpath(root).replace(os.sep, "/"))
     there = [t for t in planned if os.path.lexists(t)]
     if there and not args.force:
         raise InputError(f"{', '.join(there)} already exist(s): nothing written (pass --force to overwrite)")
+    check_targets([Target("the workflow" if t == WORKFLOW_FILE else "DIR", t) for t in planned])
     for target, text in planned.items():
         write_file(target, text)
         print(f"sourcegate: wrote {target}", file=sys.stderr)
+    if not workflow:
+        print(f"sourcegate: {WORKFLOW_FILE} exists: left as it is. It gates the sets its `golden-set:` "
+              f"input names (empty: every folder under cached-snapshots/ with a golden.yaml): add "
+              f"{os.path.relpath(root)} to that input, unless the input is empty and the set is under "
+              "cached-snapshots/", file=sys.stderr)
     print(f"sourcegate: golden set {name!r} with {len(cases)} case(s): fill in each case's class and "
           f"freshness in golden.yaml, then run `sourcegate check {root}`", file=sys.stderr)
     return EXIT_PASS

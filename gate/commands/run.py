@@ -13,16 +13,21 @@ starts (:mod:`gate.commands.targets`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from gate.commands import check
 from gate.commands.base import Subparsers
-from gate.commands.check import add_check_options, check_outputs
+from gate.commands.check import add_check_options
 from gate.commands.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
-from gate.goldensets import split_sets
+from gate.exitcodes import Interrupted
+from gate.load import RUNS_DIR
+from gate.report.registry import file_reporters
 
 __all__ = ["add_parser", "run", "split_argv"]
 
@@ -55,28 +60,70 @@ def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
     return args[:at], args[at + 1:]
 
 
+_CHECK_ONLY = ("config", "baseline", "baseline_ref", "trust_config", "comment", "comment_author", "judge",
+               "judge_provider", "otlp_json", "otlp_endpoint")
+"""``check``'s options that only ``--check`` uses (the console options also drive the progress)."""
+
+
+def _without_check(args: argparse.Namespace) -> None:
+    given = [f"--{f.replace('_', '-')}" for f in (*file_reporters(), *_CHECK_ONLY)
+             if getattr(args, f, None) not in (None, False)]
+    if given:
+        raise InputError(f"usage: {' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --check: "
+                         "without it `sourcegate run` writes the traces only, and no report")
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, ``kill``) handled as Ctrl-C while the agents run: every agent's
+    process group is stopped and the old runs kept. Only the main thread can set a handler."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise Interrupted("terminated (SIGTERM)")
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the agent on every case, write the traces, then gate them when ``--check``."""
     command = list(args.agent or ())
     if args.check and args.out is not None:
         raise InputError("usage: --check gates the golden set's runs/; with --out DIR, run "
                          "`sourcegate check` on the traces yourself")
+    if not args.check:
+        _without_check(args)
     if not os.path.isdir(args.golden):
         raise InputError("expected a golden-set folder", file=args.golden)
     # --out DIR takes the traces; without it runs/ is replaced whole, in the golden set's folder.
     check_targets([Target("--out", args.out, folder=True) if args.out is not None
                    else Target("GOLDEN", args.golden, folder=True)])
+    planned = rules = None
     if args.check:
-        check_outputs(split_sets([args.golden]), args)
+        # Everything the check would refuse, and its rules (configuration, baseline), before any
+        # agent starts: read once, and handed to the check.
+        planned = check.plan(args, [args.golden])
+        rules = check.request_rules(planned, args)
     # Here, not at the top: the runner loads the replay server and its HTTP client, slow to import.
     from gate.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent
 
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
                          out=args.out)
-    summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
-                        progress=progress(args))
+    kept = args.out if args.out is not None else os.path.join(args.golden, RUNS_DIR)
+    try:
+        with _terminated_as_interrupt():
+            summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
+                                progress=progress(args))
+    except KeyboardInterrupt as e:  # every agent's process group is stopped by then (gate.runner)
+        raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
     print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)
-    if not args.check:
+    if planned is None:
         return EXIT_PASS
-    return check.run(argparse.Namespace(**{**vars(args), "paths": [args.golden]}))
+    return check.check_plan(planned, args, rules)

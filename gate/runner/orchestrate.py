@@ -23,7 +23,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from gate.errors import InputError
+from gate.errors import EXIT_FAIL, GateError, InputError
 from gate.jsonio import dump_json, validate
 from gate.load import RUNS_DIR, load_golden, load_trace
 from gate.model import Case, GoldenSet, Run
@@ -37,7 +37,7 @@ from gate.runner.scope import CaseScope
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 
-__all__ = ["REPLAY_URL_ENV", "RunOptions", "RunSummary", "run_agent"]
+__all__ = ["REPLAY_URL_ENV", "EveryAgentFailed", "RunOptions", "RunSummary", "run_agent"]
 
 REPLAY_URL_ENV = "SOURCEGATE_REPLAY_URL"
 Clock = Callable[[], datetime]
@@ -98,8 +98,30 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
             progress.close()
             server.shutdown()
             shutil.rmtree(work, ignore_errors=True)
+    _require_an_answer(runs, target)
     _write(runs, target, replace_all=opts.out is None)
     return RunSummary(target, runs)
+
+
+class EveryAgentFailed(GateError):
+    """Every case ended in ``agent_error``: nothing is written (exit 1, the gate's verdict on such runs)."""
+
+    exit_code = EXIT_FAIL
+
+
+def _require_an_answer(runs: Sequence[Run], target: str) -> None:
+    """Refuse to write runs of which not one answered: the agent cannot have run (a missing key, a
+    wrong command), and committed runs are worth more than a folder of agent errors."""
+    failed = [r for r in runs if r.replay is not None and r.replay.agent_error is not None]
+    if runs and len(failed) == len(runs):
+        first = failed[0]
+        assert first.replay is not None
+        # the agent's stderr is untrusted: one line of printable characters, cut short
+        error = "".join(c if c.isprintable() else "?" for c in " ".join((first.replay.agent_error or "").split()))
+        if len(error) > 300:
+            error = error[:300] + "..."
+        raise EveryAgentFailed(f"the agent failed in every case ({len(runs)}), nothing written, {target} "
+                               f"kept as it was; case {first.case!r}: {error}")
 
 
 def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> None:
