@@ -280,3 +280,15 @@ def test_the_name_and_version_are_read_from_the_top_or_else_from_the_whole_file(
     except InputError as e:
         got = str(e)
     assert got == expected
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--json", "-", "--junit", "-"], "only one report can go to stdout"),
+    (["--json", "merged-{nme}.json"], "unknown placeholder {nme}"),
+])
+def test_merge_refuses_two_reports_on_stdout_or_an_unknown_placeholder_before_reading(
+        flags: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "never-read.json"  # refused before any partial report is read
+    assert main(["merge", str(EXAMPLE), str(missing), *flags]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "never-read" not in err

@@ -46,7 +46,7 @@ from gate.shards import Shard, parse_shard
 from gate.spans import preflight, prepare
 
 __all__ = ["JUDGE_MODES", "Delivery", "Outputs", "Plan", "add_parser", "check_outputs", "check_plan", "deliver",
-           "file_flags", "plan", "request_rules", "run"]
+           "file_flags", "plan", "report_flags", "request_rules", "run"]
 
 SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
@@ -157,10 +157,7 @@ def plan(args: argparse.Namespace, paths: Sequence[str]) -> Plan:
     """Everything ``check`` can refuse before any set runs (``run --check`` calls it before its agents)."""
     _not_yaml(paths)
     sets = split_sets(paths)
-    files = {f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}
-    _known_fields(files)
-    require_name_field(files, len(sets))
-    _one_stdout(args)
+    require_name_field(report_flags(args), len(sets))
     # A malformed author (flag or variable) stops the run before any set runs, not after.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     # So do spans asked for without the otel extra, or sent to a URL that is not one.
@@ -189,6 +186,15 @@ def request_rules(planned: Plan, args: argparse.Namespace) -> Rules:
     """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now."""
     (golden,) = planned.sets
     return set_rules(_request(golden, args), golden.name or set_name(golden.paths))
+
+
+def report_flags(args: argparse.Namespace) -> dict[str, str | None]:
+    """The output flags as given, each refused before any work if it names an unknown ``{placeholder}``
+    or if more than one report would go to stdout (``check`` and ``merge`` alike)."""
+    files = {f"--{f.replace('_', '-')}": getattr(args, f) for f in file_flags()}
+    _known_fields(files)
+    _one_stdout(args)
+    return files
 
 
 _FIELD = re.compile(r"\{[^{}]*\}")

@@ -12,7 +12,7 @@ import os
 from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
-from gate.commands.check import Delivery, Outputs, add_report_options, deliver
+from gate.commands.check import Delivery, Outputs, add_report_options, deliver, report_flags
 from gate.commands.targets import check_targets, reads_of, set_name
 from gate.console import terminal_mode
 from gate.errors import InputError
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     request = MergeRequest(args.golden, tuple(args.partials), args.config, args.baseline, args.baseline_ref,
                            args.trust_config)
     flags = argparse.Namespace(otlp_json=None, **vars(args))
+    report_flags(flags)
     # Every output path is checked before a partial report is read.
     check_targets(Outputs.of(flags, set_name((args.golden,)), default_markdown=False).targets(os.environ),
                   reads_of(request))
