@@ -10,7 +10,8 @@
 - ``-q`` prints the verdict line only; ``-v`` adds one line of figures per case.
 - Colour follows ``--color``, ``NO_COLOR`` and ``FORCE_COLOR`` (:mod:`gate.color`).
 - Progress of a live judge goes to stderr (:func:`progress`): a bar on a terminal, plain periodic
-  lines in CI logs, nothing with ``-q``.
+  lines in CI logs, nothing with ``-q``. Its notes go with it: a key the judge API refused is said
+  there once per set, whatever stdout and stderr are.
 """
 
 from __future__ import annotations

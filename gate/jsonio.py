@@ -544,30 +544,52 @@ def open_json_text(file: str) -> Iterator[TextIO]:
             yield text
 
 
-def read_text(file: str, *, root: str | None = None, kind: str = "JSON") -> str:
-    """Read a UTF-8 file of at most :data:`MAX_JSON_BYTES` (``kind="YAML"``: :data:`MAX_YAML_BYTES`).
+def read_bytes(file: str, *, root: str | None = None, kind: str = "JSON") -> bytes:
+    """The bytes of a file of at most :data:`MAX_JSON_BYTES` (``kind="YAML"``: :data:`MAX_YAML_BYTES`),
+    as they are on disk (for a content hash: a git blob id).
 
-    With ``root``, the file must stay inside it (:func:`inside`). A missing file, a file that is
-    not text or is over the limit is an input error; the size is checked before anything is read,
-    and reading stops one byte past the limit (a pipe, or a file that grew meanwhile). Memory
-    follows the file's size, not the limit (:func:`_read_within`).
+    With ``root``, the file must stay inside it (:func:`inside`). A missing file, or one over the
+    limit, is an input error; the size is checked before anything is read, and reading stops one
+    byte past the limit (a pipe, or a file that grew meanwhile). Memory follows the file's size, not
+    the limit (:func:`_read_within`).
     """
     limit = MAX_YAML_BYTES if kind == "YAML" else MAX_JSON_BYTES
     if root is not None:
         inside(root, file)
+    with reading(file), open(file, "rb") as f:
+        st = os.fstat(f.fileno())
+        size = st.st_size if stat.S_ISREG(st.st_mode) else 0  # a pipe or device: read in chunks
+        if size > limit:
+            raise _over_limit(size, limit, kind, file)
+        data, over = _read_within(f, size, limit)
+    if over:
+        raise _over_limit(len(data), limit, kind, file)
+    return data
+
+
+def decode_text(data: bytes, file: str) -> str:
+    """``data`` read from ``file`` as UTF-8 text with universal newlines, as :func:`read_text` reads it
+    (text that is not UTF-8 is an input error naming the file)."""
     with reading(file):
-        with open(file, "rb") as f:
-            st = os.fstat(f.fileno())
-            size = st.st_size if stat.S_ISREG(st.st_mode) else 0  # a pipe or device: read in chunks
-            if size > limit:
-                raise _over_limit(size, limit, kind, file)
-            data, over = _read_within(f, size, limit)
-        if over:
-            raise _over_limit(len(data), limit, kind, file)
         text = data.decode("utf-8")
-        del data
-        # Universal newlines, as text mode reads them.
-        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return _universal_newlines(text)
+
+
+def _universal_newlines(text: str) -> str:
+    """Line ends as text mode reads them."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def read_text(file: str, *, root: str | None = None, kind: str = "JSON") -> str:
+    """Read a UTF-8 file of at most :data:`MAX_JSON_BYTES` (``kind="YAML"``: :data:`MAX_YAML_BYTES`).
+
+    Bounded as :func:`read_bytes` reads; text that is not UTF-8 is an input error too.
+    """
+    data = read_bytes(file, root=root, kind=kind)
+    with reading(file):
+        text = data.decode("utf-8")
+    del data  # the bytes go before the newlines are translated: memory follows one copy of the text
+    return _universal_newlines(text)
 
 
 def load_json(file: str, *, root: str | None = None) -> Any:

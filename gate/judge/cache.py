@@ -6,10 +6,16 @@ replies are written (never an error, a refusal or a reply that left a claim unsc
 and never through a symlink that leads out of the golden set.
 Entries follow ``gate/schemas/judge-cache.json`` (format ``sourcegate-judgement/1``).
 
+Entries are committed with the golden set, so a pull request writes them: each is read as any JSON
+file of a golden set is (:mod:`gate.jsonio`), within the size limit, parsed strictly (duplicate keys,
+nesting, number of objects) and validated, and a damaged entry is an input error naming the file and
+the JSON path. An entry is read once: the bytes hashed for the trust check are the bytes parsed.
+
 **Trusted entries.** Checked against a pull request's base revision, an entry is used only when the
 base has it with the same content (:class:`TrustedEntries`): anyone can write a file that says
 "supported". An entry the pull request added or changed is *unverified*: replay leaves its claims
-unscored, a live judge asks afresh and compares (see :mod:`gate.judge.llm`).
+unscored without parsing it, a live judge asks afresh and compares (see :mod:`gate.judge.llm`). Only
+an entry whose name the base has is read to be hashed, and that read is bounded like any other.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.gitrev import blob_id
-from gate.jsonio import dump_json, inside, load_json, validate
+from gate.jsonio import decode_text, dump_json, inside, parse_json, read_bytes, validate
 from gate.judge.base import ToolCall
 from gate.judgement import Usage
 from gate.outputs import write_file
@@ -39,13 +45,14 @@ class TrustedEntries:
 
     blobs: Mapping[str, str]
 
-    def trusts(self, file: str) -> bool:
-        """True when ``file`` is in the revision with exactly this content."""
+    def trusts(self, file: str, data: bytes) -> bool:
+        """True when ``file``, whose content is ``data``, is in the revision with exactly this content."""
         blob = self.blobs.get(os.path.basename(file))
-        if blob is None:
-            return False
-        with open(file, "rb") as f:
-            return blob_id(f.read(), blob) == blob
+        return blob is not None and blob_id(data, blob) == blob
+
+    def has_name(self, file: str) -> bool:
+        """True when the revision has a file of this name (with whatever content)."""
+        return os.path.basename(file) in self.blobs
 
 
 class JudgeCache:
@@ -72,24 +79,36 @@ class JudgeCache:
         return os.path.join(self.folder, f"{call.key}.json")
 
     def get(self, call: ToolCall) -> Mapping[str, Any] | None:
-        """The stored tool input for ``call``, or None. A damaged entry is an input error."""
+        """The stored tool input for ``call``, or None. A damaged entry is an input error.
+
+        With ``trusted``, an entry the revision lacks is not used (and not read); one whose name it
+        has is read (bounded) and used only when its content is the revision's."""
         file = self.path(call)
         if not os.path.isfile(file):
             return None
-        if self.trusted is not None:
-            inside(self.root, file)  # before the trust check, which reads the file to hash it
-            if not self.trusted.trusts(file):
-                with self._lock:
-                    self._unverified.add(call.key)
-                return None
-        return self._read(call, file)  # which reads the file only inside the root too
+        if self.trusted is None:
+            return self._parse(call, file, self._bytes(file))
+        data = None
+        if self.trusted.has_name(file):
+            data = self._bytes(file)
+        else:
+            inside(self.root, file)  # a link out of the set is refused by name, even when it is not read
+        if data is None or not self.trusted.trusts(file, data):
+            with self._lock:
+                self._unverified.add(call.key)
+            return None
+        return self._parse(call, file, data)
 
     def unverified(self, call: ToolCall) -> Mapping[str, Any] | None:
-        """The stored tool input for ``call`` when it is there but not trusted, else None."""
+        """The stored tool input for ``call`` when it is there but not trusted, else None. Read and
+        parsed as a trusted entry is: a damaged one is an input error."""
         file = self.path(call)
-        if self.trusted is None or not os.path.isfile(file) or self.trusted.trusts(file):
+        if self.trusted is None or not os.path.isfile(file):
             return None
-        return self._read(call, file)
+        data = self._bytes(file)
+        if self.trusted.trusts(file, data):
+            return None
+        return self._parse(call, file, data)
 
     def disagrees(self, call: ToolCall) -> None:
         """Note that the untrusted entry for ``call`` says something other than a fresh judgement."""
@@ -108,8 +127,12 @@ class JudgeCache:
         with self._lock:
             return tuple(sorted(self._disagreements))
 
-    def _read(self, call: ToolCall, file: str) -> Mapping[str, Any]:
-        data = load_json(file, root=self.root)
+    def _bytes(self, file: str) -> bytes:
+        """The entry's bytes: only inside the root, and within the size limit for a JSON file."""
+        return read_bytes(file, root=self.root)
+
+    def _parse(self, call: ToolCall, file: str, raw: bytes) -> Mapping[str, Any]:
+        data = parse_json(decode_text(raw, file), file)
         validate(data, "judge-cache", file)
         if data["key"] != call.key or data["model"] != call.model or data["prompt"] != call.tool.prompt:
             raise InputError("judge cache entry does not match its file name (edited by hand?)", file=file)

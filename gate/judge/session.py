@@ -25,7 +25,11 @@ raised by an SDK or a provider module go into the report; any other is re-raised
 
 Progress: a live session reports to the :class:`gate.progress.Progress` it is given (runs done, and
 the calls, tokens and cost each judgement spent); the caller chooses where that goes. A refused key
-(:class:`gate.errors.JudgeAuthError`) stops the judge after one call, and the report says so once.
+(:class:`gate.errors.JudgeAuthError`) stops the judge after one call, and the report says so once;
+so does the progress, as a note (:meth:`Progress.note`), as soon as a run judged after it shows it or
+the session ends: a CI log, where the report goes to a file, still shows it on stderr (``-q`` shows
+no progress, so no note either). The note is one line of plain text (the API's message in it is
+not ours).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import time
 import warnings
 from collections import deque
@@ -52,10 +57,13 @@ from gate.judge.providers import build_batches, build_provider
 from gate.judgement import RunJudgement
 from gate.model import Case, Run
 from gate.progress import NullProgress, Progress
+from gate.report.escape import plain
 
 MODES = ("live", "batch", "replay", "off")
 CALLING = ("live", "batch")
 """The modes that call the API (and report their progress)."""
+NOTE_CHARS = 1000
+"""The longest note of a stopped judge on stderr (the API's own message is in it)."""
 A = TypeVar("A")
 B = TypeVar("B")
 
@@ -137,6 +145,8 @@ class JudgeSession:
         self._notes: list[str] = []
         self._catcher: warnings.catch_warnings[list[warnings.WarningMessage]] | None = None
         self._records: list[warnings.WarningMessage] = []
+        self._stop_lock = threading.Lock()
+        self._stop_noted = False
 
     def _api_key(self) -> str | None:
         """The key given for the configured provider (None: its SDK reads the environment)."""
@@ -189,6 +199,7 @@ class JudgeSession:
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
         assert self._catcher is not None
+        self._note_stop()
         self._progress.close()
         if self._built is not None:
             self._built.close()
@@ -217,6 +228,7 @@ class JudgeSession:
             self._judge = self._settler.settle([request])
         assert self._judge is not None
         judgement = self._judge.judge(request)
+        self._note_stop()
         u = judgement.usage
         self._progress.advance(0, calls=u.calls, cost=u.cost_usd, tokens=u.input_tokens + u.output_tokens
                                + u.cache_read_tokens + u.cache_write_tokens)
@@ -251,15 +263,31 @@ class JudgeSession:
         self._settled = True
         return held
 
+    def _stopped(self) -> str | None:
+        """Why the judge stopped calling the API for good (a refused key), as the report says it; or None."""
+        runner = self._settler.runner if self._settler else None
+        fatal = getattr(self._judge, "fatal", None) or (runner.fatal if runner else None)
+        return f"judge: stopped calling the API: {fatal}" if fatal else None
+
+    def _note_stop(self) -> None:
+        """Tell the progress (stderr) once that the judge stopped calling, when it did."""
+        stopped = self._stopped()
+        if stopped is None:
+            return
+        with self._stop_lock:
+            if self._stop_noted:
+                return
+            self._stop_noted = True
+        self._progress.note(plain(stopped, max_len=NOTE_CHARS))
+
     @property
     def warnings(self) -> tuple[str, ...]:
         """What the report should say: setup notes, then each distinct SDK warning."""
         sdk = [f"{w.category.__name__}: {w.message}" for w in self._records if _is_sdk(w.filename)]
         runner = self._settler.runner if self._settler else None
-        fatal = getattr(self._judge, "fatal", None) or (runner.fatal if runner else None)
-        stopped = [f"judge: stopped calling the API: {fatal}"] if fatal else []
+        stopped = self._stopped()
         batch = runner.notes if runner else []
-        return tuple(dict.fromkeys(stopped + self._notes + batch + self._trust_notes() + sdk))
+        return tuple(dict.fromkeys(([stopped] if stopped else []) + self._notes + batch + self._trust_notes() + sdk))
 
     def _trust_notes(self) -> list[str]:
         """How many judge-cache entries the pull request brought along, and which a fresh judge contradicted."""

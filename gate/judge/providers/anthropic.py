@@ -27,7 +27,7 @@ from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
-from gate.judge.providers.transport import http_client
+from gate.judge.providers.transport import http_client, without_key
 from gate.judgement import Usage
 
 if TYPE_CHECKING:
@@ -81,9 +81,10 @@ def client(config: JudgeConfig, base_url: str | None, api_key: str | None, work:
     return made
 
 
-def status_error(e: anthropic.APIStatusError) -> JudgeUnavailable:
+def status_error(e: anthropic.APIStatusError, made: anthropic.Anthropic) -> JudgeUnavailable:
+    """What the judge says of an API error to a call by the client ``made`` (its key never shown)."""
     kind = e.type or "error"
-    detail = e.api_message or e.message
+    detail = without_key(e.api_message or e.message, made.api_key, getattr(made, "auth_token", None))
     request = f" (request {e.request_id})" if e.request_id else ""
     if e.status_code in AUTH_STATUSES:
         return JudgeAuthError(f"the Anthropic API refused the key ({e.status_code} {kind}: {detail}){request}; "
@@ -123,7 +124,7 @@ class AnthropicProvider:
         except DeadlineExceeded as e:
             raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
         except anthropic.APIStatusError as e:
-            raise status_error(e) from e
+            raise status_error(e, self._client) from e
         except anthropic.APITimeoutError as e:
             raise JudgeUnavailable(f"the API did not answer within {timeout:.0f} s") from e
         except anthropic.APIConnectionError as e:

@@ -52,7 +52,7 @@ class AnthropicBatches:
         try:
             return fn()
         except anthropic.APIStatusError as e:
-            raise status_error(e) from e
+            raise status_error(e, self._client) from e
         except anthropic.APITimeoutError as e:
             raise JudgeUnavailable("the Message Batches API did not answer in time") from e
         except anthropic.APIConnectionError as e:

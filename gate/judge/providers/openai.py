@@ -33,7 +33,7 @@ from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
-from gate.judge.providers.transport import http_client
+from gate.judge.providers.transport import http_client, without_key
 from gate.judgement import Usage
 
 if TYPE_CHECKING:
@@ -67,15 +67,16 @@ def _usage(usage: Any) -> Usage:
                  output_tokens=n(usage, "completion_tokens"), cache_read_tokens=cached)
 
 
-def _status_error(e: openai.APIStatusError) -> JudgeUnavailable:
+def _status_error(e: openai.APIStatusError, key: str, variable: str) -> JudgeUnavailable:
+    """What the judge says of an API error to a call made with ``key`` (never shown), which ``variable`` holds."""
     body = e.body if isinstance(e.body, dict) else {}
     error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
     kind = error.get("type") or error.get("code") or "error"
-    detail = error.get("message") or e.message
+    detail = without_key(str(error.get("message") or e.message), key)
     request = f" (request {e.request_id})" if e.request_id else ""
     if e.status_code in AUTH_STATUSES:
         return JudgeAuthError(f"the OpenAI-compatible API refused the key ({e.status_code} {kind}: {detail})"
-                              f"{request}; check OPENAI_API_KEY; no further judge call is made")
+                              f"{request}; check {variable}; no further judge call is made")
     return JudgeUnavailable(f"API error {e.status_code} {kind}: {detail}{request}")
 
 
@@ -107,8 +108,11 @@ class OpenAIProvider:
             raise InputError("judge.provider openai needs the openai SDK: pip install 'sourcegate[openai]'") from e
         url = base_url or config.base_url
         http = http_client(openai.DefaultHttpxClient)
+        azure = url is None and bool(os.environ.get("AZURE_OPENAI_ENDPOINT"))
+        self._variable = "AZURE_OPENAI_API_KEY" if azure else "OPENAI_API_KEY"
+        """where a key that the API refuses came from (when it was not given as a value)"""
         try:
-            if url is None and os.environ.get("AZURE_OPENAI_ENDPOINT"):
+            if azure:
                 self._client: openai.OpenAI = openai.AzureOpenAI(api_key=api_key, max_retries=config.max_retries,
                                                                  http_client=http)
             else:
@@ -140,7 +144,7 @@ class OpenAIProvider:
         except DeadlineExceeded as e:
             raise JudgeUnavailable(f"the API did not finish its reply within {timeout:.1f} s") from e
         except openai.APIStatusError as e:
-            raise _status_error(e) from e
+            raise _status_error(e, self._client.api_key, self._variable) from e
         except openai.APITimeoutError as e:
             raise JudgeUnavailable(f"the API did not answer within {timeout:.0f} s") from e
         except openai.APIConnectionError as e:

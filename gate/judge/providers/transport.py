@@ -13,6 +13,9 @@ connections and threads, and nothing here changes it once built.
 
 Like the client the SDK builds for itself, this one closes its connections when it is garbage
 collected: a provider is never closed explicitly.
+
+An API's error message goes into the report and onto stderr: :func:`without_key` takes the key out
+of it first, should the server (or a proxy at ``base_url``) repeat the key it was sent.
 """
 
 from __future__ import annotations
@@ -26,10 +29,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import httpx2
 
-__all__ = ["CA_VARIABLES", "http_client", "tls_context"]
+__all__ = ["CA_VARIABLES", "KEY_SHOWN_AS", "http_client", "tls_context", "without_key"]
 
 CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 """The environment variables that choose the CA certificates (the context is built again when they change)."""
+KEY_SHOWN_AS = "[the key]"
+"""What an API key in an error message is replaced with."""
+
+
+def without_key(text: str, *keys: object) -> str:
+    """``text`` with each of ``keys`` that is a non-empty string replaced by :data:`KEY_SHOWN_AS`."""
+    for key in keys:
+        if isinstance(key, str) and key.strip():
+            text = text.replace(key, KEY_SHOWN_AS)
+    return text
 
 
 def tls_context() -> ssl.SSLContext:
