@@ -292,6 +292,18 @@ def test_the_fork_safe_pair_is_wired_together() -> None:
     assert post["with"]["pr-number"] == "${{ steps.pr.outputs.number }}"
 
 
+def test_the_fork_safe_gate_uploads_its_report_folder_whatever_became_of_the_step() -> None:
+    # A gate that could not run has an empty report-path: an upload conditioned on it is skipped, and
+    # whatever the step did write is lost to the commenter. The folder goes up on always().
+    gate = _load(ROOT / "examples" / "fork-safe" / "gate.yml")
+    [action] = [s for _, s in _steps(gate) if OWN_ACTION.match(str(s.get("uses", "")))]
+    [upload] = [s for _, s in _steps(gate) if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert upload["if"] == "always()"
+    assert upload["with"]["path"].rstrip("/") == action["with"].get("report-dir", "sourcegate-report")
+    # an empty folder (the gate could not run) is said in the log, not a second error
+    assert upload["with"]["if-no-files-found"] == "warn"
+
+
 def _own_action_steps() -> list[tuple[Path, dict[str, Any]]]:
     out = []
     for path in ALL_WORKFLOWS:
