@@ -6,9 +6,8 @@ The real SDK against the fake Messages API on loopback: the server answers 401 w
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -86,19 +85,34 @@ def test_the_openai_provider_stops_after_one_refused_call_too(monkeypatch: pytes
 
 # -- the message reaches stderr, however stdout and stderr are taken -----------------------------
 
-ROOT = Path(__file__).resolve().parent.parent
 OPENAI_CONFIG = "judge:\n  provider: openai\n  model: gpt-4.1-mini\n  concurrency: 4\n"
 ANTHROPIC_CONFIG = "judge:\n  model: claude-sonnet-4-6\n  concurrency: 4\n"
 
 
-def _piped_check(paths: list[Path], env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
-    """``sourcegate check PATHS --judge live --json r.json ARGV`` in a new interpreter, stdout and stderr
-    pipes (as in a CI log), with the judge's variables from ``env`` only."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_"))}
-    out = paths[0].parent / ("r.json" if len(paths) == 1 else "r-{name}.json")
-    return subprocess.run([sys.executable, "-m", "gate", "check", *map(str, paths), "--judge", "live",
-                           "--json", str(out), *argv], capture_output=True, text=True, check=False,
-                          env={**clean, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **env}, timeout=120)
+@dataclass(frozen=True)
+class Checked:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+PipedCheck = Callable[..., Checked]
+
+
+@pytest.fixture
+def piped_check(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> PipedCheck:
+    """``sourcegate check PATHS --judge live --json r.json ARGV`` with stdout and stderr captured, not
+    terminals (as in a CI log), and the judge's variables from ``env`` only (the suite scrubs the
+    process's own)."""
+    def check(paths: list[Path], env: dict[str, str], *argv: str) -> Checked:
+        with monkeypatch.context() as m:
+            for name, value in {"NO_COLOR": "1", **env}.items():
+                m.setenv(name, value)
+            out = paths[0].parent / ("r.json" if len(paths) == 1 else "r-{name}.json")
+            code = main(["check", *map(str, paths), "--judge", "live", "--json", str(out), *argv])
+        seen = capsys.readouterr()
+        return Checked(code, seen.out, seen.err)
+    return check
 
 
 def _refusals(stderr: str) -> list[str]:
@@ -111,7 +125,7 @@ def _refusals(stderr: str) -> list[str]:
 ])
 def test_a_refused_key_is_said_once_on_stderr_when_nothing_is_a_terminal(
         tmp_path: Path, provider: str, server: type[AnthropicServer | OpenAIServer], variable: str,
-        name: str) -> None:
+        name: str, piped_check: PipedCheck) -> None:
     root = write_golden(tmp_path / "set", ["a", "b", "c", "d", "e", "f"])
     (root / "sourcegate.yaml").write_text(OPENAI_CONFIG if provider == "openai" else ANTHROPIC_CONFIG,
                                           encoding="utf-8")
@@ -119,8 +133,8 @@ def test_a_refused_key_is_said_once_on_stderr_when_nothing_is_a_terminal(
     with server(scripted_judge) as api:
         base = api.url + ("/v1" if provider == "openai" else "")
         env = {f"{provider.upper()}_BASE_URL": base, variable: wrong}
-        done = _piped_check([root], env)
-        quiet = _piped_check([root], env, "-q")
+        done = piped_check([root], env)
+        quiet = piped_check([root], env, "-q")
     assert done.returncode == EXIT_INCONCLUSIVE, done.stderr
     [line] = _refusals(done.stderr)
     assert line.startswith(f"sourcegate: judge: stopped calling the API: {name} refused the key (401")
@@ -132,16 +146,16 @@ def test_a_refused_key_is_said_once_on_stderr_when_nothing_is_a_terminal(
     assert quiet.stderr == ""
 
 
-def test_each_set_says_it_once(tmp_path: Path) -> None:
+def test_each_set_says_it_once(tmp_path: Path, piped_check: PipedCheck) -> None:
     roots = [write_golden(tmp_path / name, ["a", "b", "c"], name=name) for name in ("one", "two")]
     with AnthropicServer(scripted_judge) as api:
-        done = _piped_check(roots, {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-wrong"})
+        done = piped_check(roots, {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-wrong"})
         calls = api.calls
     assert done.returncode == EXIT_INCONCLUSIVE, done.stderr
     assert len(_refusals(done.stderr)) == 2 == calls
 
 
-def test_the_key_never_shows_even_when_the_api_repeats_it(tmp_path: Path) -> None:
+def test_the_key_never_shows_even_when_the_api_repeats_it(tmp_path: Path, piped_check: PipedCheck) -> None:
     root = write_golden(tmp_path / "set", ["a", "b"])
     key = "sk-ant-api03-a-key-that-must-never-show"
 
@@ -151,7 +165,7 @@ def test_the_key_never_shows_even_when_the_api_repeats_it(tmp_path: Path) -> Non
                                                       "message": f"invalid x-api-key {sent}\n::error::injected"}})
 
     with AnthropicServer(repeats_the_key, api_key=key) as api:
-        done = _piped_check([root], {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": key})
+        done = piped_check([root], {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": key})
     report = (tmp_path / "r.json").read_text(encoding="utf-8")
     assert done.returncode == EXIT_INCONCLUSIVE, done.stderr
     [line] = _refusals(done.stderr)
