@@ -13,7 +13,8 @@ characters and 5 quoted citations) to a temporary folder, then measures:
   3,000,000 bad results and a 500-byte YAML alias bomb (each must exit 2).
 - a whole check of the example set with one adversarial trace added (a 100,000-character quote and
   a 2,000-character paraphrase against a 2 MB page, and an answer built to make URL extraction
-  backtrack): it must finish in seconds.
+  backtrack): it must finish in seconds; and the same with one answer padded to 30 MB of cited
+  prose, under 0.1 s per MB.
 - flat memory (``tests/bench_memory.py``): peak RSS of ``sourcegate check --json`` at 500, 2,000
   and 8,000 runs, without and with a baseline (``SOURCEGATE_BENCH_MEMORY=0`` skips it);
 - shards (``tests/bench_shards.py``, 8,000 runs): one job against 4 shards plus their merge, and
@@ -269,6 +270,43 @@ def time_adversarial(root: str) -> float:
     return time.perf_counter() - t0
 
 
+def cited_prose(rng: random.Random, chars: int) -> str:
+    """Paragraphs of bench sentences, a third of them citing a numbered source, some linking or naming a URL."""
+    out: list[str] = []
+    n = 0
+    while n < chars:
+        para = []
+        for _ in range(rng.randint(2, 6)):
+            s, r = sentence(rng), rng.random()
+            if r < 0.3:
+                s = f"{s[:-1]} [{rng.randint(1, 5)}]."
+            elif r < 0.4:
+                s = f"{s[:-1]} ([source](https://site{rng.randint(0, 50)}.example.com/a/{rng.randint(0, 999)}))."
+            elif r < 0.45:
+                s = f"{s[:-1]} (see https://site{rng.randint(0, 50)}.example.com/p?q={rng.randint(0, 99)})."
+            para.append(s)
+        out.append(("- " if rng.random() < 0.2 else "") + " ".join(para))
+        n += len(out[-1]) + 2
+    return "\n\n".join(out)[:chars]
+
+
+def time_large_answer(root: str, megabytes: int = 30) -> float:
+    """Seconds for a whole check of the example set with one answer padded with cited prose."""
+    from gate.pipeline import run_paths
+
+    shutil.copytree(os.path.join(os.path.dirname(__file__), "..", "cached-snapshots", "example"), root)
+    path = os.path.join(root, "runs", "solar-wind-vs-coal-2025.json")
+    with open(path, encoding="utf-8") as f:
+        trace = json.load(f)
+    head, sources = trace["answer"].split("\n[e]:", 1)
+    trace["answer"] = f"{head}\n\n{cited_prose(random.Random(5), megabytes * 1_000_000)}\n\n[e]:{sources}"
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(trace, f)
+    t0 = time.perf_counter()
+    run_paths([root], None, judge_mode="off")
+    return time.perf_counter() - t0
+
+
 def startup() -> tuple[float, bool]:
     code = ("import sys, time; t = time.perf_counter(); import gate.cli; "
             "print(time.perf_counter() - t, 'anthropic' in sys.modules)")
@@ -328,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         guard_clean, guard_fresh, guard_again, guard_first = time_guard(args.page_chars)
         refusals = hostile(tmp)
         t_adversarial = time_adversarial(os.path.join(tmp, "adversarial"))
+        t_large_answer = time_large_answer(os.path.join(tmp, "large-answer"))
         agent_rows = run_rows()
 
         rows = [
@@ -348,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
             *refusals,
             ("example set + one adversarial trace", f"{t_adversarial:.2f} s",
              "whole check, judge off; target: seconds"),
+            ("example set + one 30 MB answer", f"{t_large_answer:.2f} s",
+             "whole check, judge off; cited prose (a marker, link or URL every ~300 chars); target < 3 s"),
             *agent_rows,
         ]
         print_rows(rows)

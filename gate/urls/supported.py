@@ -12,18 +12,19 @@ import re
 from dataclasses import dataclass
 
 from gate.urls.canonicalise import canonical
-from gate.urls.extract import SOURCE_LINE, TOKEN, build_labels, prepared, urls_of
+from gate.urls.extract import SOURCE_LINE, build_labels, prepared, tokens, urls_of
 
 __all__ = ["CitedSentence", "cited_sentences"]
 
 # A sentence ends at ".", "!" or "?" (or a CJK full stop) followed by a space; a marker glued after the
 # full stop ("... in 2025. [2] Next") stays with the sentence it ends.
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?:\s*(?:\[\^?\d+(?:\s*[-–,;]\s*\d+)*\]|【[^】\n]*】))*(?:\s+|$)")
+_SENTENCE_END = re.compile(r"[.!?。！？](?:\s*(?:\[\^?\d+(?:\s*[-–,;]\s*\d+)*\]|【[^】\n]*】))*(?:\s+|$)")
 # A sentence that is only markers ("[2] [3]" left at a line's start) adds its citations to the one before.
 _ONLY_MARKERS = re.compile(r"^(?:\s*(?:\[\^?\d+(?:\s*[-–,;]\s*\d+)*\]|【[^】\n]*】))+\s*[.!?]?\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 # Markdown emphasis and code marks are layout, not words: "**Short answer:** `x`" reads "Short answer: x".
 _EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|`+")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 
@@ -35,15 +36,21 @@ class CitedSentence:
     urls: tuple[str, ...]
 
 
-def _plain(sentence: str, labels: dict[str, str]) -> tuple[str, list[str]]:
-    """The sentence's words with markers and bare URLs removed (link text kept), and the URLs it cites."""
+def _plain(sentence: str, labels: dict[str, str], read: dict[str, list[str]]) -> tuple[str, list[str]]:
+    """The sentence's words with markers and bare URLs removed (link text kept), and the URLs it cites.
+
+    ``read`` holds the URLs of the tokens read so far, by their text (the same text cites the same).
+    """
     out: list[str] = []
     urls: list[str] = []
     last = 0
-    for m in TOKEN.finditer(sentence):
+    for m in tokens(sentence):
         out.append(sentence[last:m.start()])
         last = m.end()
-        got = list(urls_of(m, labels))
+        token = m.group()
+        got = read.get(token)
+        if got is None:
+            got = read[token] = list(urls_of(m, labels))
         urls.extend(got)
         if m.group("inline") is not None or m.group("reflink") is not None:
             # "[the review](https://...)": the link text is part of the sentence.
@@ -52,9 +59,11 @@ def _plain(sentence: str, labels: dict[str, str]) -> tuple[str, list[str]]:
                 out.append(inner)
         elif m.group("bracket") is not None and not got:
             out.append(m.group(0))  # "[sic]", "[2019]": brackets that cite nothing are words
+    if not urls:
+        return "", urls  # cites nothing: the caller skips it, so its words are not put together
     out.append(sentence[last:])
     text = " ".join(_EMPHASIS.sub("", "".join(out)).split())
-    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     return text, urls
 
 
@@ -68,12 +77,15 @@ def cited_sentences(answer: str) -> list[CitedSentence]:
     text = prepared(answer)
     labels = build_labels(text)
     found: list[CitedSentence] = []
+    read: dict[str, list[str]] = {}
     for line in text.split("\n"):
-        if not line.strip() or _HEADING.match(line) or _is_source_line(line, labels):
+        if not _may_cite(line) or _HEADING.match(line) or _is_source_line(line, labels):
             continue
         line = _LIST_ITEM.sub("", line)
         for piece in _pieces(line):
-            sentence, urls = _plain(piece, labels)
+            if not _may_cite(piece):
+                continue
+            sentence, urls = _plain(piece, labels, read)
             if not urls:
                 continue
             if not re.search(r"\w", sentence) or _ONLY_MARKERS.match(piece):
@@ -83,6 +95,12 @@ def cited_sentences(answer: str) -> list[CitedSentence]:
                 continue
             found.append(CitedSentence(sentence, _unique(urls)))
     return found
+
+
+def _may_cite(text: str) -> bool:
+    """Whether ``text`` holds a place a citation can be ("[", "<", "【" or "://"): text without one cites
+    nothing and is not cut into sentences at all."""
+    return "[" in text or "://" in text or "<" in text or "【" in text
 
 
 def _pieces(line: str) -> list[str]:
