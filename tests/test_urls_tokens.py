@@ -66,19 +66,19 @@ def test_tokens_are_the_matches_finditer_gives(text: str) -> None:
 
 
 def test_tokens_agree_with_finditer_on_random_text() -> None:
-    for text in random_texts(1, 20_000):
+    for text in random_texts(1, 6_000):
         assert spans(tokens(text)) == spans(TOKEN.finditer(text)), text
 
 
 def test_extract_urls_agrees_with_the_plain_reading_on_random_text() -> None:
-    for text in [*VARIED, *random_texts(2, 5_000, most=120)]:
+    for text in [*VARIED, *random_texts(2, 1_500, most=120)]:
         assert extract_urls(text) == extract_before(text), text
 
 
 def test_sentences_are_cut_where_they_were() -> None:
     rng = random.Random(3)
     pieces = [*".!?。！？ \t", "[1]", "[2, 3]", " [4]", "【1】", "a", "word", "x."]
-    for _ in range(20_000):
+    for _ in range(8_000):
         line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
         assert ([m.end() for m in _SENTENCE_END.finditer(line)]
                 == [m.end() for m in _SENTENCE_END_BEFORE.finditer(line)]), line
