@@ -16,7 +16,8 @@ from tests.support.action_runner import GOOD, PR_NUMBER, REPO, Runner, run, writ
 
 
 def _gate_then_upload(runner: Runner, event: Path, golden: str) -> int:
-    """The gate job (comment: false), then the artifact as the commenter downloads it."""
+    """The gate job (comment: false) in a fresh checkout, then the artifact as the commenter downloads it."""
+    shutil.rmtree(runner.ws / "sourcegate-report", ignore_errors=True)
     code = run(runner.env(event, golden_set=golden, judge="off", comment="false"))
     shutil.rmtree(runner.ws / "sourcegate-artifact", ignore_errors=True)
     shutil.copytree(runner.ws / "sourcegate-report", runner.ws / "sourcegate-artifact")
@@ -130,3 +131,34 @@ def test_the_records_error_stays_text_in_the_comment_and_the_log(
     span = error.removeprefix("**Error:** ")
     assert span.startswith("```") and span.endswith("```") and span.count("```") == 2
     assert "\n::error" not in body
+
+
+def test_a_set_the_pr_deletes_gets_its_comment_marked_by_the_commenter(runner: Runner) -> None:
+    write_set(runner.ws, "alpha", {"moons": GOOD})
+    write_set(runner.ws, "beta", {"moons": GOOD})
+    event = runner.event(runner.commit())
+    assert _gate_then_upload(runner, event, "") == 0
+    assert _commenter(runner) == 0
+    assert len(runner.server.comments(REPO, PR_NUMBER)) == 2
+
+    shutil.rmtree(runner.ws / "cached-snapshots" / "beta")
+    runner.commit()
+    assert _gate_then_upload(runner, event, "") == 2
+    assert (runner.ws / "sourcegate-artifact" / "report.json").exists()
+    assert (runner.ws / "sourcegate-artifact" / "beta" / "not-run.json").exists()
+    assert _commenter(runner) == 0
+    comments = {k: c["body"] for c in runner.server.comments(REPO, PR_NUMBER)
+                for k in ("alpha", "beta") if marker(k) in c["body"]}
+    assert len(runner.server.comments(REPO, PR_NUMBER)) == 2
+    assert "**pass**" in comments["alpha"]
+    assert "sourcegate could not run" in comments["beta"] and "retire it on purpose" in comments["beta"]
+    assert runner.outputs()["verdict"] == "error"
+
+
+def test_a_folder_with_a_record_is_never_shown_with_a_verdict(runner: Runner) -> None:
+    event, golden, first = _passing_comment(runner)
+    _record(runner, error="the gate could not run")  # beside the passing report.json
+    assert _commenter(runner) == 0
+    [now] = runner.server.comments(REPO, PR_NUMBER)
+    assert now["id"] == first["id"] and "**pass**" not in now["body"]
+    assert "sourcegate could not run" in now["body"]

@@ -143,13 +143,18 @@ def _post_not_run(file: str, inputs: Inputs, env: Mapping[str, str],
 
 
 def _reports(source: str) -> list[str]:
-    """The files of ``comment-from``: the file itself; else a folder's ``report.json`` or
-    ``not-run.json`` and those of each of its subfolders (the gate's report-dir of several golden
+    """The files of ``comment-from``: the file itself; else a folder's ``not-run.json`` or
+    ``report.json`` and those of each of its subfolders (the gate's report-dir of several golden
     sets), sorted."""
     if not os.path.isdir(source):
         return [source]
-    names = ("report.json", NOT_RUN_FILE)
-    top = [f for n in names if os.path.isfile(f := os.path.join(source, n))]
-    found = sorted(f for name in os.listdir(source) for n in names
-                   if os.path.isfile(f := os.path.join(source, name, n)))
-    return [*top, *found] or [os.path.join(source, "report.json")]
+    found = [f for f in (_one(source), *sorted(_one(os.path.join(source, n)) for n in os.listdir(source)))
+             if os.path.isfile(f)]
+    return found or [os.path.join(source, "report.json")]
+
+
+def _one(folder: str) -> str:
+    """A folder's ``not-run.json`` when it has one (a set without a verdict is never shown as one),
+    else its ``report.json``."""
+    record = os.path.join(folder, NOT_RUN_FILE)
+    return record if os.path.isfile(record) else os.path.join(folder, "report.json")
