@@ -23,7 +23,16 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from gate.action.aggregate import SetRun, step_outputs, verdict_line
 from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
 from gate.action.inputs import KEYED_MODES, Inputs, discover_golden_sets
-from gate.action.notrun import DroppedSet, dropped_message, dropped_sets, git, post_not_run
+from gate.action.notrun import (
+    NOT_RUN_FILE,
+    DroppedSet,
+    NotRun,
+    dropped_message,
+    dropped_sets,
+    git,
+    post_not_run,
+    write_not_run,
+)
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import Plan, plan_check
 from gate.commands.check import Delivery, Outputs, deliver
@@ -152,18 +161,20 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
         print(workflow_command("notice", note, title="sourcegate"), file=out)
     if env.get("GITHUB_EVENT_NAME") == "pull_request_target":
         print(workflow_command("warning", PULL_REQUEST_TARGET, title="sourcegate"), file=out)
-    for f in files:
+    dropped_dirs = [os.path.join(inputs.report_dir, file_name(d.name)) for d in dropped]
+    for f in [*files, *(os.path.join(d, NOT_RUN_FILE) for d in
+                        [*dict.fromkeys(os.path.dirname(p.files["json"]) for p in plans), *dropped_dirs])]:
         with contextlib.suppress(FileNotFoundError):
             os.remove(f)  # a report left by an earlier step must never pass for this one's
 
     # The token travels as a value, to the comment only (the judge's keys are in the plan's request).
     publish_env = {**env, "GITHUB_TOKEN": inputs.github_token} if inputs.github_token else env
-    runs = [_run_set(s, p, inputs.fail_on, publish_env, out, gate) for s, p in zip(sets, plans, strict=True)]
+    runs = [_run_set(s, p, inputs.fail_on, publish_env, out, gate, root) for s, p in zip(sets, plans, strict=True)]
     comment = inputs.comment and pr is not None and bool(inputs.github_token)
     authors = plans[0].comment_authors if plans else (inputs.comment_authors if comment else ())
     if dropped:  # in path order among the discovered sets
-        runs = sorted([*runs, *(_dropped_run(d, baseline or "", comment, authors, publish_env, out)
-                                for d in dropped)], key=lambda r: r.paths)
+        runs = sorted([*runs, *(_dropped_run(d, baseline or "", comment, authors, publish_env, out, (f, root))
+                                for d, f in zip(dropped, dropped_dirs, strict=True))], key=lambda r: r.paths)
     every = len(runs) > 1
     final = combined_exit(r.final for r in runs)
     judges = [p.judge for p in plans]
@@ -188,9 +199,11 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
 
 
 def _dropped_run(dropped: DroppedSet, baseline: str, comment: bool, authors: Sequence[str],
-                 env: Mapping[str, str], out: TextIO) -> SetRun:
-    """A set the pull request dropped: a set that could not run (exit 2), its comment updated to say so."""
+                 env: Mapping[str, str], out: TextIO, where: tuple[str, str]) -> SetRun:
+    """A set the pull request dropped: a set that could not run (exit 2), its comment updated to say so,
+    its ``not-run.json`` written to ``where`` (its report folder, and the workspace it must be in)."""
     error = dropped_message(dropped, baseline)
+    _record_not_run(NotRun(dropped.name, EXIT_INPUT, error), *where, out)
     if comment:
         _say_not_run(dropped.name, error, EXIT_INPUT, authors, env, out)
     return SetRun((dropped.path,), dropped.name, gate_code=EXIT_INPUT, final=EXIT_INPUT, error=error)
@@ -208,6 +221,16 @@ def _say_not_run(name: str, error: str, code: int, authors: Sequence[str], env: 
     out.flush()
     with commands_stopped(out), contextlib.redirect_stderr(out):
         guarded(post, err=out)
+
+
+def _record_not_run(record: NotRun, folder: str, root: str, out: TextIO) -> None:
+    """Write the set's ``not-run.json`` in its report folder, for the fork-safe commenter (which reads
+    no report of it); a folder that cannot take it is said in the log, the exit code stays."""
+    try:
+        resolve_within(os.path.join(folder, NOT_RUN_FILE), root, "the workspace")
+        write_not_run(folder, record)
+    except (GateError, OSError) as e:
+        print(f"sourcegate: could not write {NOT_RUN_FILE} of golden set {record.name!r}: {e}", file=out)
 
 
 def _files_with_a_base(paths: Sequence[str]) -> str:
@@ -253,7 +276,7 @@ def _partials(folder: str, root: str) -> tuple[str, ...]:
 
 
 def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, env: Mapping[str, str], out: TextIO,
-             gate: Gate) -> SetRun:
+             gate: Gate, root: str) -> SetRun:
     """One golden set through the gate and ``sourcegate check``'s delivery, with workflow commands
     stopped: its messages, the verdict line and any error reach the log between the tokens."""
     reports: list[Report] = []
@@ -282,9 +305,11 @@ def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, env: Mapping[str,
         outcome = outcome_from_report(report)
     error = None if outcome is not None else _why(errors, report, code)
     # Without a report there was nothing to comment: the comment of an earlier push must not stand.
-    if error is not None and plan.comment and report is None:
-        name = _set_name(golden)
-        if name is not None:
+    # Nor in the fork-safe pair: the set's not-run.json, where its report would be, tells the commenter.
+    name = _set_name(golden) if error is not None and report is None else None
+    if error is not None and name is not None:
+        _record_not_run(NotRun(name, code, error), os.path.dirname(plan.files["json"]), root, out)
+        if plan.comment:
             _say_not_run(name, error, code, plan.comment_authors, env, out)
     final = exit_code(code, outcome, fail_on)
     return SetRun(golden.paths, golden.name, plan.files, code, outcome, final, error,

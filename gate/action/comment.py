@@ -12,11 +12,18 @@ each is validated and posted on its own (one comment per set); the step's exit c
 severe of theirs, and ``verdict`` the most severe verdict (``error`` for a report that could not be
 read). ``exit-code`` is written too; an input error before any report is read is the entrypoint's
 (``verdict`` ``error``).
+
+A set the gate could not run has a ``not-run.json`` where its ``report.json`` would be
+(:mod:`gate.action.notrun`). It is read as strictly as a report (bounded, validated against its
+schema) and updates the set's comment of an earlier push in place to say this push could not be
+gated, the error shown as text (:func:`~gate.action.notrun.not_run_comment`); none is created when
+there is none, and its ``verdict`` is ``error``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 from collections.abc import Mapping
 from typing import TextIO
@@ -24,11 +31,12 @@ from typing import TextIO
 from gate.action.aggregate import combined_verdict
 from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
 from gate.action.inputs import Inputs
+from gate.action.notrun import NOT_RUN_FILE, not_run_comment, read_not_run
 from gate.commands.comment import post_report, read_artifact
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, guarded
 from gate.goldensets import combined_exit
-from gate.publish import comment_authors
+from gate.publish import comment_authors, gate_run_url, post_comment
 
 __all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]
 
@@ -65,7 +73,8 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
     verdicts: list[str] = []
     urls: list[str] = []
     for file in files:
-        code, verdict, url = _post(file, inputs, env, out)
+        post = _post_not_run if os.path.basename(file) == NOT_RUN_FILE else _post
+        code, verdict, url = post(file, inputs, env, out)
         codes.append(code)
         verdicts.append(verdict if verdict is not None else "error")  # a report that could not be read
         urls += [url] if url is not None else []
@@ -104,14 +113,48 @@ def _post(file: str, inputs: Inputs, env: Mapping[str, str], out: TextIO) -> tup
     return code, said.get("verdict"), said.get("url")
 
 
+def _post_not_run(file: str, inputs: Inputs, env: Mapping[str, str],
+                  out: TextIO) -> tuple[int, str | None, str | None]:
+    """A set's ``not-run.json``: its comment of an earlier push updated in place to say this push
+    could not be gated (none created), with workflow commands stopped while its messages reach the
+    log: (exit code, ``error``, the comment's URL)."""
+    said: dict[str, str] = {}
+
+    def post() -> int:
+        authors = comment_authors(inputs.comment_authors or None, env)
+        record = read_not_run(file)
+        body = not_run_comment(record.name, record.error, record.exit_code, gate_run_url(env))
+        heard = io.StringIO()  # post_comment says only a failure (or what it did) here
+        done = post_comment(body, record.name, {**env, "GITHUB_TOKEN": inputs.github_token},
+                            number=inputs.pr_number, err=heard, authors=authors, update_only=True, fails=True)
+        out.write(heard.getvalue())
+        if done is None and heard.getvalue():
+            return ExitCode.PUBLISH  # GitHub refused or failed the update: said above
+        if done is None:
+            out.write(f"sourcegate: no earlier PR comment of golden set {record.name!r} to mark as not run\n")
+            return ExitCode.PASS
+        said["url"] = done.url or str(done.comment_id)
+        return ExitCode.PASS
+
+    out.flush()
+    with commands_stopped(out), contextlib.redirect_stderr(out):
+        code = guarded(post, err=out)
+    return code, "error", said.get("url")
+
+
 def _reports(source: str) -> list[str]:
-    """The report files of ``comment-from``: the file itself; a folder's ``report.json``; else the
-    ``report.json`` of each of its subfolders (the gate's report-dir of several golden sets), sorted."""
+    """The files of ``comment-from``: the file itself; else a folder's ``not-run.json`` or
+    ``report.json`` and those of each of its subfolders (the gate's report-dir of several golden
+    sets), sorted."""
     if not os.path.isdir(source):
         return [source]
-    top = os.path.join(source, "report.json")
-    if os.path.exists(top):
-        return [top]
-    found = sorted(f for name in os.listdir(source)
-                   if os.path.isfile(f := os.path.join(source, name, "report.json")))
-    return found or [top]
+    found = [f for f in (_one(source), *sorted(_one(os.path.join(source, n)) for n in os.listdir(source)))
+             if os.path.isfile(f)]
+    return found or [os.path.join(source, "report.json")]
+
+
+def _one(folder: str) -> str:
+    """A folder's ``not-run.json`` when it has one (a set without a verdict is never shown as one),
+    else its ``report.json``."""
+    record = os.path.join(folder, NOT_RUN_FILE)
+    return record if os.path.isfile(record) else os.path.join(folder, "report.json")

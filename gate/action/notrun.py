@@ -25,12 +25,33 @@ from typing import TextIO
 import yaml
 
 from gate.action.inputs import SNAPSHOT_ROOT
+from gate.jsonio import dump_json, load_json, validate
+from gate.outputs import write_file
 from gate.report.escape import md_code
 from gate.report.marker import marker
 from gate.report.sections import golden_set
 from gate.version import __version__
 
-__all__ = ["DroppedSet", "dropped_message", "dropped_sets", "git", "not_run_comment", "post_not_run"]
+__all__ = [
+    "NOT_RUN_FILE",
+    "NOT_RUN_FORMAT",
+    "DroppedSet",
+    "NotRun",
+    "dropped_message",
+    "dropped_sets",
+    "git",
+    "not_run_comment",
+    "post_not_run",
+    "read_not_run",
+    "write_not_run",
+]
+
+NOT_RUN_FILE = "not-run.json"
+"""The record of a set that could not run, in the folder its ``report.json`` would be in."""
+NOT_RUN_FORMAT = "sourcegate-not-run/1"
+"""Its format (``gate/schemas/not-run.json``)."""
+_MAX_ERROR = 4000
+"""A record's error is cut to this many characters (the schema's limit)."""
 
 
 def git(args: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
@@ -133,3 +154,30 @@ def post_not_run(name: str, error: str, code: int, env: Mapping[str, str], autho
                         update_only=True)
     if done is None:
         out.write(f"sourcegate: no earlier PR comment of golden set {name!r} to mark as not run\n")
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """A set that could not run, as its ``not-run.json`` says: no verdict, only why."""
+
+    name: str
+    """the set's name, its PR comment's key"""
+    exit_code: int
+    error: str
+
+
+def write_not_run(folder: str, record: NotRun) -> str:
+    """Write ``record`` as ``folder/not-run.json`` (the folder made if needed); return the file."""
+    file = os.path.join(folder, NOT_RUN_FILE)
+    os.makedirs(folder, exist_ok=True)
+    write_file(file, dump_json({"format": NOT_RUN_FORMAT, "name": record.name, "exit_code": record.exit_code,
+                                "error": record.error[:_MAX_ERROR]}))
+    return file
+
+
+def read_not_run(file: str) -> NotRun:
+    """A ``not-run.json`` read as untrusted data: bounded strict JSON, validated against its schema
+    (anything else is an input error naming the file and the JSON path)."""
+    data = load_json(file)
+    validate(data, "not-run", file)
+    return NotRun(str(data["name"]), int(data["exit_code"]), str(data["error"]))
