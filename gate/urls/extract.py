@@ -381,8 +381,9 @@ def extract_urls(answer: str) -> list[str]:
     return list(_cited(answer))
 
 
-# The checks of one run read its answer's citations more than once (the subject of the hard checks,
-# the source facts of the report); the last few answers' are kept, so a long answer is read once.
+# One run's answer is read twice in a row: the judge and the hard checks each build a Subject of the
+# run (gate/judge/llm.py, gate/evaluate.py). The last few answers' citations are kept, so a long
+# answer is read once. (Spans, built after the whole set, read it again.)
 @functools.lru_cache(maxsize=4)
 def _cited(answer: str) -> tuple[str, ...]:
     text = prepared(usv(answer))
