@@ -8,7 +8,7 @@
 # is one the builder's own frontend reads.
 ARG PYTHON_IMAGE=python:3.12.12-slim-bookworm@sha256:593bd06efe90efa80dc4eee3948be7c0fde4134606dd40d8dd8dbcade98e669c
 
-# ---- build: install sourcegate and its dependencies into a venv, from the project's metadata
+# ---- build: install sourcegate and its dependencies into a venv, from the lock
 FROM ${PYTHON_IMAGE} AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -19,16 +19,24 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Only what the wheel needs: the metadata (pyproject.toml names README.md as the long
-# description) and the package. Tests, examples, the snapshots and .git stay out (.dockerignore).
-COPY pyproject.toml README.md ./
+# description), the locks and the package. Tests, examples, the snapshots and .git stay out
+# (.dockerignore).
+COPY pyproject.toml README.md requirements.txt requirements-build.txt ./
 COPY gate ./gate
-# A venv without pip: the build stage's pip installs into it (pip --python). Every dependency
-# ships wheels for x86_64 and aarch64, so no compiler is needed; the build backend lives in
-# pip's temporary build environment and is gone when the command ends. Byte code is compiled
-# now so the action starts fast and never writes into the read-only install at run time. The
-# openai extra is there for the judge-provider input's openai provider.
-RUN python -m venv --without-pip /opt/sourcegate \
- && python -m pip --python /opt/sourcegate/bin/python install --no-cache-dir '.[openai]' \
+# Every byte installed comes from the lock, checked against its hashes: the venv gets exactly
+# requirements.txt (the runtime and the openai extra, for the judge-provider input's openai
+# provider), and sourcegate's own wheel is built here by the locked build backend, without
+# isolation (an isolated build would fetch whatever setuptools the registry serves that day) and
+# without dependencies (they are the lock's). A venv without pip: the build stage's pip installs
+# into it (pip --python). Every dependency ships wheels for x86_64 and aarch64, so no compiler is
+# needed. Byte code is compiled now so the action starts fast and never writes into the read-only
+# install at run time.
+RUN python -m pip install --require-hashes --no-deps -r requirements-build.txt \
+ && python -m pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/wheel . \
+ && python -m venv --without-pip /opt/sourcegate \
+ && python -m pip --python /opt/sourcegate/bin/python install --require-hashes --no-deps -r requirements.txt \
+ && python -m pip --python /opt/sourcegate/bin/python install --no-deps /tmp/wheel/sourcegate-*.whl \
+ && python -m pip --python /opt/sourcegate/bin/python check \
  && /opt/sourcegate/bin/python -c "import gate.action, gate.cli"
 
 # ---- runtime: the slim base, the venv, and the git binary; no pip cache, apt lists or compiler

