@@ -249,3 +249,35 @@ def test_the_action_passes_the_provider_and_its_key_to_the_gate() -> None:
     assert request.judge_keys is not None and request.judge_keys["openai"] == "k"
     default = plan_check(Inputs(), ["set"], None).request
     assert isinstance(default, SetRequest) and default.judge_provider is None
+
+
+@pytest.mark.parametrize("server, factory", [(OpenAIServer, OpenAIProvider), (AnthropicServer, AnthropicProvider)])
+def test_a_reply_nested_past_the_interpreter_s_guard_is_unavailable_not_a_traceback(server: Any,
+                                                                                     factory: Any) -> None:
+    deep = b'{"id": "x", "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with server(lambda request: Reply(200, raw=deep)) as api:
+        url = api.url + "/v1" if server is OpenAIServer else api.url
+        provider = factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)
+        with pytest.raises(JudgeUnavailable) as e:
+            provider.call(ToolCall(EXTRACT_CLAIMS, "m", "text"), 10)
+    assert "nested too deeply" in str(e.value)
+
+
+def test_arguments_nested_past_the_interpreter_s_guard_leave_the_claims_unscored() -> None:
+    def deep(request: Request) -> Reply:
+        reply = scripted_judge(request)
+        if request.tool_name != "grade_claims":
+            return reply
+        arguments = '{"verdicts": ' + "[" * 100_000 + "]" * 100_000 + "}"
+        call = {"id": "call_1", "type": "function", "function": {"name": "grade_claims", "arguments": arguments}}
+        message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]}
+        return Reply(200, {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+                           "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "stop"}]})
+
+    with OpenAIServer(deep) as api:
+        provider = OpenAIProvider(OPENAI, base_url=api.base_url, api_key=api.api_key)
+        with JudgeSession("live", Config(judge=OPENAI), None, caller=provider) as session:
+            j = session.judge(make_run(), Case("eiffel", "How tall?"))
+    assert j is not None and j.unscored_count == j.claim_count == 4
+    assert {v.unscored_reason for v in j.verdicts} == {
+        "the reply has no grade_claims call (stop reason the grade_claims arguments are nested too deeply to read)"}

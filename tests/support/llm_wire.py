@@ -176,7 +176,8 @@ class FakeAPI:
             self.requests.append(request)
             if self.key_of(headers) != self.api_key:
                 return self.unauthorised()
-            reply = self.render(request, self.responder(request))
+            answer = self.responder(request)
+            reply = answer if answer.raw is not None else self.render(request, answer)  # raw: sent as it is
             self.replies.append(reply)
             return reply
 

@@ -59,6 +59,8 @@ class AnthropicBatches:
             raise JudgeUnavailable(f"cannot reach the API: {e.message}") from e
         except anthropic.AnthropicError as e:
             raise JudgeUnavailable(f"the SDK failed: {e}") from e
+        except RecursionError as e:  # the SDK reads the replies' JSON with json, unbounded in depth
+            raise JudgeUnavailable("the API's reply is nested too deeply to read") from e
 
     def close(self) -> None:
         """Close the SDK's connections."""

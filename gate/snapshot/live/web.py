@@ -28,7 +28,8 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 import requests
 
 from gate.config import Config, RecordConfig
-from gate.errors import FetchRefused, FetchTimeout, GateError, LiveWebError, SearchFailed
+from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
+from gate.jsonio import parse_json_bounded
 from gate.snapshot.live.policy import AllowList, parse_allow
 from gate.snapshot.live.providers import Call, Provider, endpoint_problem, provider_for
 from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_exception
@@ -95,9 +96,13 @@ class LiveWeb:
                                        f"{_redirect_note(response, secrets)}: {_excerpt(body, secrets)}")
                 body = read_body(response, self.settings.max_bytes, what)
         try:
-            data = json.loads(body.decode(_charset(response.headers.get("Content-Type"))))
-        except (UnicodeDecodeError, ValueError) as e:
+            data = parse_json_bounded(body.decode(_charset(response.headers.get("Content-Type"))), "the answer")
+        except UnicodeDecodeError as e:
             raise SearchFailed(f"{what}: the answer is not JSON ({_excerpt(body, secrets)})") from e
+        except InputError as e:  # not JSON, or JSON the snapshot could not keep (too deep, too many objects)
+            if isinstance(e.__cause__, json.JSONDecodeError):
+                raise SearchFailed(f"{what}: the answer is not JSON ({_excerpt(body, secrets)})") from e
+            raise SearchFailed(f"{what}: not recorded: {redact(str(e), secrets)}") from e
         if not isinstance(data, dict | list):
             raise SearchFailed(f"{what}: the answer is JSON but neither an object nor an array")
         why = search_failure(data)
