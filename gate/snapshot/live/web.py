@@ -17,15 +17,17 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 import socket
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from email.message import Message
 from types import MappingProxyType
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import requests
+from urllib3.util import parse_url
 
 from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
@@ -36,12 +38,14 @@ from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_excep
 from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
 from gate.snapshot.records import PageRecord, SearchRecord
 from gate.snapshot.store import search_failure
+from gate.urls.weburl import WebURL, parse_web, resolve
 from gate.version import __version__
 
 USER_AGENT = f"sourcegate/{__version__} (record mode)"
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"
 CONNECT_TIMEOUT = 10.0
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_SCHEME = re.compile(r"[\x00-\x20]*([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 def _utc_now() -> datetime:
@@ -134,35 +138,37 @@ class LiveWeb:
     # ------------------------------------------------------------------------------------- fetch
 
     def fetch(self, url: str) -> PageRecord:
-        """GET ``url`` on the live web, following redirects; a PageRecord, or a LiveWebError."""
+        """GET ``url`` on the live web, following redirects; a PageRecord, or a LiveWebError.
+
+        The request goes to the host the checks judge ``url`` by: it is written out again from the
+        reading :func:`gate.urls.host` and :func:`gate.urls.canonical` make of it
+        (:func:`gate.urls.weburl.parse_web`), and so is every redirect.
+        """
         shown = redact(url)
-        secret = next((k for k, _ in parse_qsl(urlsplit(url).query) if is_secret_name(k)), None)
+        current = _target(url, shown)
+        secret = next((k for k, _ in parse_qsl(current.query or "") if is_secret_name(k)), None)
         if secret is not None:
             raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {secret!r}; "
                                "a snapshot is committed, so it is never recorded")
         with self._session([], shown) as (session, deadline):
-            current = url
             for hop in range(self.settings.max_redirects + 1):
-                where = f"redirect hop {hop} to {redact(current)} from {shown}" if hop else shown
-                scheme = urlsplit(current).scheme.lower()
-                if scheme not in ("http", "https"):
-                    kind = scheme or "a URL without a scheme"
-                    raise FetchRefused(f"refused: only http and https are fetched, not {kind} ({where})")
+                where = f"redirect hop {hop} to {redact(current.request_url())} from {shown}" if hop else shown
                 try:
-                    response = self._send(session, Call("GET", current, MappingProxyType({}), None,
+                    response = self._send(session, Call("GET", current.request_url(), MappingProxyType({}), None,
                                                         {"Accept": ACCEPT}), deadline)
                 except AddressRefused as e:
                     raise FetchRefused(f"refused: {e.reason} ({where})") from e
                 with response:
                     location = response.headers.get("Location")
                     if response.status_code in _REDIRECTS and location:
-                        current = urljoin(current, location.encode("latin-1").decode("utf-8", "replace"))
+                        next_url = resolve(current, location.encode("latin-1").decode("utf-8", "replace"))
+                        current = _target(next_url, f"redirect hop {hop + 1} to {redact(next_url)} from {shown}")
                         continue
                     body = read_body(response, self.settings.max_bytes, shown)
                 content_type = response.headers.get("Content-Type")
                 return PageRecord(url=url, status=response.status_code,
                                   body=body.decode(_charset(content_type), errors="replace"),
-                                  final_url=redact(current), content_type=content_type,
+                                  final_url=redact(current.request_url()), content_type=content_type,
                                   fetched_at=self.clock())
         raise LiveWebError(f"{shown}: more than {self.settings.max_redirects} redirects "
                            "(record.max_redirects); nothing recorded")
@@ -198,6 +204,28 @@ class LiveWeb:
                                json=None if call.json is None else dict(call.json), headers=headers,
                                allow_redirects=False, stream=True,
                                timeout=(min(CONNECT_TIMEOUT, deadline.remaining()), deadline.remaining()))
+
+
+def _target(url: str, where: str) -> WebURL:
+    """``url`` as it will be requested, or FetchRefused: a scheme other than http(s), a URL no browser
+    would fetch, or userinfo (a name or password before the host: never sent, never recorded)."""
+    try:
+        target = parse_web(url)
+    except ValueError as e:
+        scheme = _SCHEME.match(url)
+        kind = scheme.group(1).lower() if scheme else "a URL without a scheme"
+        why = str(e) if kind in ("http", "https") else f"only http and https are fetched, not {kind}"
+        raise FetchRefused(f"refused: {why} ({where})") from None
+    if target.userinfo.strip(":"):
+        raise FetchRefused(f"refused: the URL has userinfo (a user name or password before {target.host}), "
+                           f"which a fetch would send as credentials; a snapshot is committed, so it is never "
+                           f"recorded ({where})")
+    # The library that sends the request reads the URL again: it must find the host and port read here.
+    sent = parse_url(target.request_url())
+    if ((sent.host or "").lower(), sent.port) != (target.host, target.port):
+        raise FetchRefused(f"refused: the URL reads as {target.host} here and as {sent.host} to the HTTP "
+                           f"client ({where})")
+    return target
 
 
 def _charset(content_type: str | None) -> str:
