@@ -431,6 +431,12 @@ def test_an_answer_nested_too_deeply_is_not_recorded_and_not_a_traceback(depth: 
     assert where in str(caught.value) and KEY not in str(caught.value)
 
 
+@pytest.mark.parametrize("endpoint", ["https://[", "https://search.test:99999/api"])
+def test_a_provider_endpoint_that_is_no_url_is_an_input_error(endpoint: str) -> None:
+    with pytest.raises(InputError, match="is not an http"):
+        web(search={"mine": SearchProviderConfig(endpoint=endpoint)})
+
+
 def test_a_failed_search_in_a_200_is_not_returned_as_an_answer(sites: Any) -> None:
     api = sites({"/res/v1/web/search": brave_api})
     brave = SearchProviderConfig(endpoint=api.url("/res/v1/web/search"), key_env="BRAVE_API_KEY")

@@ -81,6 +81,14 @@ def test_a_deadline_that_is_not_a_number_of_seconds_is_refused_before_the_run(
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.parametrize("endpoint", ["http://[", "http://[::1", "http://collector:99999/v1/traces"])
+def test_an_endpoint_that_is_no_url_is_an_input_error_not_a_traceback(
+        endpoint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(EXAMPLE), "--json", str(tmp_path / "r.json"), "--otlp-endpoint", endpoint]) == 2
+    said = capsys.readouterr().err
+    assert "--otlp-endpoint: expected an http:// or https:// URL" in said and "Traceback" not in said
+
+
 def test_a_failed_export_never_prints_the_password_nor_a_header_value(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verdict: int) -> None:
     # The first header is not URL-encoded as the specification asks (a quote): the exporter's own log

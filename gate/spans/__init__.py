@@ -78,7 +78,11 @@ def write_otlp_json(report: Report, runs: Mapping[str, Run], file: str) -> None:
 
 def traces_endpoint(url: str) -> str:
     """The OTLP/HTTP traces URL: ``url`` itself, or ``url`` + ``/v1/traces`` when it names no path."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is not one
+    except ValueError:  # an unclosed IPv6 bracket, a port over 65535
+        parts = urlsplit("")
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InputError(f"--otlp-endpoint: expected an http:// or https:// URL, got {shown_endpoint(url)!r}")
     return url.rstrip("/") + TRACES_PATH if parts.path in ("", "/") else url
