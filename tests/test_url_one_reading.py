@@ -12,9 +12,7 @@ before anything is sent. The replay server answers from the entry of that host, 
 
 from __future__ import annotations
 
-import http.client
 import io
-import json
 import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +20,6 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
@@ -38,7 +35,7 @@ from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from gate.source_rules import rule_source_type
 from gate.urls import canonical, host
-from tests.support.loopback import ServerThread
+from tests.support.loopback import ServerThread, get_json
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -191,17 +188,6 @@ def test_userinfo_is_refused_with_a_reason_and_nothing_is_sent(two_sites: tuple[
 
 # --------------------------------------------------------------------------- through the replay server
 
-def _get(server: ReplayServer, path: str, **params: str) -> tuple[int, Any]:
-    address, port = server.server_address[:2]
-    conn = http.client.HTTPConnection(str(address), port, timeout=10)
-    try:
-        conn.request("GET", path + "?" + urlencode(params))
-        response = conn.getresponse()
-        return response.status, json.loads(response.read())
-    finally:
-        conn.close()
-
-
 def test_record_mode_stores_the_page_of_the_host_the_checks_name_and_lists_a_refusal(
         tmp_path: Path, two_sites: tuple[Site, Site]) -> None:
     a, b = two_sites
@@ -213,9 +199,9 @@ def test_record_mode_stores_the_page_of_the_host_the_checks_name_and_lists_a_ref
     server = ReplayServer(store, log=io.StringIO(), source=source)
     url = f"http://{a.address}:{a.port}\\@{b.address}:{b.port}/x"
     with ServerThread(server, "record"):
-        status, page = _get(server, "/fetch", url=url)
+        status, page = get_json(server, "/fetch", url=url)
         assert status == 200 and page["body"].startswith(f"page of {a.address}:{a.port}/")
-        status, refusal = _get(server, "/fetch", url=f"http://me:pw@{b.address}:{b.port}/x")
+        status, refusal = get_json(server, "/fetch", url=f"http://me:pw@{b.address}:{b.port}/x")
         assert status == 403 and refusal["live"] is True and "userinfo" in refusal["error"]
     assert b.seen == []
     session = finish(source, str(root))
@@ -223,7 +209,7 @@ def test_record_mode_stores_the_page_of_the_host_the_checks_name_and_lists_a_ref
     assert [f.layer for f in session.failed] == ["page"] and "userinfo" in session.failed[0].reason
     # replayed, offline: the same answer, from the entry of the host the checks name
     with ServerThread(ReplayServer(store, log=io.StringIO()), "replay") as replay:
-        status, again = _get(replay.server, "/fetch", url=url)  # type: ignore[arg-type]
+        status, again = get_json(replay.server, "/fetch", url=url)
     assert status == 200 and again["body"] == page["body"]
 
 
@@ -233,7 +219,7 @@ def test_replay_answers_a_backslash_url_with_the_page_of_the_host_it_names(tmp_p
                               fetched_at=NOW))
     store.put_page(PageRecord(url="https://www.nature.com/x", status=200, body="nature's", fetched_at=NOW))
     with ServerThread(ReplayServer(store, log=io.StringIO()), "replay") as replay:
-        status, page = _get(replay.server, "/fetch",  # type: ignore[arg-type]
+        status, page = get_json(replay.server, "/fetch",
                             url="https://attacker.example\\@www.nature.com/x")
     assert status == 200 and page["body"] == "attacker's"
 

@@ -21,6 +21,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from tests.support.loopback import ServerThread
+from tests.support.loopback import trickle as send_trickling
 
 IDS = ("traceId", "spanId", "parentSpanId")
 
@@ -75,6 +76,10 @@ class Receiver:
     headers: list[dict[str, str]] = field(default_factory=list)
     sent: list[int] = field(default_factory=lambda: [0])
 
+    def count_sent(self) -> None:
+        """One more byte of a reply is out."""
+        self.sent[0] += 1
+
 
 @contextmanager
 def otlp_receiver(status: int = 200, *, trickle: float = 0.0, reply_bytes: int = 0) -> Iterator[Receiver]:
@@ -104,16 +109,7 @@ def otlp_receiver(status: int = 200, *, trickle: float = 0.0, reply_bytes: int =
                 self.wfile.write(reply)
                 return
             self.close_connection = True
-            try:
-                self.wfile.flush()
-                for i in range(len(reply)):
-                    if stopping.wait(trickle):
-                        return
-                    self.wfile.write(reply[i:i + 1])
-                    self.wfile.flush()
-                    received.sent[0] += 1
-            except OSError:
-                return  # the client gave up
+            send_trickling(self.wfile, reply, trickle, stopping, sent=received.count_sent)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
