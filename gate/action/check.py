@@ -20,9 +20,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from gate.action.aggregate import SetRun, step_outputs, verdict_line
-from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
-from gate.action.inputs import KEYED_MODES, Inputs, discover_golden_sets
+from gate.action.aggregate import SetRun, failure_annotation, step_outputs
+from gate.action.commands import append_runner_file, commands_stopped, output_block, workflow_command
+from gate.action.inputs import Inputs, discover_golden_sets
 from gate.action.notrun import (
     NOT_RUN_FILE,
     DroppedSet,
@@ -34,10 +34,10 @@ from gate.action.notrun import (
     write_not_run,
 )
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
-from gate.action.plan import Plan, plan_check
+from gate.action.plan import SetPlan, plan_check
 from gate.commands.check import Delivery, Outputs, deliver
 from gate.commands.targets import check_targets, reads_of
-from gate.config import DEFAULT_PROVIDER
+from gate.config import CALLING_MODES, DEFAULT_PROVIDER
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
 from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
@@ -50,17 +50,14 @@ from gate.publish import comment_authors, run_url
 from gate.report.escape import md, md_code
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
-from gate.report.summary import SummaryReporter
+from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
 from gate.results import CHECK_ERROR, Report
 from gate.rules import resolve_config
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
 
-__all__ = ["SUMMARY_LIMIT", "Gate", "run_check", "run_gate"]
-
-SUMMARY_LIMIT = 1024 * 1024 - 4096
-"""GitHub refuses a step summary over 1 MiB; keep a margin for the notes around it."""
+__all__ = ["Gate", "run_check", "run_gate"]
 
 class Gate(Protocol):
     """Runs one planned request into its report: :func:`run_gate`, or a stand-in passed in by tests."""
@@ -180,8 +177,8 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     judges = [p.judge for p in plans]
     judge = judges[0] if len(set(judges)) == 1 else "\n".join(judges)
     outputs = step_outputs(runs, judge, final)
-    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()),
-                "the step's outputs (GITHUB_OUTPUT)")
+    append_runner_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()),
+                       "the step's outputs (GITHUB_OUTPUT)")
 
     for r in runs:
         if r.outcome is None:
@@ -190,9 +187,9 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
     for line in set_annotation_lines(named, root):
         print(line, file=out)
-    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
-                "the job summary (GITHUB_STEP_SUMMARY)")
-    why = verdict_line(runs, inputs.fail_on, final)
+    append_runner_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
+                       "the job summary (GITHUB_STEP_SUMMARY)")
+    why = failure_annotation(runs, inputs.fail_on, final)
     if why is not None:
         print(why, file=out)
     return final
@@ -248,7 +245,7 @@ def _judge_provider(inputs: Inputs, golden: GoldenSetPaths, baseline: str | None
     configuration cannot be read: the gate then says why, as the set's error."""
     if inputs.judge_provider:
         return inputs.judge_provider
-    if inputs.judge not in ("auto", *KEYED_MODES) or inputs.merge_from:
+    if inputs.judge not in ("auto", *CALLING_MODES) or inputs.merge_from:
         return DEFAULT_PROVIDER
     try:
         return resolve_config(golden.paths, inputs.config, ref=baseline,
@@ -257,7 +254,7 @@ def _judge_provider(inputs: Inputs, golden: GoldenSetPaths, baseline: str | None
         return None
 
 
-def _step_notes(plans: Sequence[Plan]) -> list[str]:
+def _step_notes(plans: Sequence[SetPlan]) -> list[str]:
     """Every set's notes, each once, in order."""
     return list(dict.fromkeys(n for p in plans for n in p.notes))
 
@@ -275,7 +272,7 @@ def _partials(folder: str, root: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, env: Mapping[str, str], out: TextIO,
+def _run_set(golden: GoldenSetPaths, plan: SetPlan, fail_on: str, env: Mapping[str, str], out: TextIO,
              gate: Gate, root: str) -> SetRun:
     """One golden set through the gate and ``sourcegate check``'s delivery, with workflow commands
     stopped: its messages, the verdict line and any error reach the log between the tokens."""

@@ -30,6 +30,7 @@ from typing import TextIO
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
 from gate.commands.targets import Target, check_targets, reads_of, set_name
+from gate.config import JUDGE_MODES
 from gate.console import add_options as add_console_options
 from gate.console import progress, show, terminal_mode
 from gate.errors import InputError
@@ -45,14 +46,13 @@ from gate.rules import Rules
 from gate.shards import Shard, parse_shard
 from gate.spans import preflight, prepare
 
-__all__ = ["JUDGE_MODES", "Delivery", "Outputs", "Plan", "add_parser", "check_outputs", "check_plan", "deliver",
+__all__ = ["Delivery", "Outputs", "CheckPlan", "add_parser", "check_outputs", "check_plan", "deliver",
            "file_flags", "plan", "report_flags", "request_rules", "run"]
 
 SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
 SET_FILES = ("baseline", "otlp_json")
 """The ``check`` options that name a file and are not reports."""
-JUDGE_MODES = ("live", "batch", "replay", "off")
 
 
 def file_flags() -> tuple[str, ...]:
@@ -145,7 +145,7 @@ class Outputs:
 
 
 @dataclass(frozen=True)
-class Plan:
+class CheckPlan:
     """A ``check`` that passed every refusal made before any set runs: its sets, comment authors and shard."""
 
     sets: tuple[GoldenSetPaths, ...]
@@ -153,7 +153,7 @@ class Plan:
     shard: Shard | None = None
 
 
-def plan(args: argparse.Namespace, paths: Sequence[str]) -> Plan:
+def plan(args: argparse.Namespace, paths: Sequence[str]) -> CheckPlan:
     """Everything ``check`` can refuse before any set runs (``run --check`` calls it before its agents)."""
     _not_yaml(paths)
     sets = split_sets(paths)
@@ -168,7 +168,7 @@ def plan(args: argparse.Namespace, paths: Sequence[str]) -> Plan:
         raise InputError("--shard takes one golden-set folder and no --comment: "
                          "`sourcegate merge` writes the comment once the shards are merged")
     check_outputs(sets, args)
-    return Plan(sets, tuple(authors), shard)
+    return CheckPlan(sets, tuple(authors), shard)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,13 +176,13 @@ def run(args: argparse.Namespace) -> int:
     return check_plan(plan(args, args.paths or default_paths()), args)
 
 
-def check_plan(planned: Plan, args: argparse.Namespace, rules: Rules | None = None) -> int:
+def check_plan(planned: CheckPlan, args: argparse.Namespace, rules: Rules | None = None) -> int:
     """Run the planned sets in turn; ``rules``, when given, are the one set's rules already read
     (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again)."""
     return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules), "check")
 
 
-def request_rules(planned: Plan, args: argparse.Namespace) -> Rules:
+def request_rules(planned: CheckPlan, args: argparse.Namespace) -> Rules:
     """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now."""
     (golden,) = planned.sets
     return set_rules(_request(golden, args), golden.name or set_name(golden.paths))
