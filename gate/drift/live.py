@@ -81,6 +81,8 @@ class Prober:
         get = self._follow("GET", url, max(end - time.monotonic(), 0.001))
         if get.error is not None and not get.transient and head.status is not None:
             return replace(head, note=f"GET gave no answer: {get.error}")
+        if get.status is not None and get.status == head.status:
+            return get  # HEAD told the truth: nothing to add
         why = f"HEAD answered HTTP {head.status}" if head.status is not None else "HEAD gave no answer"
         return replace(get, note=f"{why}; GET asked instead")
 

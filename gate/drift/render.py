@@ -68,10 +68,10 @@ def drift_markdown(report: DriftReport) -> str:
         head = f"## sourcegate drift: {len(drifted)} of {total} cited URLs drifted · golden set {name}"
     else:
         head = f"## sourcegate drift: nothing drifted · golden set {name}"
-    how = "HEAD, else GET" if not report.content else "GET, the pages' text compared with the snapshot's"
+    how = "HEAD, else GET" if not report.content else "GET, each page's text compared with the recorded one"
     lines = [marker(report.golden_name, "drift"), head, "",
              f"Every URL the golden set's runs cite{' and its baseline' if report.baseline else ''}, checked "
-             f"on the live web at {md(report.checked_at)} ({how}): "
+             f"on the live web at {md_code(report.checked_at, in_table=False)} ({how}): "
              + ", ".join(f"**{report.count(v)} {v}**" for v in DRIFTED) + f", {report.count('ok')} ok."]
     if drifted:
         lines += ["", "| verdict | URL | what changed | cited by |", "|---|---|---|---|"]
