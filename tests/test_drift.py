@@ -17,6 +17,8 @@ import yaml
 
 from gate.cli import main
 from gate.jsonio import load_json, validate
+from gate.snapshot.records import PageRecord
+from gate.snapshot.store import SnapshotStore
 from tests.support.web_sites import Reply, Silent, Site, flaky, no_head, page, redirect, status
 
 TEXT = "The committee met on 4 March and agreed the new schedule for the spring term."
@@ -221,3 +223,28 @@ def test_markdown_goes_to_stdout_when_no_report_is_asked_for(tmp_path: Path, two
     out, err = capsys.readouterr()
     assert out.startswith("<!-- sourcegate:drift key=drifty -->\n## sourcegate drift: nothing drifted")
     assert "sourcegate drift: golden set drifty v2: 1 cited URL: 0 gone, 0 moved, 0 changed, 0 error, 1 ok" in err
+
+
+def test_what_no_run_read_is_taken_from_the_snapshot_and_a_truncated_page_is_not_compared(
+        tmp_path: Path, two_hosts: tuple[Site, Site]) -> None:
+    here, _ = two_hosts
+    html = (f"<!doctype html><html><head><title>t</title><script>var x;</script></head>"
+            f"<body><p>{TEXT}</p></body></html>")
+    root = write_set(tmp_path / "set", {"unread": (here.url("/html"), 200, TEXT),
+                                        "cut": (here.url("/changed"), 200, TEXT)})
+    for cid in ("unread", "cut"):  # the runs cite these pages; "unread" never read its page
+        run_file = root / "runs" / f"{cid}.json"
+        run = json.loads(run_file.read_text(encoding="utf-8"))
+        if cid == "unread":
+            run["pages"] = []
+        else:
+            run["pages"][0]["truncated"] = True
+        run_file.write_text(json.dumps(run), encoding="utf-8")
+    SnapshotStore(str(root / "snapshot")).put_page(PageRecord(
+        url=here.url("/html"), status=200, body=html, final_url=here.url("/html"), content_type="text/html"))
+    code, urls, _ = _drift(root, tmp_path, "--content")
+    assert code == 0
+    unread = urls["unread"]
+    assert (unread["recorded_status"], unread["verdict"], unread["content"]) == (200, "ok", "same")
+    assert (urls["cut"]["verdict"], urls["cut"]["content"]) == ("ok", None)
+    assert "text not compared: the recorded page was cut short (truncated)" in str(urls["cut"]["reason"])

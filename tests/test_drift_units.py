@@ -5,6 +5,7 @@ No network and no waiting: the schedule runs on an injected clock whose sleep on
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -161,6 +162,14 @@ def test_a_wait_longer_than_the_cap_is_not_waited_for() -> None:
     answer = checked(URL, lambda u: Answer(status=503, transient=True, retry_after=3600.0), hosts, sleep=clock.sleep)
     assert answer.attempts == 1 and clock.slept == []
     assert "it asked to wait 3600 s, over the 60 s waited at most" in str(answer.note)
+
+
+def test_once_stopped_a_transient_answer_is_not_retried() -> None:
+    clock, stop = Clock(), threading.Event()
+    stop.set()  # Ctrl-C: what was asked stands, nothing more is waited for
+    hosts = HostSlots(Limits(host_interval=0), clock=clock, sleep=clock.sleep)
+    answer = checked(URL, lambda u: Answer(status=503, transient=True), hosts, sleep=clock.sleep, stop=stop)
+    assert answer.attempts == 1 and clock.slept == []
 
 
 def test_urls_are_handed_out_host_by_host_in_turn() -> None:

@@ -14,6 +14,7 @@ is never kept for another URL: nothing is cached, within a run or across runs.
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -41,8 +42,9 @@ def interleaved(urls: Iterable[str]) -> list[str]:
 
 
 def checked(url: str, look: Callable[[str], Answer], hosts: HostSlots, *,
-            sleep: Callable[[float], None] = time.sleep) -> Answer:
-    """``look(url)`` in a turn of the URL's host, retried while the answer is transient."""
+            sleep: Callable[[float], None] = time.sleep, stop: threading.Event | None = None) -> Answer:
+    """``look(url)`` in a turn of the URL's host, retried while the answer is transient (and ``stop``
+    is not set: once it is, the last answer stands)."""
     name, limits = host(url), hosts.limits
     attempt = 0
     while True:
@@ -54,7 +56,7 @@ def checked(url: str, look: Callable[[str], Answer], hosts: HostSlots, *,
         delay = retry_delay(attempt, answer.retry_after, limits)
         if answer.status == 429 or answer.retry_after is not None:  # the host said to slow down
             hosts.pause(name, MAX_RETRY_AFTER if delay is None else delay)
-        if attempt > limits.max_retries or delay is None:
+        if attempt > limits.max_retries or delay is None or (stop is not None and stop.is_set()):
             return _given_up(answer, attempt)
         sleep(delay)
 
@@ -75,11 +77,17 @@ def check_live(cited: Sequence[CitedUrl], settings: RecordConfig, *, limits: Lim
     """Today's answer for each of ``cited``, by URL, under the ``record:`` ``settings`` and ``limits``.
 
     ``source`` names the configuration file in an error about ``record.allow``; ``progress`` is told
-    each URL done. Ctrl-C stops handing out URLs; the looks under way end within their deadline.
+    each URL done. Ctrl-C stops handing out URLs and cuts every wait short; the looks under way end
+    within their deadline.
     """
     prober = Prober(settings, source=source, resolve=resolve)  # a bad allow-list is refused before any look
     limits = limits or Limits()
-    hosts = HostSlots(limits)
+    stop = threading.Event()
+
+    def wait(seconds: float) -> None:  # a pause or a backoff that Ctrl-C cuts short
+        stop.wait(seconds)
+
+    hosts = HostSlots(limits, sleep=wait)
     shown = progress or NullProgress()
     urls = interleaved(c.url for c in cited)
     answers: dict[str, Answer] = {}
@@ -88,12 +96,14 @@ def check_live(cited: Sequence[CitedUrl], settings: RecordConfig, *, limits: Lim
     shown.start(len(urls), "cited URLs checked live")
     pool = ThreadPoolExecutor(max_workers=min(limits.max_concurrency, len(urls)), thread_name_prefix="drift")
     try:
-        futures = {pool.submit(checked, url, lambda u: prober.probe(u, content=content), hosts): url
+        futures = {pool.submit(checked, url, lambda u: prober.probe(u, content=content), hosts,
+                               sleep=wait, stop=stop): url
                    for url in urls}
         for future in as_completed(futures):
             answers[futures[future]] = future.result()
             shown.advance()
     except BaseException:
+        stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     finally:

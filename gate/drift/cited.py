@@ -63,7 +63,9 @@ def cited_urls(golden: GoldenSet, *, baseline: Report | None = None, content: bo
     for case_id, url in _baseline_citations(baseline):
         found.setdefault(canonical(url), _Found(url)).cited_by(case_id)
     store = SnapshotStore(snapshot_dir(golden.root), golden.root)
-    return tuple(_recorded(entry, _snapshot_page(store, entry.url), content) for entry in found.values())
+    # the snapshot is read only where the runs leave a gap: a URL no run read, or the text to compare
+    return tuple(_recorded(entry, _snapshot_page(store, entry.url) if content or entry.page is None else None,
+                           content) for entry in found.values())
 
 
 def _baseline_citations(baseline: Report | None) -> Iterator[tuple[str, str]]:
