@@ -16,24 +16,10 @@ from gate.drift.model import Answer, CitedUrl, DriftReport, text_hash
 from gate.drift.render import MAX_ROWS, drift_data, drift_markdown
 from gate.drift.verdict import build_report, failing, parse_fail_on, verdict
 from gate.jsonio import validate
+from tests.support.fake_time import FakeTime
 
 URL = "https://news.example.com/2026/story"
 CITED = CitedUrl(URL, ("case-a",), recorded_status=200)
-
-
-class Clock:
-    """Seconds that pass only when someone sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(round(seconds, 6))
-        self.now += seconds
 
 
 # ------------------------------------------------------------------------------------------ verdicts
@@ -117,23 +103,23 @@ def test_the_backoff_doubles_and_a_server_s_own_wait_wins_up_to_a_cap() -> None:
 
 
 def test_checks_of_one_host_are_spaced_and_a_pause_holds_them_back() -> None:
-    clock = Clock()
-    hosts = HostSlots(Limits(host_interval=0.05), clock=clock, sleep=clock.sleep)
+    clock = FakeTime()
+    hosts = HostSlots(Limits(host_interval=0.05), clock=clock.clock, sleep=clock.sleep)
     for _ in range(3):
         with hosts.turn("a.example"):
             pass
     with hosts.turn("b.example"):  # another host has its own spacing
         pass
-    assert clock.slept == [0.05, 0.05]
+    assert clock.slept == pytest.approx([0.05, 0.05])
     hosts.pause("a.example", 10)
     with hosts.turn("a.example"):
         pass
-    assert clock.slept[-1] == 10.0
+    assert clock.slept[-1] == pytest.approx(10.0)
 
 
 def test_a_transient_answer_is_retried_with_backoff_and_the_last_one_says_so() -> None:
-    clock = Clock()
-    hosts = HostSlots(Limits(max_retries=2, retry_wait=1.0, host_interval=0), clock=clock, sleep=clock.sleep)
+    clock = FakeTime()
+    hosts = HostSlots(Limits(max_retries=2, retry_wait=1.0, host_interval=0), clock=clock.clock, sleep=clock.sleep)
     asked: list[str] = []
 
     def busy(url: str) -> Answer:
@@ -146,8 +132,8 @@ def test_a_transient_answer_is_retried_with_backoff_and_the_last_one_says_so() -
 
 
 def test_a_429_pauses_its_host_and_becomes_an_error_when_it_never_clears() -> None:
-    clock = Clock()
-    hosts = HostSlots(Limits(max_retries=1, host_interval=0), clock=clock, sleep=clock.sleep)
+    clock = FakeTime()
+    hosts = HostSlots(Limits(max_retries=1, host_interval=0), clock=clock.clock, sleep=clock.sleep)
     answer = checked(URL, lambda u: Answer(status=429, transient=True, retry_after=5.0), hosts, sleep=clock.sleep)
     assert answer.error == "HTTP 429 (too many requests) after 2 attempts"
     before = clock.now
@@ -157,17 +143,17 @@ def test_a_429_pauses_its_host_and_becomes_an_error_when_it_never_clears() -> No
 
 
 def test_a_wait_longer_than_the_cap_is_not_waited_for() -> None:
-    clock = Clock()
-    hosts = HostSlots(Limits(host_interval=0), clock=clock, sleep=clock.sleep)
+    clock = FakeTime()
+    hosts = HostSlots(Limits(host_interval=0), clock=clock.clock, sleep=clock.sleep)
     answer = checked(URL, lambda u: Answer(status=503, transient=True, retry_after=3600.0), hosts, sleep=clock.sleep)
     assert answer.attempts == 1 and clock.slept == []
     assert "it asked to wait 3600 s, over the 60 s waited at most" in str(answer.note)
 
 
 def test_once_stopped_a_transient_answer_is_not_retried() -> None:
-    clock, stop = Clock(), threading.Event()
+    clock, stop = FakeTime(), threading.Event()
     stop.set()  # Ctrl-C: what was asked stands, nothing more is waited for
-    hosts = HostSlots(Limits(host_interval=0), clock=clock, sleep=clock.sleep)
+    hosts = HostSlots(Limits(host_interval=0), clock=clock.clock, sleep=clock.sleep)
     answer = checked(URL, lambda u: Answer(status=503, transient=True), hosts, sleep=clock.sleep, stop=stop)
     assert answer.attempts == 1 and clock.slept == []
 
