@@ -23,7 +23,7 @@ from gate.commands.targets import Target, check_targets, reads_of
 from gate.config import load_config
 from gate.drift.cited import cited_urls
 from gate.drift.hosts import Limits
-from gate.drift.model import Verdict
+from gate.drift.model import DriftVerdict
 from gate.drift.render import drift_json, drift_markdown, summary_line
 from gate.drift.verdict import build_report, failing, parse_fail_on
 from gate.errors import InputError
@@ -37,7 +37,7 @@ __all__ = ["add_parser", "run"]
 _DEFAULTS = Limits()
 
 
-def _verdicts(text: str) -> tuple[Verdict, ...]:
+def _verdicts(text: str) -> tuple[DriftVerdict, ...]:
     try:
         return parse_fail_on(text)
     except ValueError as e:

@@ -14,14 +14,14 @@ from typing import Literal
 
 from gate.passage import normalise
 
-__all__ = ["DRIFTED", "VERDICTS", "Answer", "CitedUrl", "DriftReport", "UrlDrift", "Verdict", "text_hash"]
+__all__ = ["DRIFTED", "VERDICTS", "Answer", "CitedUrl", "DriftReport", "UrlDrift", "DriftVerdict", "text_hash"]
 
-Verdict = Literal["gone", "moved", "changed", "error", "ok"]
+DriftVerdict = Literal["gone", "moved", "changed", "error", "ok"]
 
-VERDICTS: tuple[Verdict, ...] = ("gone", "moved", "changed", "error", "ok")
+VERDICTS: tuple[DriftVerdict, ...] = ("gone", "moved", "changed", "error", "ok")
 """Every verdict, in the order a report lists its URLs: the drifted ones first."""
 
-DRIFTED: tuple[Verdict, ...] = VERDICTS[:-1]
+DRIFTED: tuple[DriftVerdict, ...] = VERDICTS[:-1]
 """The verdicts ``--fail-on`` may name: everything but ``ok``."""
 
 
@@ -78,7 +78,7 @@ class UrlDrift:
     """One cited URL's verdict, with what was recorded and what the live web answers now."""
 
     url: str
-    verdict: Verdict
+    verdict: DriftVerdict
     reason: str
     """the verdict in a sentence"""
     cases: tuple[str, ...]
@@ -107,7 +107,7 @@ class DriftReport:
     baseline: str | None = None
     """the baseline whose cited URLs were checked too (``--baseline``)"""
 
-    def count(self, verdict: Verdict) -> int:
+    def count(self, verdict: DriftVerdict) -> int:
         """How many URLs got ``verdict``."""
         return sum(1 for u in self.urls if u.verdict == verdict)
 

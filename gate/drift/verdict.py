@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Literal
 
-from gate.drift.model import DRIFTED, VERDICTS, Answer, CitedUrl, DriftReport, UrlDrift, Verdict
+from gate.drift.model import DRIFTED, VERDICTS, Answer, CitedUrl, DriftReport, DriftVerdict, UrlDrift
 from gate.suggest import did_you_mean
 from gate.urls import host, registered_domain
 
@@ -47,7 +47,7 @@ def verdict(cited: CitedUrl, answer: Answer, content: bool = False) -> UrlDrift:
 
 
 def _judge(cited: CitedUrl, answer: Answer, content: bool
-           ) -> tuple[Verdict, str, Literal["same", "changed"] | None]:
+           ) -> tuple[DriftVerdict, str, Literal["same", "changed"] | None]:
     recorded, status = cited.recorded_status, answer.status
     if answer.error is not None or status is None:
         return "error", answer.error or "no answer", None
@@ -78,9 +78,9 @@ def build_report(golden_name: str, golden_version: int, cited: Iterable[CitedUrl
     return DriftReport(golden_name, golden_version, checked_at, content, tuple(rows), baseline)
 
 
-def parse_fail_on(text: str) -> tuple[Verdict, ...]:
+def parse_fail_on(text: str) -> tuple[DriftVerdict, ...]:
     """The verdicts of ``--fail-on gone,moved``; ValueError naming an unknown one (with "did you mean")."""
-    found: list[Verdict] = []
+    found: list[DriftVerdict] = []
     for word in (w.strip() for w in text.split(",")):
         match = next((v for v in DRIFTED if v == word), None)
         if match is None:
