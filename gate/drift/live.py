@@ -78,7 +78,10 @@ class Prober:
             return head
         if head.status == 429 or head.retry_after is not None:  # "come back later": retried, not asked again now
             return head
-        get = self._follow("GET", url, max(end - time.monotonic(), 0.001))
+        left = end - time.monotonic()
+        if left <= 0:  # the HEAD took it all (a busy machine wakes its watchdog late): its answer stands
+            return head
+        get = self._follow("GET", url, left)
         if get.error is not None and not get.transient and head.status is not None:
             return replace(head, note=f"GET gave no answer: {get.error}")
         if get.status is not None and get.status == head.status:
@@ -89,6 +92,7 @@ class Prober:
     def _follow(self, method: Method, url: str, seconds: float, *, read: bool = False) -> Answer:
         """One request and its redirect hops, all within ``seconds``."""
         shown = redact(url)
+        end = time.monotonic() + seconds
         with Deadline(seconds) as deadline, guarded_session(Guard(self.allow, self.resolve, deadline)) as session:
             current = url
             for hop in range(self.settings.max_redirects + 1):
@@ -113,7 +117,7 @@ class Prober:
                     return Answer(method=method, refused=True,
                                   error=f"refused: {e.reason} ({where}; record.allow lists what may be private)")
                 except (requests.RequestException, OSError, ValueError) as e:
-                    if deadline.expired:
+                    if deadline.expired or time.monotonic() >= end:  # a socket timeout set to what was left
                         break
                     return Answer(method=method, error=f"{_reason(e)} ({where})", transient=_cut(e))
                 if deadline.expired:  # the watchdog may have cut a body that then looked complete
