@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -470,10 +471,36 @@ def test_the_gate_output_cannot_issue_workflow_commands(
     assert len(token) == 32
 
 
-def test_the_workspace_is_trusted_by_git(runner: Runner) -> None:
+def _give_away(folder: Path, uid: int = 65534) -> None:
+    """Make ``folder`` and everything in it another user's, as the runner's mount is to the container."""
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+def test_the_workspace_is_read_by_git_without_writing_any_git_configuration(runner: Runner) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
-    run(runner.env(None, golden_set=golden), FakeGate(_report("pass")))
-    assert str(runner.ws) in runner.git("config", "--global", "--get-all", "safe.directory")
+    base = runner.commit()
+    code = run(runner.env(runner.event(base), golden_set=golden, comment="false", judge="off"))
+    assert code == 0 and "baseline" in runner.summary.read_text(encoding="utf-8")
+    assert not runner.gitconfig.exists()  # the user's global configuration is left as it was
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving files to another user needs root")
+def test_a_workspace_owned_by_another_user_is_read_at_its_base_commit(runner: Runner) -> None:
+    # The runner mounts the workspace owned by another user than the container's root: git calls such a
+    # repository "dubious" and reads nothing from it. The gate's own git commands trust it on their
+    # command line (nothing written anywhere), since they run nothing the repository configures.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    assert cli.main(["baseline", "update", str(runner.ws / golden), "--judge", "off"]) == 0
+    base = runner.commit()
+    _give_away(runner.ws)
+    with pytest.raises(subprocess.CalledProcessError):
+        runner.git("rev-parse", "HEAD")  # git itself refuses the repository
+    (runner.ws / golden / "runs" / "moons.json").unlink()  # a change only the base commit does not have
+    code = run(runner.env(runner.event(base), golden_set=golden, comment="false", judge="off"))
+    assert code == 1 and not runner.gitconfig.exists()
+    report = json.loads((runner.ws / "sourcegate-report" / "report.json").read_text(encoding="utf-8"))
+    assert report["comparison"]["changed_files"] == [f"{golden}/runs/moons.json"]
 
 
 def test_a_base_commit_missing_from_the_checkout_is_an_input_error(
