@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -702,3 +703,48 @@ def test_starting_the_action_imports_neither_the_sdk_nor_the_gate(cli_import: Fr
     # The shared fresh process imports the action's package first, as `python -m gate.action` does.
     assert "gate.action" in cli_import.action_modules
     assert sorted(m for m in ("anthropic", "requests", "gate.cli") if m in cli_import.action_modules) == []
+
+
+def test_the_traces_of_an_agent_s_job_are_read_from_their_own_folder(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The committed runs pass; the traces the agent's job uploaded (downloaded beside the checkout)
+    # cite a URL no search showed: the gate judges those, and annotates them where they are.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    base = runner.commit()
+    traces = runner.ws / "sourcegate-traces"
+    traces.mkdir()
+    shutil.copy(runner.ws / golden / "runs" / "moons.json", traces / "moons.json")
+    made_up = json.loads((traces / "moons.json").read_text(encoding="utf-8"))
+    made_up["answer"] += f" See also [more]({FABRICATED})."
+    (traces / "moons.json").write_text(json.dumps(made_up), encoding="utf-8")
+    code = run(runner.env(runner.event(base), golden_set=golden, runs="sourcegate-traces", comment="false",
+                          judge="off"))
+    log = capsys.readouterr().out
+    assert code == 1 and runner.outputs()["verdict"] == "fail"
+    [failure] = [a for a in annotations(log) if "fabricated_url" in a]
+    assert failure.startswith("::error file=sourcegate-traces/moons.json,")
+
+
+def test_a_missing_folder_of_traces_fails_the_step_saying_so(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The agent's job failed and uploaded nothing: no traces is an input error, never a pass.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, runs="sourcegate-traces",
+                          comment="false", judge="off"))
+    assert code == 2 and runner.outputs()["verdict"] == "error"
+    assert "no such folder of traces" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("runs", "said"), [
+    ("../elsewhere", "must be a relative path inside the workspace"),
+    ("out-link", "leads out of the workspace"),
+])
+def test_a_folder_of_traces_outside_the_workspace_is_refused(
+    runner: Runner, capsys: pytest.CaptureFixture[str], runs: str, said: str
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    (runner.ws / "out-link").symlink_to(runner.tmp)
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, runs=runs, comment="false"))
+    assert code == 2 and said in capsys.readouterr().out

@@ -44,6 +44,7 @@ from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
 from gate.load import load_golden
 from gate.mergerun import MergeRequest, merged_report
 from gate.outputs import resolve_within
+from gate.paths import real_is_below
 from gate.pipeline import TRACES_NAME, SetRequest, run_set
 from gate.progress import PlainProgress, Progress
 from gate.publish import comment_authors, run_url
@@ -133,6 +134,12 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     several = len(sets) > 1
     if (inputs.shard or inputs.merge_from) and (several or dropped or not os.path.isdir(sets[0].paths[0])):
         raise InputError("inputs 'shard' and 'merge-from' take one golden-set folder: set 'golden-set'")
+    if inputs.runs and (several or dropped or not sets or not os.path.isdir(sets[0].paths[0])):
+        raise InputError("input 'runs' holds the traces of one golden set: set 'golden-set' to its folder")
+    if inputs.runs and not real_is_below(inputs.runs, root):
+        # Downloaded traces stay in the workspace: a folder committed as a link out of it is refused.
+        raise InputError("input 'runs' leads out of the workspace (a symbolic link): the traces are read "
+                         "only inside it", file=inputs.runs)
     if inputs.shard:
         inputs = replace(inputs, fail_on="none")  # a shard never gates: the merge job does
     partials = _partials(inputs.merge_from, root) if inputs.merge_from else ()
@@ -179,7 +186,7 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
             title = "sourcegate could not run" + (f" golden set {r.label}" if every else "")
             print(workflow_command("error", r.error or "", title=title), file=out)
     named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
-    for line in set_annotation_lines(named, root):
+    for line in set_annotation_lines(named, root, inputs.runs):
         print(line, file=out)
     append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
                 "the job summary (GITHUB_STEP_SUMMARY)")
