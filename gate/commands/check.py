@@ -64,8 +64,8 @@ def add_parser(sub: Subparsers) -> None:
     """Add ``check`` to the main parser; a report option for each reporter of the registry that has one."""
     c = sub.add_parser("check", help="run the gate on golden sets or trace files")
     c.add_argument("paths", nargs="*", metavar="PATH",
-                   help="golden-set folders (each in turn: outputs then need {name}) or trace files "
-                        "(default: the sets under cached-snapshots/)")
+                   help="golden-set folders (each in turn: outputs need {name}) or trace files "
+                        "(default: sets in cached-snapshots/)")
     add_check_options(c)
     c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
     add_runs_option(c)
@@ -74,7 +74,7 @@ def add_parser(sub: Subparsers) -> None:
 def add_runs_option(c: argparse.ArgumentParser) -> None:
     """``--runs DIR``: the set's traces from a folder of their own (``check`` and ``merge``)."""
     c.add_argument("--runs", metavar="DIR",
-                   help="read the golden set's traces from DIR, not its runs/ (traces an agent's job uploaded)")
+                   help="the golden set's traces from DIR, not its runs/")
 
 
 def _shard(value: str) -> Shard:
