@@ -39,8 +39,10 @@ HOOKS = ("pre-commit", "post-checkout", "post-commit", "post-merge", "post-index
 AGENT = r'''
 import json, os, shutil, subprocess, sys, zlib
 
-repo, attack, trap = os.environ["ATTACK_REPO"], os.environ["ATTACK"], os.environ["ATTACK_TRAP"]
-base, set_dir = os.environ["ATTACK_BASE"], os.environ["ATTACK_SET"]
+# what to do is in attack.json beside this file (not in the environment, which is sourcegate run's to give)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "attack.json")) as f:
+    plan = json.load(f)
+repo, attack, trap, base, set_dir = plan["repo"], plan["attack"], plan["trap"], plan["base"], plan["set"]
 quiet = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
          "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 
@@ -80,7 +82,7 @@ def attack_repository():
         git("config", "core.worktree", os.path.join(repo, set_dir))  # a top that makes paths read elsewhere
         hooks = os.path.join(repo, "planted-hooks")
         os.makedirs(hooks, exist_ok=True)
-        for name in os.environ["ATTACK_HOOKS"].split():
+        for name in plan["hooks"]:
             for folder in (hooks, os.path.join(repo, ".git", "hooks")):
                 os.makedirs(folder, exist_ok=True)
                 shutil.copy(trap, os.path.join(folder, name))
@@ -106,7 +108,7 @@ def attack_repository():
                 shutil.rmtree(os.path.join(objects, name))
         with open(os.path.join(objects, "info", "alternates"), "w") as f:
             f.write(os.path.abspath(store) + "\n")
-        if os.environ.get("ATTACK_FORGE"):
+        if plan.get("forge"):
             path = os.path.join(store, config_blob[:2], config_blob[2:])
             os.chmod(path, 0o644)
             with open(path, "wb") as f:
@@ -135,7 +137,7 @@ def attack_repository():
 
 
 try:  # the first case's agent attacks; every agent answers
-    fd = os.open(os.path.join(os.environ["ATTACK_DONE"]), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    fd = os.open(plan["done"], os.O_CREAT | os.O_EXCL | os.O_WRONLY)
 except FileExistsError:
     pass
 else:
@@ -179,16 +181,15 @@ def _trap(tmp_path: Path) -> tuple[Path, Path]:
     return trap, marker
 
 
-def _attack(repo: GitRepo, base: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, attack: str,
-            **extra: str) -> Path:
+def _attack(repo: GitRepo, base: str, tmp_path: Path, attack: str, *, forge: bool = False) -> Path:
     """``sourcegate run`` the example set with the attacking agent (its traces go elsewhere); the marker file."""
     trap, marker = _trap(tmp_path)
-    agent = tmp_path / "agent.py"
+    agent = tmp_path / "agent" / "agent.py"
+    agent.parent.mkdir()
     agent.write_text(AGENT, encoding="utf-8")
-    for name, value in {"ATTACK_REPO": str(repo.root), "ATTACK": attack, "ATTACK_TRAP": str(trap),
-                        "ATTACK_BASE": base, "ATTACK_SET": SET, "ATTACK_HOOKS": " ".join(HOOKS),
-                        "ATTACK_DONE": str(tmp_path / "attacked"), **extra}.items():
-        monkeypatch.setenv(name, value)
+    plan = {"repo": str(repo.root), "attack": attack, "trap": str(trap), "base": base, "set": SET,
+            "hooks": HOOKS, "done": str(tmp_path / "attacked"), "forge": forge}
+    (agent.parent / "attack.json").write_text(json.dumps(plan), encoding="utf-8")
     assert main(["run", SET, "--out", str(tmp_path / "traces"), "--jobs", "2", "--",
                  sys.executable, "-I", "-S", str(agent)]) == 0
     assert (tmp_path / "attacked").exists()
@@ -222,18 +223,18 @@ def test_before_any_attack_the_base_rules_fail_the_set(repo: GitRepo, built: tup
 
 
 def test_a_replace_ref_does_not_make_the_pull_request_s_rules_the_base_s(
-        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path) -> None:
     base = built[1]
-    _attack(repo, base, tmp_path, monkeypatch, "replace")
+    _attack(repo, base, tmp_path, "replace")
     # armed: git, as anyone runs it, now reads the pull request's rules at the base
     assert _plain_git(repo, "show", f"{base}:{SET}/sourcegate.yaml").stdout == _yaml(LENIENT)
     _assert_the_base_decides(*_check(tmp_path, base))
 
 
 def test_configuration_and_hooks_planted_in_git_never_run(
-        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path) -> None:
     base = built[1]
-    marker = _attack(repo, base, tmp_path, monkeypatch, "config")
+    marker = _attack(repo, base, tmp_path, "config")
     _assert_the_base_decides(*_check(tmp_path, base))
     assert not marker.exists(), marker.read_text(encoding="utf-8")
     # armed: a plain `git status` runs the planted file-system monitor (and the hooks path's programs)
@@ -242,10 +243,10 @@ def test_configuration_and_hooks_planted_in_git_never_run(
 
 
 def test_a_partial_clone_cannot_fetch_a_missing_base_object_through_a_command(
-        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     base = built[1]
-    marker = _attack(repo, base, tmp_path, monkeypatch, "lazy-fetch")
+    marker = _attack(repo, base, tmp_path, "lazy-fetch")
     code, report = _check(tmp_path, base)
     assert code == 2 and report is None
     assert "the repository lacks the file" in capsys.readouterr().err
@@ -255,18 +256,18 @@ def test_a_partial_clone_cannot_fetch_a_missing_base_object_through_a_command(
 
 
 def test_an_alternate_object_store_with_the_real_objects_reads_the_same(
-        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path) -> None:
     base = built[1]
-    _attack(repo, base, tmp_path, monkeypatch, "alternates")
+    _attack(repo, base, tmp_path, "alternates")
     _assert_the_base_decides(*_check(tmp_path, base))
 
 
 @pytest.mark.parametrize("attack", ["alternates", "rewrite"])
 def test_an_object_that_does_not_hash_to_its_id_is_refused(
-        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path,
         capsys: pytest.CaptureFixture[str], attack: str) -> None:
     base = built[1]
-    _attack(repo, base, tmp_path, monkeypatch, attack, ATTACK_FORGE="1")
+    _attack(repo, base, tmp_path, attack, forge=True)
     # armed: git reads the forged object as the base's file
     assert _plain_git(repo, "show", f"{base}:{SET}/sourcegate.yaml").stdout == _yaml(LENIENT)
     code, report = _check(tmp_path, base)
@@ -276,9 +277,9 @@ def test_an_object_that_does_not_hash_to_its_id_is_refused(
 
 
 def test_moved_refs_do_not_move_a_base_given_by_its_commit_id(
-        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path) -> None:
     base = built[1]
-    _attack(repo, base, tmp_path, monkeypatch, "refs")
+    _attack(repo, base, tmp_path, "refs")
     _assert_the_base_decides(*_check(tmp_path, base))
     # A name is resolved by the refs, which whoever writes .git moves: that is why the action passes the
     # event's base commit id, never a branch name.
@@ -287,10 +288,10 @@ def test_moved_refs_do_not_move_a_base_given_by_its_commit_id(
 
 
 def test_a_git_folder_planted_in_the_golden_set_is_refused(
-        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        repo: GitRepo, built: tuple[GitRepo, str], tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     base = built[1]
-    _attack(repo, base, tmp_path, monkeypatch, "nested")
+    _attack(repo, base, tmp_path, "nested")
     code, report = _check(tmp_path, base)
     assert code == 2 and report is None
     assert "in a git repository of its own" in capsys.readouterr().err

@@ -98,7 +98,7 @@ def argv(*args: str) -> list[str]:
     return ["git", "--no-pager", "--no-replace-objects", "--literal-pathspecs", *config, *args]
 
 
-def _missing(e: FileNotFoundError) -> InputError:
+def _missing() -> InputError:
     return InputError("--baseline-ref needs git, and git is not installed")
 
 
@@ -108,7 +108,7 @@ def git(top: str, *args: str, stdin: bytes | None = None) -> subprocess.Complete
         return subprocess.run(argv(*args), cwd=top, capture_output=True, timeout=GIT_TIMEOUT, env=environment(),
                               check=False, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
     except FileNotFoundError as e:
-        raise _missing(e) from e
+        raise _missing() from e
     except subprocess.TimeoutExpired as e:
         raise InputError(f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from e
 
@@ -159,7 +159,7 @@ def git_stream(top: str, *args: str, stdin: bytes) -> Iterator[Stream]:
             proc = subprocess.Popen(argv(*args), cwd=top, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=errors, env=environment())
         except FileNotFoundError as e:
-            raise _missing(e) from e
+            raise _missing() from e
         assert proc.stdin is not None and proc.stdout is not None
         stream = Stream(proc, errors)
         timer = threading.Timer(GIT_TIMEOUT, stream.stop)
