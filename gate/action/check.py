@@ -1,6 +1,6 @@
 """Check mode: run the gate on each golden set as planned, then report it to the runner.
 
-Prepares git (the mounted workspace is trusted, the baseline commit must be in the checkout), then
+Checks that the baseline commit is in the checkout, then
 for each golden set calls the gate as Python: :func:`gate.pipeline.run_set` (in merge mode
 :func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.results.Report`, and
 :func:`gate.commands.check.deliver` writes its report files, job summary file and PR comment, the
@@ -29,7 +29,6 @@ from gate.action.notrun import (
     NotRun,
     dropped_message,
     dropped_sets,
-    git,
     post_not_run,
     write_not_run,
 )
@@ -40,10 +39,12 @@ from gate.commands.targets import check_targets, reads_of
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
+from gate.gitrev import has_commit
 from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
 from gate.load import load_golden
 from gate.mergerun import MergeRequest, merged_report
 from gate.outputs import resolve_within
+from gate.paths import real_is_below
 from gate.pipeline import TRACES_NAME, SetRequest, run_set
 from gate.progress import PlainProgress, Progress
 from gate.publish import comment_authors, run_url
@@ -91,23 +92,14 @@ PULL_REQUEST_TARGET = (
 )
 """The warning a ``pull_request_target`` run gets (the action still runs: the trigger is the workflow's)."""
 
-_NOT_A_COMMIT = 1
-"""``git rev-parse --verify --quiet``'s exit code for a name that is not a commit of the repository."""
-
-
-def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> None:
-    """Trust the mounted workspace, and make sure the baseline commit is there to read from."""
-    workspace = env.get("GITHUB_WORKSPACE")
-    if workspace:
-        # The workspace is mounted from the runner and owned by another user: without this,
-        # git refuses it ("dubious ownership") and `git show BASE:path` fails.
-        git(["config", "--global", "--add", "safe.directory", workspace], root, env)
+def _prepare_git(root: str, baseline: str | None) -> None:
+    """Make sure the baseline commit is there to read from. (The mounted workspace, owned by another user,
+    needs no ``safe.directory`` written anywhere: the gate's git commands trust it on their own command
+    line, :mod:`gate.git.command`.)"""
     if baseline is None:
         return
-    found = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{baseline}^{{commit}}"], root, env)
-    # With --quiet, a name that is no commit here exits 1 and says nothing; outside a git checkout
-    # (or a repository git will not read) it exits 128: the gate itself then says what it cannot read.
-    if found is not None and found.returncode == _NOT_A_COMMIT:
+    # Outside a git checkout (or a repository git cannot read) the gate itself says what it cannot read.
+    if has_commit(root, baseline) is False:
         raise InputError(
             f"the baseline commit {baseline} is not in the checkout, so the PR could not be compared "
             "with its base: check out with `fetch-depth: 0` (actions/checkout), or set 'baseline-ref'"
@@ -126,10 +118,10 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
     pr = _pr_context(env)
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None) or None
-    _prepare_git(env, root, baseline)
+    _prepare_git(root, baseline)
     found = discover_golden_sets(root, required=False) if not inputs.golden_set else ()
     # With discovery, every set the base commit has must still be here: a PR cannot drop one silently.
-    dropped = dropped_sets(root, baseline, found, env) if not inputs.golden_set and baseline else ()
+    dropped = dropped_sets(root, baseline, found) if not inputs.golden_set and baseline else ()
     if not inputs.golden_set and not found and not dropped:
         discover_golden_sets(root)  # none anywhere: its input error
     # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
@@ -139,6 +131,12 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     several = len(sets) > 1
     if (inputs.shard or inputs.merge_from) and (several or dropped or not os.path.isdir(sets[0].paths[0])):
         raise InputError("inputs 'shard' and 'merge-from' take one golden-set folder: set 'golden-set'")
+    if inputs.runs and (several or dropped or not sets or not os.path.isdir(sets[0].paths[0])):
+        raise InputError("input 'runs' holds the traces of one golden set: set 'golden-set' to its folder")
+    if inputs.runs and not real_is_below(inputs.runs, root):
+        # Downloaded traces stay in the workspace: a folder committed as a link out of it is refused.
+        raise InputError("input 'runs' leads out of the workspace (a symbolic link): the traces are read "
+                         "only inside it", file=inputs.runs)
     if inputs.shard:
         inputs = replace(inputs, fail_on="none")  # a shard never gates: the merge job does
     partials = _partials(inputs.merge_from, root) if inputs.merge_from else ()
@@ -185,7 +183,7 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
             title = "sourcegate could not run" + (f" golden set {r.label}" if every else "")
             print(workflow_command("error", r.error or "", title=title), file=out)
     named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
-    for line in set_annotation_lines(named, root):
+    for line in set_annotation_lines(named, root, inputs.runs):
         print(line, file=out)
     append_runner_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
                        "the job summary (GITHUB_STEP_SUMMARY)")

@@ -37,7 +37,7 @@ __all__ = [
 INPUT_NAMES = (
     "golden-set", "config", "trust-config", "judge", "judge-provider", "anthropic-api-key", "openai-api-key",
     "github-token", "comment", "comment-author", "baseline-ref", "fail-on", "report-dir", "comment-from", "pr-number",
-    "shard", "merge-from",
+    "shard", "merge-from", "runs",
 )
 """Every input ``action.yml`` declares; a test keeps the two lists equal."""
 OUTPUT_NAMES = (
@@ -89,6 +89,8 @@ class Inputs:
     """``i/n``: run one shard of the golden set and write its partial report (no comment, no gate)"""
     merge_from: str | None = None
     """merge mode: a folder holding every shard's partial report, merged, gated and commented"""
+    runs: str | None = None
+    """the golden set's traces from this folder (inside the workspace), not its ``runs/``"""
 
     @property
     def judge_keys(self) -> dict[str, str]:
@@ -200,6 +202,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         pr_number=number,
         shard=shard,
         merge_from=merge_from,
+        runs=_relative(env, "runs") or None,
     )
 
 

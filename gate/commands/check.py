@@ -64,10 +64,17 @@ def add_parser(sub: Subparsers) -> None:
     """Add ``check`` to the main parser; a report option for each reporter of the registry that has one."""
     c = sub.add_parser("check", help="run the gate on golden sets or trace files")
     c.add_argument("paths", nargs="*", metavar="PATH",
-                   help="golden-set folders (each in turn: outputs then need {name}) or trace files "
-                        "(default: the sets under cached-snapshots/)")
+                   help="golden-set folders (each in turn: outputs need {name}) or trace files "
+                        "(default: sets in cached-snapshots/)")
     add_check_options(c)
     c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
+    add_runs_option(c)
+
+
+def add_runs_option(c: argparse.ArgumentParser) -> None:
+    """``--runs DIR``: the set's traces from a folder of their own (``check`` and ``merge``)."""
+    c.add_argument("--runs", metavar="DIR",
+                   help="the golden set's traces from DIR, not its runs/")
 
 
 def _shard(value: str) -> Shard:
@@ -163,6 +170,8 @@ def plan(args: argparse.Namespace, paths: Sequence[str]) -> CheckPlan:
     # So do spans asked for without the otel extra, or sent to a URL that is not one.
     if args.otlp_json is not None or args.otlp_endpoint is not None:
         preflight(args.otlp_endpoint)
+    if getattr(args, "runs", None) is not None and (len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
+        raise InputError("--runs takes the traces of one golden set: give one golden-set folder")
     shard = getattr(args, "shard", None)
     if shard is not None and (args.comment or len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
         raise InputError("--shard takes one golden-set folder and no --comment: "
@@ -231,7 +240,7 @@ def _one_stdout(args: argparse.Namespace) -> None:
 def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | None = None) -> SetRequest:
     return SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                       baseline_ref=args.baseline_ref, trust_config=args.trust_config,
-                      judge_provider=args.judge_provider, shard=shard)
+                      judge_provider=args.judge_provider, shard=shard, runs=getattr(args, "runs", None))
 
 
 def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> None:
