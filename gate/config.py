@@ -30,6 +30,11 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 """The anthropic provider's default model: priced in :data:`DEFAULT_PRICES`, like every default."""
 
 DEFAULT_PROVIDER = "anthropic"
+JUDGE_MODES = ("live", "batch", "replay", "off")
+"""How the judge runs: ``live`` calls the API, ``batch`` sends Message Batches, ``replay`` reads the
+judge cache only, ``off`` judges nothing (``judge.mode``, ``check --judge``)."""
+CALLING_MODES = ("live", "batch")
+"""The judge modes that call an API, and so need its key."""
 DEFAULT_MODELS: Mapping[str, str] = MappingProxyType({
     "anthropic": DEFAULT_MODEL,
     "openai": "gpt-4.1-mini",

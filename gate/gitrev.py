@@ -1,59 +1,88 @@
-"""Files as a git revision has them: the base commit of a pull request, read with ``git``.
+"""Files as a git revision has them: the base commit of a pull request, read as data.
 
-This is an I/O edge. ``git`` runs with an argument list (never a shell), a revision is resolved to a
-commit first, and ``--end-of-options`` keeps a revision that looks like an option from being read as
-one. What the gate reads from the base revision, and why, is in ``docs/trust.md``.
+This is an I/O edge. Every git command goes through :mod:`gate.git.command` (read-only commands,
+no replace refs or grafts, nothing of the repository's configuration that runs a program), and every
+object read is checked by hash from the commit down (:mod:`gate.git.objects`), so nothing written
+into ``.git`` after the checkout (a replace ref, a rewritten or planted object) changes what the base
+revision says. A revision given as a full commit id (the action passes the event's base commit) is
+used as it is; any other name is resolved by the repository's refs, which whoever could write
+``.git`` could move. What the gate reads from the base revision, and why, is in ``docs/trust.md``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.errors import InputError
-from gate.paths import real_is_below
+from gate.git import changed_files as _changed_files
+from gate.git import commit_of, entry_at, git, object_id, read_blob, read_trees, walk
+from gate.paths import is_below, real_is_below
 
-__all__ = ["Revision", "base_folder", "base_path", "blob_id", "changed_files", "relative", "resolve",
-           "resolve_commit", "resolve_set", "show", "toplevel", "tree_blobs"]
+__all__ = ["Revision", "base_folder", "base_path", "blob_id", "changed_files", "has_commit", "relative", "resolve",
+           "resolve_commit", "resolve_set", "show", "toplevel", "tree_blobs", "tree_entries"]
 
-GIT_TIMEOUT = 60.0
+_FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def _git(cwd: str, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT, env=env,
-                              check=False, input=stdin)
-    except FileNotFoundError as e:
-        raise InputError("--baseline-ref needs git, and git is not installed") from e
-    except subprocess.TimeoutExpired as e:
-        raise InputError(f"git {args[0]} took longer than {GIT_TIMEOUT:g}s") from e
+def _top_of(folder: str) -> str | None:
+    """The nearest folder from ``folder`` up (real paths) that has a ``.git``, as git finds a work tree."""
+    here = os.path.realpath(folder)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
 
 
 def toplevel(folder: str) -> str:
-    """The real path of the top of the git repository holding ``folder``."""
-    done = _git(folder, "rev-parse", "--show-toplevel")
-    if done.returncode != 0:
-        raise InputError(f"--baseline-ref: not inside a git repository ({_err(done)})", file=folder)
-    return os.path.realpath(done.stdout.decode().strip())
+    """The real path of the top of the git repository holding ``folder``: the nearest folder with a
+    ``.git``, found without git (so no ``core.worktree`` of the repository's configuration moves it)."""
+    top = _top_of(folder)
+    if top is None:
+        raise InputError("--baseline-ref: not inside a git repository (no .git in it or a folder above it)",
+                         file=folder)
+    return top
 
 
-def _err(done: subprocess.CompletedProcess[bytes]) -> str:
-    return " ".join(done.stderr.decode(errors="replace").split())[:300] or f"exit {done.returncode}"
+def _not_a_commit(ref: str) -> InputError:
+    return InputError(f"--baseline-ref: {ref!r} is not a commit of this repository "
+                      "(with a shallow checkout, fetch the base commit first, e.g. fetch-depth: 0)")
 
 
 def resolve_commit(top: str, ref: str) -> str:
-    """The commit id ``ref`` names in the repository at ``top``."""
+    """The commit id ``ref`` names in the repository at ``top``, its object checked by hash. A full
+    commit id is taken as it is; another name is resolved by the repository's refs (``rev-parse``)."""
     if not ref or ref.startswith("-"):
         raise InputError(f"--baseline-ref: {ref!r} is not a revision")
-    done = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
-    if done.returncode != 0:
-        raise InputError(f"--baseline-ref: {ref!r} is not a commit of this repository "
-                         "(with a shallow checkout, fetch the base commit first, e.g. fetch-depth: 0)")
-    return done.stdout.decode().strip()
+    oid = ref.lower() if _FULL_ID.fullmatch(ref.lower()) else None
+    if oid is None:
+        done = git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+        named = done.stdout.decode(errors="replace").strip()
+        if done.returncode != 0 or not _FULL_ID.fullmatch(named):
+            raise _not_a_commit(ref)
+        oid = named
+    commit = commit_of(top, oid)
+    if commit is None:
+        raise _not_a_commit(ref)
+    return commit
+
+
+def has_commit(folder: str, ref: str) -> bool | None:
+    """Whether ``ref`` is a commit of the git repository holding ``folder`` (None: not in a repository,
+    or git cannot read it: the gate then says what it cannot read)."""
+    top = _top_of(folder)
+    if top is None:
+        return None
+    try:
+        resolve_commit(top, ref)
+    except InputError as e:
+        return False if "is not a commit of this repository" in str(e) else None
+    return True
 
 
 @dataclass(frozen=True)
@@ -69,6 +98,12 @@ def resolve(folder: str, ref: str) -> Revision:
     """``ref`` in the git repository holding ``folder`` (input errors as :func:`toplevel` and
     :func:`resolve_commit` raise them)."""
     top = toplevel(folder)
+    here = _top_of(os.getcwd())
+    if here is not None and here != top and is_below(top, here):
+        raise InputError(f"the golden set is in a git repository of its own ({top}, which has a .git), inside "
+                         f"the repository of the working folder ({here}); with --baseline-ref the base revision "
+                         "is read from one repository, and a .git inside the work tree could choose another: "
+                         "run from the set's own repository if it truly is a separate one", file=folder)
     return Revision(top, resolve_commit(top, ref), ref)
 
 
@@ -94,26 +129,8 @@ def _prefixes(rel: str) -> list[str]:
 
 def _base_modes(top: str, commit: str, rel: str) -> dict[str, str]:
     """The git mode at ``commit`` of ``rel`` and of each folder on the way to it ("120000" is a symbolic
-    link), where they are there. ``ls-tree -t`` names the folders it passes; a part that is not a
-    folder ends the way, and is asked for by its own name."""
-    modes = _ls_tree(top, commit, rel)
-    stop = next((p for p in _prefixes(rel) if p not in modes), rel)
-    return modes if stop == rel else {**modes, **_ls_tree(top, commit, stop)}
-
-
-def _ls_tree(top: str, commit: str, rel: str) -> dict[str, str]:
-    if rel == ".":
-        return {}
-    done = _git(top, "--literal-pathspecs", "ls-tree", "-t", "-z", "--full-tree", "--end-of-options", commit,
-                "--", rel)
-    if done.returncode != 0:
-        raise InputError(f"git ls-tree {commit[:12]} failed: {_err(done)}")
-    modes: dict[str, str] = {}
-    for entry in done.stdout.decode(errors="replace").split("\0"):
-        meta, _, name = entry.partition("\t")
-        if name:
-            modes[name] = meta.split(" ")[0]
-    return modes
+    link), where they are there (the way ends at the first part that is missing or not a folder)."""
+    return {part: entry.mode.rjust(6, "0") for part, entry in walk(top, commit, rel) if entry is not None}
 
 
 def base_path(at: Revision, path: str, *, within: str | None = None, folder: bool = False) -> str:
@@ -174,68 +191,46 @@ def base_folder(at: Revision, root: str) -> str:
 
 
 def show(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:
-    """The text of ``rel`` at ``commit`` (``git show``), or None when the file is not there.
+    """The text of ``rel`` at ``commit``, or None when the file is not there.
 
     ``ref`` is how the user named the commit, for messages; text that is not UTF-8 is an input error.
-    A file is one ``git cat-file --batch`` (its answer says "missing" or gives the blob); anything
-    else there (a folder) is what ``git show`` makes of it.
+    A folder reads as ``git show`` lists one (``tree REV:path``, a blank line, its names, folders with
+    a ``/``); a submodule's entry is not there (its commit is another repository's).
     """
-    kind, data = _blob(top, f"{commit}:{rel}") if "\n" not in rel else ("other", b"")
-    if kind == "missing":
+    entry = entry_at(top, commit, rel)
+    if entry is None or entry.kind == "commit":
         return None
-    if kind == "other":
-        if _git(top, "cat-file", "-e", "--end-of-options", f"{commit}:{rel}").returncode != 0:
-            return None
-        done = _git(top, "show", "--end-of-options", f"{commit}:{rel}")
-        if done.returncode != 0:
-            raise InputError(f"git show {commit[:12]}:{rel} failed: {_err(done)}")
-        data = done.stdout
+    if entry.kind == "tree":
+        entries = read_trees(top, [entry.oid])[entry.oid]
+        names = "".join(f"{n}/\n" if e.kind == "tree" else f"{n}\n" for n, e in sorted(entries.items()))
+        return f"tree {commit}:{rel}\n\n{names}"
+    data = read_blob(top, entry.oid)
     try:
         return data.decode("utf-8", errors="strict")
     except UnicodeDecodeError as e:  # the file's problem, as with a file of the working tree
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=f"{ref or commit}:{rel}") from e
 
 
-def _blob(top: str, name: str) -> tuple[str, bytes]:
-    """What ``name`` (``commit:path``) is: ("blob", its bytes), ("missing", b"") or ("other", b"")
-    (not a file, or an answer this does not read: :func:`show` then asks ``git show``)."""
-    done = _git(top, "cat-file", "--batch", stdin=name.encode() + b"\n")
-    header, _, rest = done.stdout.partition(b"\n")
-    if done.returncode == 0 and header == name.encode() + b" missing":
-        return "missing", b""
-    parts = header.split(b" ")
-    if done.returncode == 0 and len(parts) == 3 and parts[1] == b"blob" and parts[2].isdigit() \
-            and len(rest) == int(parts[2]) + 1:
-        return "blob", rest[:-1]
-    return "other", b""
-
-
 def changed_files(top: str, commit: str, rels: Sequence[str]) -> tuple[str, ...]:
-    """Files under ``rels`` that differ between ``commit`` and the working tree (untracked included)."""
-    diff = _git(top, "diff", "--name-only", "--no-renames", "-z", commit, "--", *rels)
-    if diff.returncode != 0:
-        raise InputError(f"git diff against {commit[:12]} failed: {_err(diff)}")
-    new = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--", *rels)
-    names = {n for out in (diff.stdout, new.stdout if new.returncode == 0 else b"")
-             for n in out.decode(errors="replace").split("\0") if n}
-    return tuple(sorted(names))
+    """Files under ``rels`` that differ between ``commit`` and the working tree (untracked included),
+    worked out by hashing the files, not by asking git about the working tree (:mod:`gate.git.worktree`)."""
+    return _changed_files(top, commit, rels)
+
+
+def tree_entries(top: str, commit: str, rel_dir: str) -> Mapping[str, tuple[str, str]]:
+    """What folder ``rel_dir`` holds at ``commit``: name -> (kind, id), kind ``blob``, ``tree`` or ``commit``
+    (empty when the folder is not there)."""
+    entry = entry_at(top, commit, rel_dir)
+    if entry is None or entry.kind != "tree":
+        return {}
+    return {name: (e.kind, e.oid) for name, e in read_trees(top, [entry.oid])[entry.oid].items()}
 
 
 def tree_blobs(top: str, commit: str, rel_dir: str) -> Mapping[str, str]:
     """The files directly in folder ``rel_dir`` at ``commit``: name -> blob id (empty when there is none)."""
-    done = _git(top, "ls-tree", "-z", "--end-of-options", f"{commit}:{rel_dir}")
-    if done.returncode != 0:
-        return {}  # the folder is not at that revision
-    blobs: dict[str, str] = {}
-    for entry in done.stdout.decode(errors="replace").split("\0"):
-        meta, _, name = entry.partition("\t")
-        parts = meta.split()
-        if name and len(parts) == 3 and parts[1] == "blob":
-            blobs[name] = parts[2]
-    return blobs
+    return {name: oid for name, (kind, oid) in tree_entries(top, commit, rel_dir).items() if kind == "blob"}
 
 
 def blob_id(data: bytes, like: str) -> str:
     """The git blob id of ``data``, in the object format of the id ``like`` (SHA-1 or SHA-256)."""
-    digest = hashlib.sha256 if len(like) == 64 else hashlib.sha1
-    return digest(b"blob %d\0" % len(data) + data).hexdigest()
+    return object_id("blob", data, like)

@@ -26,6 +26,7 @@ EXAMPLES = {
     "init": "sourcegate init my-set --from-runs traces/",
     "run": "sourcegate run cached-snapshots/example --check -- python examples/agent/agent.py",
     "merge": "sourcegate merge cached-snapshots/example shard-*.json --json report.json",
+    "drift": "sourcegate drift cached-snapshots/example --json drift.json --markdown drift.md",
 }
 """The example of each command, by its name after ``sourcegate`` (the empty name: the main help)."""
 

@@ -14,8 +14,8 @@ from typing import Literal
 
 from gate.model import Freshness
 
-Verdict = Literal["supported", "partial", "unsupported", "contradicted"]
-VERDICTS: tuple[Verdict, ...] = ("supported", "partial", "unsupported", "contradicted")
+Support = Literal["supported", "partial", "unsupported", "contradicted"]
+SUPPORT_LEVELS: tuple[Support, ...] = ("supported", "partial", "unsupported", "contradicted")
 Located = Literal["cited", "other_source", "snippet", "not_found"]
 SourceKind = Literal["primary", "secondary"]
 
@@ -44,13 +44,13 @@ class ClaimVerdict:
     """
 
     claim_id: int
-    verdict: Verdict | None
+    verdict: Support | None
     evidence: str | None = None
     located: Located | None = None
     located_url: str | None = None
     overruled: bool = False
     overrule_reason: str | None = None
-    judge_verdict: Verdict | None = None
+    judge_verdict: Support | None = None
     """what the judge said, when the code overruled it"""
     unscored_reason: str | None = None
 
@@ -170,7 +170,7 @@ class RunJudgement:
     @property
     def counts(self) -> dict[str, int]:
         """Claims per final verdict, plus ``unscored``."""
-        out: dict[str, int] = {v: 0 for v in VERDICTS}
+        out: dict[str, int] = {v: 0 for v in SUPPORT_LEVELS}
         for v in self.verdicts:
             if v.verdict is not None:
                 out[v.verdict] += 1

@@ -206,11 +206,16 @@ class Pairing:
     problem: str | None = None
 
 
-def run_files(root: str) -> list[str]:
-    """The trace files of a golden set, sorted by name; a set without a ``runs/`` folder is an input error.
+def run_files(root: str, folder: str | None = None) -> list[str]:
+    """The trace files of a golden set, sorted by name: in its ``runs/``, or in ``folder`` (traces kept
+    outside the set); a set without its folder of traces is an input error.
 
     ``runs/`` must stay inside the set (a link out of it is refused before it is listed).
     """
+    if folder is not None:
+        if not os.path.isdir(folder):
+            raise InputError("no such folder of traces (expected <case-id>.json, one trace per case)", file=folder)
+        return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
     folder = os.path.join(root, RUNS_DIR)
     if not os.path.isdir(folder):
         # Every case would fail as "no run recorded" (and a snapshot would "cover all 0 runs"): the
@@ -244,9 +249,11 @@ def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) 
     """
     by_id = {c.id: c for c in golden.cases}
     ran: set[str] = set()
-    for file in run_files(golden.root):
+    # Traces kept outside the set are read only inside their own folder, as runs/ only inside the set.
+    within = golden.runs_dir if golden.runs_dir is not None else golden.root
+    for file in run_files(golden.root, golden.runs_dir):
         stem = os.path.splitext(os.path.basename(file))[0]
-        data = load_json(file, root=golden.root)
+        data = load_json(file, root=within)
         cid = trace_case_id(data, stem) if keep is not None else None
         if keep is not None and cid is not None and not keep(cid):
             if cid in ran:
@@ -266,4 +273,5 @@ def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) 
         yield Pairing(case, run)
     for case in golden.cases:
         if case.id not in ran:
-            yield Pairing(case, None, f"no run recorded for case {case.id!r} (expected runs/{case.id}.json)")
+            where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
+            yield Pairing(case, None, f"no run recorded for case {case.id!r} (expected {where}/{case.id}.json)")

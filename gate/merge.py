@@ -72,6 +72,8 @@ class Merged:
     judge_mode: str
     warnings: tuple[str, ...]
     """every shard's warnings, each said once, in shard order"""
+    origins: tuple[tuple[str, int], ...] = ()
+    """where each case came from: its partial report and its index in that report's ``cases``"""
 
 
 _COUNTS = ("citations", "unique_domains", "results", "pages_read", "quoted_citations")
@@ -243,16 +245,18 @@ def merge_cases(partials: Sequence[Partial], spill: Spill, *, golden_name: str, 
     _check_shards(partials)
     partials = sorted(partials, key=lambda p: _mark(p).index)
     slots: list[Read | None] = [None] * first.total
+    origin: list[tuple[str, int]] = [("", 0)] * first.total
     for p in partials:
         m = _mark(p)
         if len(m.positions) != len(p.cases):
             raise InputError(f"the shard lists {len(m.positions)} positions for {len(p.cases)} cases",
                              file=p.file, path="$.shard.positions")
-        for pos, case in zip(m.positions, p.cases, strict=True):
+        for i, (pos, case) in enumerate(zip(m.positions, p.cases, strict=True)):
             if not 0 <= pos < first.total or slots[pos] is not None:
                 raise InputError(f"case {case.id!r} stands at position {pos}, outside the run or taken "
                                  "by another shard's case", file=p.file, path="$.shard.positions")
             slots[pos] = case
+            origin[pos] = (p.file, i)
     cases = [c for c in slots if c is not None]
     if len(cases) != first.total or ids_digest(c.id for c in cases) != first.ids:
         raise InputError(f"the shards' cases do not make up the run's {first.total} cases")
@@ -261,4 +265,4 @@ def merge_cases(partials: Sequence[Partial], spill: Spill, *, golden_name: str, 
         builder.add_parts(c.id, c.checks, c.errors, c.soft, c.judged)
     warnings = tuple(dict.fromkeys(w for p in partials for w in p.report.warnings))
     return Merged(golden_name, golden_version, spill.store((c.place for c in cases), builder.build()),
-                  partials[0].report.judge_mode, warnings)
+                  partials[0].report.judge_mode, warnings, tuple(origin))

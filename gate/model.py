@@ -122,6 +122,9 @@ class GoldenSet:
     snapshot_at: str | None = None
     resnapshot_days: float | None = None
     """the re-snapshot interval ``golden.yaml`` sets, if any"""
+    runs_dir: str | None = None
+    """where its traces are read from: a folder outside the set (``check --runs DIR``, traces an agent's
+    job uploaded), or None for the set's own ``runs/``"""
 
     def case(self, case_id: str) -> Case | None:
         """The case with this id, or None."""

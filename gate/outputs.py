@@ -91,13 +91,14 @@ def write_file(target: str, text: str | Iterable[str], *, within: str | None = N
         raise InputError(f"cannot write here: {_reason(e)}", file=target) from e
 
 
-def append_file(target: str, text: str) -> None:
-    """Append ``text`` to ``target`` (created when missing): the job summary file of the runner."""
+def append_file(target: str, text: str, *, what: str = "here", error: type[InputError] = InputError) -> None:
+    """Append ``text`` to ``target`` (created when missing): a file of the runner's (the job summary,
+    ``GITHUB_OUTPUT``). One that cannot be written is an ``error`` naming ``what`` and the reason."""
     try:
         with open(target, "a", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
-        raise InputError(f"cannot write here: {_reason(e)}", file=target) from e
+        raise error(f"cannot write {what}: {_reason(e)}", file=target) from e
 
 
 def unwritable(target: str, *, folder: bool = False, append: bool = False) -> str | None:

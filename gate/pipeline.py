@@ -47,7 +47,8 @@ from gate.results import CaseResult, Report
 from gate.rules import Rules, resolve_rules
 from gate.shards import Shard, ShardSelection, config_digest
 
-__all__ = ["TRACES_NAME", "SetRequest", "decide_set", "rules_baseline_digest", "run_paths", "run_set", "set_rules"]
+__all__ = ["TRACES_NAME", "SetRequest", "decide_set", "golden_with_runs", "rules_baseline_digest", "run_paths",
+           "run_set", "set_rules"]
 
 TRACES_NAME = "traces"
 """The name of the report of loose trace files (they have no golden.yaml to name them)."""
@@ -75,6 +76,9 @@ class SetRequest:
     """the judge provider by name (None: ``judge.provider`` in the configuration)"""
     shard: Shard | None = None
     """check only this shard's cases, into a partial report for ``sourcegate merge`` (None: every case)"""
+    runs: str | None = None
+    """read the set's traces from this folder instead of its ``runs/`` (``check --runs DIR``: traces an
+    agent's job uploaded, kept apart from the checkout; None: the set's own)"""
     judge_keys: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     """the judge's API keys by provider name, for a live judge only (None: the SDK's environment
     variable); never shown nor written anywhere (see :class:`gate.judge.session.JudgeSession`)"""
@@ -103,15 +107,24 @@ def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
         yield Pairing(Case(id=run.case, question=run.question), run)
 
 
-def _source(paths: Sequence[str], shard: ShardSelection | None = None) -> _Source:
-    """The golden set in ``paths`` (its golden.yaml read once), or its trace files.
+def golden_with_runs(root: str, runs: str | None) -> GoldenSet:
+    """The golden set in ``root`` (its golden.yaml read once), its traces read from ``runs`` when given."""
+    golden = load_golden(root)
+    return golden if runs is None else replace(golden, runs_dir=runs)
+
+
+def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str | None = None) -> _Source:
+    """The golden set in ``paths`` (its golden.yaml read once, its traces from ``runs`` when given), or
+    its trace files.
 
     With ``shard``, only that shard's pairings; the others are read for their case ids alone (a
     golden set's runs of other shards are not validated), so the shard notes the whole run's order.
     """
     dirs = [p for p in paths if os.path.isdir(p)]
+    if runs is not None and not dirs:
+        raise InputError("--runs takes the traces of a golden set: give the golden-set folder too")
     if dirs:
-        golden = load_golden(dirs[0])
+        golden = golden_with_runs(dirs[0], runs)
         pairings: Iterable[Pairing] = iter_pairings(golden, keep=shard.keeps if shard is not None else None)
         return _Source(golden.name, golden.version, golden.root, golden, _selected(pairings, shard),
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
@@ -223,7 +236,7 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
     shard = ShardSelection(request.shard) if request.shard is not None else None
     if shard is not None and not request.compare:
         raise InputError("a shard is checked against the baseline's rules: it cannot record a baseline")
-    source = _source(request.paths, shard)
+    source = _source(request.paths, shard, request.runs)
     if request.compare:
         if rules is None:
             rules = set_rules(request, source.name)

@@ -21,6 +21,8 @@ characters and 5 quoted citations) to a temporary folder, then measures:
   the merge alone (``SOURCEGATE_BENCH_SHARDS=0`` skips it).
 - ``sourcegate run``: its overhead per case against the bare command, the replay server's
   requests per second, and the whole loop on the example set (``tests/bench_run.py``).
+- ``sourcegate drift``: cited URLs checked per second, 200 on 4 loopback hosts with the default
+  per-host limits, and without the spacing (``tests/bench_drift.py``).
 
 Nothing here is a pass/fail test; it prints what it measured.
 """
@@ -42,6 +44,7 @@ import tracemalloc
 from statistics import quantiles
 from typing import Any
 
+from tests.bench_drift import rows as drift_rows
 from tests.bench_run import rows as run_rows
 from tests.support.bench_table import print_rows
 
@@ -368,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         t_adversarial = time_adversarial(os.path.join(tmp, "adversarial"))
         t_large_answer = time_large_answer(os.path.join(tmp, "large-answer"))
         agent_rows = run_rows()
+        live_rows = drift_rows()
 
         rows = [
             ("pipeline, runs per second", f"{n_full / t_full:,.0f}", f"{n_full} runs in {t_full:.2f} s"),
@@ -390,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
             ("example set + one 30 MB answer", f"{t_large_answer:.2f} s",
              "whole check, judge off; cited prose (a marker, link or URL every ~300 chars); target < 3 s"),
             *agent_rows,
+            *live_rows,
         ]
         print_rows(rows)
         if os.environ.get("SOURCEGATE_BENCH_MEMORY", "1") == "1":

@@ -3,7 +3,9 @@
 On a CI matrix the shards run side by side, so the wall time is the slowest shard plus the merge.
 Here they run one after another on this machine and each is timed alone. Every shard reads and
 validates every trace (to learn each case's id and the run's order) and checks only its own; the
-merge reads the partial reports only. Run alone: ``python -m tests.bench_shards --runs 8000``.
+merge reads the partial reports, then checks every case again from its trace (a partial report is
+another job's claim: ``gate/store/rederive.py``), which is the work of a judge-off check of the
+whole set. Run alone: ``python -m tests.bench_shards --runs 8000``.
 """
 
 from __future__ import annotations
@@ -86,10 +88,10 @@ def merge_rows(root: str, parts: list[str], out: str, n: int, same: bool | None 
     agree = "" if same is None else f"; report identical: {same}"
     return [
         ("merge alone", _spread(walls),
-         f"{n} cases, {repeat} runs, CPU {_spread(cpus)}; target < 2 s for 8,000{agree}"),
+         f"{n} cases, {repeat} runs, CPU {_spread(cpus)}; about one judge-off job of the set{agree}"),
         ("  of which read, check, merge, decide", _spread(read_walls),
-         f"CPU {_spread(read_cpus)}: the partial reports read a case at a time, each case checked once, "
-         "merged, compared and decided (no report written)"),
+         f"CPU {_spread(read_cpus)}: the partial reports read a case at a time, each case checked once "
+         "and again from its trace, merged, compared and decided (no report written)"),
         ("  as a command of its own", _spread(cmd_walls),
          f"with the interpreter's start; peak RSS {max(rss) / 1024:.0f} MiB; load average {load}"),
     ]

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -470,10 +472,36 @@ def test_the_gate_output_cannot_issue_workflow_commands(
     assert len(token) == 32
 
 
-def test_the_workspace_is_trusted_by_git(runner: Runner) -> None:
+def _give_away(folder: Path, uid: int = 65534) -> None:
+    """Make ``folder`` and everything in it another user's, as the runner's mount is to the container."""
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+def test_the_workspace_is_read_by_git_without_writing_any_git_configuration(runner: Runner) -> None:
     golden = write_set(runner.ws, "t", {"moons": GOOD})
-    run(runner.env(None, golden_set=golden), FakeGate(_report("pass")))
-    assert str(runner.ws) in runner.git("config", "--global", "--get-all", "safe.directory")
+    base = runner.commit()
+    code = run(runner.env(runner.event(base), golden_set=golden, comment="false", judge="off"))
+    assert code == 0 and "baseline" in runner.summary.read_text(encoding="utf-8")
+    assert not runner.gitconfig.exists()  # the user's global configuration is left as it was
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving files to another user needs root")
+def test_a_workspace_owned_by_another_user_is_read_at_its_base_commit(runner: Runner) -> None:
+    # The runner mounts the workspace owned by another user than the container's root: git calls such a
+    # repository "dubious" and reads nothing from it. The gate's own git commands trust it on their
+    # command line (nothing written anywhere), since they run nothing the repository configures.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    assert cli.main(["baseline", "update", str(runner.ws / golden), "--judge", "off"]) == 0
+    base = runner.commit()
+    _give_away(runner.ws)
+    with pytest.raises(subprocess.CalledProcessError):
+        runner.git("rev-parse", "HEAD")  # git itself refuses the repository
+    (runner.ws / golden / "runs" / "moons.json").unlink()  # a change only the base commit does not have
+    code = run(runner.env(runner.event(base), golden_set=golden, comment="false", judge="off"))
+    assert code == 1 and not runner.gitconfig.exists()
+    report = json.loads((runner.ws / "sourcegate-report" / "report.json").read_text(encoding="utf-8"))
+    assert report["comparison"]["changed_files"] == [f"{golden}/runs/moons.json"]
 
 
 def test_a_base_commit_missing_from_the_checkout_is_an_input_error(
@@ -675,3 +703,48 @@ def test_starting_the_action_imports_neither_the_sdk_nor_the_gate(cli_import: Fr
     # The shared fresh process imports the action's package first, as `python -m gate.action` does.
     assert "gate.action" in cli_import.action_modules
     assert sorted(m for m in ("anthropic", "requests", "gate.cli") if m in cli_import.action_modules) == []
+
+
+def test_the_traces_of_an_agent_s_job_are_read_from_their_own_folder(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The committed runs pass; the traces the agent's job uploaded (downloaded beside the checkout)
+    # cite a URL no search showed: the gate judges those, and annotates them where they are.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    base = runner.commit()
+    traces = runner.ws / "sourcegate-traces"
+    traces.mkdir()
+    shutil.copy(runner.ws / golden / "runs" / "moons.json", traces / "moons.json")
+    made_up = json.loads((traces / "moons.json").read_text(encoding="utf-8"))
+    made_up["answer"] += f" See also [more]({FABRICATED})."
+    (traces / "moons.json").write_text(json.dumps(made_up), encoding="utf-8")
+    code = run(runner.env(runner.event(base), golden_set=golden, runs="sourcegate-traces", comment="false",
+                          judge="off"))
+    log = capsys.readouterr().out
+    assert code == 1 and runner.outputs()["verdict"] == "fail"
+    [failure] = [a for a in annotations(log) if "fabricated_url" in a]
+    assert failure.startswith("::error file=sourcegate-traces/moons.json,")
+
+
+def test_a_missing_folder_of_traces_fails_the_step_saying_so(
+    runner: Runner, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The agent's job failed and uploaded nothing: no traces is an input error, never a pass.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, runs="sourcegate-traces",
+                          comment="false", judge="off"))
+    assert code == 2 and runner.outputs()["verdict"] == "error"
+    assert "no such folder of traces" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("runs", "said"), [
+    ("../elsewhere", "must be a relative path inside the workspace"),
+    ("out-link", "leads out of the workspace"),
+])
+def test_a_folder_of_traces_outside_the_workspace_is_refused(
+    runner: Runner, capsys: pytest.CaptureFixture[str], runs: str, said: str
+) -> None:
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    (runner.ws / "out-link").symlink_to(runner.tmp)
+    code = run(runner.env(runner.event(runner.commit()), golden_set=golden, runs=runs, comment="false"))
+    assert code == 2 and said in capsys.readouterr().out

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from gate.errors import InputError
-from gate.gitrev import resolve, show
+from gate.git.objects import entry_at, read_objects
+from gate.gitrev import changed_files, resolve, show
 from tests.support.gitrepo import GitRepo
 
 
@@ -60,3 +62,49 @@ def test_a_revision_resolves_once_to_its_repository_and_commit(base: tuple[str, 
     assert (revision.top, revision.commit, revision.ref) == (str(Path(top).resolve()), commit, "HEAD")
     with pytest.raises(InputError, match="not a commit of this repository"):
         resolve(top, "no-such-branch")
+
+
+def test_changed_files_are_found_by_hashing_the_working_tree(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    (repo.root / "set" / "runs").mkdir(parents=True)
+    for name in ("a.json", "b.json", "crlf.json", "gone.json"):
+        (repo.root / "set" / "runs" / name).write_text(f"{name}\nline two\n", encoding="utf-8")
+    (repo.root / "set" / "link").symlink_to("runs/a.json")
+    commit = repo.commit("base")
+    top = str(repo.root.resolve())
+    assert changed_files(top, commit, ["set"]) == ()
+    (repo.root / "set" / "runs" / "b.json").write_text("changed\n", encoding="utf-8")
+    (repo.root / "set" / "runs" / "crlf.json").write_bytes(b"crlf.json\r\nline two\r\n")  # a Windows checkout
+    (repo.root / "set" / "runs" / "gone.json").unlink()
+    (repo.root / "set" / "link").unlink()
+    (repo.root / "set" / "link").symlink_to("runs/b.json")
+    (repo.root / "set" / "new" / "deep").mkdir(parents=True)
+    (repo.root / "set" / "new" / "deep" / "c.json").write_text("{}", encoding="utf-8")
+    assert changed_files(top, commit, ["set"]) == (
+        "set/link", "set/new/deep/c.json", "set/runs/b.json", "set/runs/gone.json")
+    assert changed_files(top, commit, ["set/runs/a.json", "set/nowhere"]) == ()
+
+
+def test_an_object_over_the_size_limit_is_refused_before_it_is_read(base: tuple[str, str]) -> None:
+    top, commit = base
+    entry = entry_at(top, commit, "golden.yaml")
+    assert entry is not None
+    with pytest.raises(InputError, match=r"is 10 bytes, over the 4 sourcegate reads of one object"):
+        read_objects(top, [entry.oid], limit=4)
+
+
+def test_a_sha256_repository_reads_and_compares_the_same(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    done = subprocess.run(["git", "init", "-q", "--template=", "--object-format=sha256"], cwd=root,
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip("this git cannot make a SHA-256 repository")
+    repo = GitRepo(root)
+    (root / "set").mkdir()
+    (root / "set" / "sourcegate.yaml").write_text("judge:\n  mode: 'off'\n", encoding="utf-8")
+    commit = repo.commit("base")
+    assert len(commit) == 64
+    revision = resolve(str(root / "set"), commit)
+    assert show(revision.top, revision.commit, "set/sourcegate.yaml") == "judge:\n  mode: 'off'\n"
+    assert changed_files(revision.top, revision.commit, ["set"]) == ()

@@ -22,27 +22,13 @@ from gate.judge.session import JudgeSession
 from gate.judgement import RunJudgement
 from gate.model import Case
 from tests.support.anthropic_server import AnthropicServer, error_reply
+from tests.support.fake_time import FakeTime
 from tests.support.golden_factory import write_golden
 from tests.support.judge_run import make_run
 from tests.support.scripted_judge import scripted_judge
 
 CONFIG = Config(judge=JudgeConfig(model="claude-sonnet-4-6", concurrency=2))
 NO_WAIT = Polling(first=1.0, factor=2.0, most=8.0, grace=30.0)
-
-
-class FakeTime:
-    """A clock the injected sleep moves forward."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
 
 
 @pytest.fixture

@@ -48,21 +48,30 @@ def _gate_step(job: dict[str, Any]) -> dict[str, Any]:
     return gate
 
 
+def _jobs(workflow: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The job that runs the agent, and the job that gates its traces."""
+    jobs = list(workflow["jobs"].values())
+    [agent] = [j for j in jobs if any(RUN_ACTION.match(str(s.get("uses", ""))) for s in j["steps"])]
+    [gate] = [j for j in jobs if any(str(s.get("uses", "")).startswith("sourcegate/sourcegate@") for s in j["steps"])]
+    return agent, gate
+
+
 def test_the_example_workflow_gives_the_key_to_the_agent_step_and_the_judge_only() -> None:
     workflow = _load(WORKFLOW)
-    [job] = workflow["jobs"].values()
+    agent, gate_job = _jobs(workflow)
     assert workflow["permissions"] == {}
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert agent["permissions"] == {"contents": "read"}
+    assert gate_job["permissions"] == {"contents": "read", "pull-requests": "write"}
     inputs = set(_load(ACTION)["inputs"])
-    keyed = [s for s in job["steps"] if "secrets." in json.dumps(s)]
-    [run] = [s for s in job["steps"] if RUN_ACTION.match(str(s.get("uses", "")))]
-    gate = _gate_step(job)
+    keyed = [s for j in (agent, gate_job) for s in j["steps"] if "secrets." in json.dumps(s)]
+    [run] = [s for s in agent["steps"] if RUN_ACTION.match(str(s.get("uses", "")))]
+    gate = _gate_step(gate_job)
     assert keyed == [run, gate] and set(run["env"]) == {"ANTHROPIC_API_KEY"}
     assert set(run["with"]) <= inputs
     # the gate step gets the key as its judge's input, not in its environment
     assert "env" not in gate and [k for k, v in gate["with"].items() if "secrets." in str(v)] == ["anthropic-api-key"]
-    uses = [str(s.get("uses", "")) for s in job["steps"]]
-    assert uses.index(run["uses"]) < uses.index(gate["uses"])
+    # and it gates the traces the agent's job made, after that job
+    assert gate_job["needs"] in workflow["jobs"] and workflow["jobs"][gate_job["needs"]] is agent
 
 
 def _judge_of(step: dict[str, Any], secret: str) -> str:
@@ -77,7 +86,7 @@ def _judge_of(step: dict[str, Any], secret: str) -> str:
 def test_the_example_workflow_judges_the_new_answers_live_when_the_key_is_set() -> None:
     # The re-run agent writes answers the committed judge cache has never seen: replayed, their
     # claims stay unscored and the run is inconclusive. With the key the gate step judges live.
-    gate = _gate_step(next(iter(_load(WORKFLOW)["jobs"].values())))
+    gate = _gate_step(_jobs(_load(WORKFLOW))[1])
     assert _judge_of(gate, "sk-ant-test") == "live"
     assert _judge_of(gate, "") == "replay"  # no key (a fork): replay, and the README says what follows
 

@@ -433,3 +433,74 @@ def test_make_lint_runs_every_linter_and_make_test_runs_lint() -> None:
                  "zizmor --offline", "actionlint $(WORKFLOWS)"):
         assert tool in lint, f"make lint does not run {tool}"
     assert "$(MAKE) --no-print-directory lint" in _make_recipe("test")
+
+
+# --------------------------------------------------------------------------------------------
+# The trust boundary: the pull request's code and the verdict are never in one job
+
+RUN_ACTION = re.compile(r"^sourcegate/sourcegate/run@[0-9a-f]{40}$")
+PR_EXAMPLES = [p for p in EXAMPLES if "pull_request" in _triggers(_load(p))]
+
+
+def _checks_out(job: dict[str, Any]) -> bool:
+    return any(str(s.get("uses", "")).startswith("actions/checkout@") for s in job.get("steps", []))
+
+
+def _runs_pull_request_code(step: dict[str, Any]) -> bool:
+    """A step that can run code of the checkout: a script, a local action, or the agent re-run."""
+    uses = str(step.get("uses", ""))
+    return "run" in step or uses.startswith("./") or bool(RUN_ACTION.match(uses))
+
+
+def _decides(step: dict[str, Any]) -> bool:
+    """A step that computes a verdict or a part of one (a shard): the gate action, but in comment mode."""
+    return bool(OWN_ACTION.match(str(step.get("uses", "")))) and "comment-from" not in step.get("with", {})
+
+
+def test_there_are_pull_request_examples_that_run_the_agent_and_that_gate() -> None:
+    assert {_rel(p) for p in PR_EXAMPLES} >= {"examples/run-agent.yml", "examples/sharded.yml",
+                                              "examples/sourcegate.yml", "examples/fork-safe/gate.yml"}
+    steps = [s for p in PR_EXAMPLES for _, s in _steps(_load(p))]
+    assert any(RUN_ACTION.match(str(s.get("uses", ""))) for s in steps) and any(_decides(s) for s in steps)
+
+
+@pytest.mark.parametrize("path", PR_EXAMPLES, ids=_rel)
+def test_no_job_that_decides_runs_code_of_the_pull_request(path: Path) -> None:
+    # Code that runs in a job can change whatever the job does after it (its files, .git, the
+    # variables of later steps): the verdict is computed only in a job where none of it ran.
+    for name, job in _load(path)["jobs"].items():
+        steps = job.get("steps", [])
+        if _checks_out(job) and any(_runs_pull_request_code(s) for s in steps):
+            assert not any(_decides(s) for s in steps), f"{_rel(path)}: job {name} runs PR code and decides"
+
+
+def test_the_agent_job_hands_only_its_traces_to_a_gate_job_that_reads_them_as_data() -> None:
+    workflow = _load(ROOT / "examples" / "run-agent.yml")
+    jobs = workflow["jobs"]
+    [agent_name] = [n for n, j in jobs.items() if any(RUN_ACTION.match(str(s.get("uses", ""))) for s in j["steps"])]
+    [gate_name] = [n for n, j in jobs.items() if any(_decides(s) for s in j["steps"])]
+    agent, gate = jobs[agent_name], jobs[gate_name]
+    # The agent's job: read-only, the agent's own key in the agent's step alone, its traces uploaded.
+    assert agent["permissions"] == {"contents": "read"}
+    [run] = [s for s in agent["steps"] if RUN_ACTION.match(str(s.get("uses", "")))]
+    keyed = [s for s in agent["steps"] if "secrets." in json.dumps(s)]
+    assert keyed == [run] and list(run["env"]) == ["ANTHROPIC_API_KEY"]
+    [upload] = [s for s in agent["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert upload["with"]["path"].rstrip("/") == run["with"]["out"] and upload["if"] == "always()"
+    # The gate's job: after the agent's whatever became of it, the traces downloaded into a folder of
+    # their own (outside the golden set) and named in `runs`.
+    assert gate["needs"] == agent_name and _always(gate["if"])
+    [download] = [s for s in gate["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@")]
+    [decide] = [s for s in gate["steps"] if _decides(s)]
+    assert download["with"]["name"] == upload["with"]["name"] and "run-id" not in download["with"]
+    assert decide["with"]["runs"] == download["with"]["path"]
+    golden = decide["with"]["golden-set"]
+    assert not (decide["with"]["runs"] + "/").startswith(golden.rstrip("/") + "/")
+    assert gate["steps"].index(download) < gate["steps"].index(decide)
+
+
+def test_the_sharded_workflow_runs_no_code_of_the_pull_request_at_all() -> None:
+    # Its partial reports carry the judge's answers, which the merge takes as the shards say them.
+    workflow = _load(ROOT / "examples" / "sharded.yml")
+    for name, job in workflow["jobs"].items():
+        assert not any(_runs_pull_request_code(s) for s in job["steps"]), f"job {name} runs PR code"

@@ -46,9 +46,9 @@ from gate.action.check import Gate, run_gate
 from gate.action.commands import escape_data, escape_property, output_block, workflow_command
 from gate.action.entrypoint import main
 from gate.action.inputs import (
+    ACTION_JUDGE_MODES,
     FAIL_ON,
     INPUT_NAMES,
-    JUDGE_MODES,
     OUTPUT_NAMES,
     Inputs,
     discover_golden_sets,
@@ -64,18 +64,18 @@ from gate.action.outcome import (
     outcome_from_report,
     set_annotation_lines,
 )
-from gate.action.plan import Plan, plan_check
+from gate.action.plan import SetPlan, plan_check
 
 __all__ = [
     "FAIL_ON",
     "INPUT_NAMES",
-    "JUDGE_MODES",
+    "ACTION_JUDGE_MODES",
     "MAX_ANNOTATIONS",
     "OUTPUT_NAMES",
     "Gate",
     "Inputs",
     "SetOutcome",
-    "Plan",
+    "SetPlan",
     "SetRun",
     "annotation_lines",
     "combined_verdict",

@@ -29,7 +29,7 @@ from gate.action.outcome import SetOutcome, figure
 from gate.errors import EXIT_INCONCLUSIVE, EXIT_PASS
 from gate.results import Report
 
-__all__ = ["VERDICT_SEVERITY", "SetRun", "combined_verdict", "sets_output", "step_outputs", "verdict_line"]
+__all__ = ["VERDICT_SEVERITY", "SetRun", "combined_verdict", "sets_output", "step_outputs", "failure_annotation"]
 
 VERDICT_SEVERITY = ("error", "fail", "inconclusive", "pass")
 """Verdicts, most severe first: the step's ``verdict`` output is the first one any set had."""
@@ -122,7 +122,7 @@ def step_outputs(runs: Sequence[SetRun], judge: str, final: int) -> dict[str, st
     }
 
 
-def verdict_line(runs: Sequence[SetRun], fail_on: str, final: int) -> str | None:
+def failure_annotation(runs: Sequence[SetRun], fail_on: str, final: int) -> str | None:
     """The annotation that says why the step failed, or why a green step is not a pass.
 
     ``fail-on: none`` keeps the step green, but a ``fail`` or ``inconclusive`` verdict is still

@@ -1,6 +1,6 @@
 """Check mode: run the gate on each golden set as planned, then report it to the runner.
 
-Prepares git (the mounted workspace is trusted, the baseline commit must be in the checkout), then
+Checks that the baseline commit is in the checkout, then
 for each golden set calls the gate as Python: :func:`gate.pipeline.run_set` (in merge mode
 :func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.results.Report`, and
 :func:`gate.commands.check.deliver` writes its report files, job summary file and PR comment, the
@@ -20,47 +20,45 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from gate.action.aggregate import SetRun, step_outputs, verdict_line
-from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
-from gate.action.inputs import KEYED_MODES, Inputs, discover_golden_sets
+from gate.action.aggregate import SetRun, failure_annotation, step_outputs
+from gate.action.commands import append_runner_file, commands_stopped, output_block, workflow_command
+from gate.action.inputs import Inputs, discover_golden_sets
 from gate.action.notrun import (
     NOT_RUN_FILE,
     DroppedSet,
     NotRun,
     dropped_message,
     dropped_sets,
-    git,
     post_not_run,
     write_not_run,
 )
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
-from gate.action.plan import Plan, plan_check
+from gate.action.plan import SetPlan, plan_check
 from gate.commands.check import Delivery, Outputs, deliver
 from gate.commands.targets import check_targets, reads_of
-from gate.config import DEFAULT_PROVIDER
+from gate.config import CALLING_MODES, DEFAULT_PROVIDER
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
+from gate.gitrev import has_commit
 from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
 from gate.load import load_golden
 from gate.mergerun import MergeRequest, merged_report
 from gate.outputs import resolve_within
+from gate.paths import real_is_below
 from gate.pipeline import TRACES_NAME, SetRequest, run_set
 from gate.progress import PlainProgress, Progress
 from gate.publish import comment_authors, run_url
 from gate.report.escape import md, md_code
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
-from gate.report.summary import SummaryReporter
+from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
 from gate.results import CHECK_ERROR, Report
 from gate.rules import resolve_config
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
 
-__all__ = ["SUMMARY_LIMIT", "Gate", "run_check", "run_gate"]
-
-SUMMARY_LIMIT = 1024 * 1024 - 4096
-"""GitHub refuses a step summary over 1 MiB; keep a margin for the notes around it."""
+__all__ = ["Gate", "run_check", "run_gate"]
 
 class Gate(Protocol):
     """Runs one planned request into its report: :func:`run_gate`, or a stand-in passed in by tests."""
@@ -94,23 +92,14 @@ PULL_REQUEST_TARGET = (
 )
 """The warning a ``pull_request_target`` run gets (the action still runs: the trigger is the workflow's)."""
 
-_NOT_A_COMMIT = 1
-"""``git rev-parse --verify --quiet``'s exit code for a name that is not a commit of the repository."""
-
-
-def _prepare_git(env: Mapping[str, str], root: str, baseline: str | None) -> None:
-    """Trust the mounted workspace, and make sure the baseline commit is there to read from."""
-    workspace = env.get("GITHUB_WORKSPACE")
-    if workspace:
-        # The workspace is mounted from the runner and owned by another user: without this,
-        # git refuses it ("dubious ownership") and `git show BASE:path` fails.
-        git(["config", "--global", "--add", "safe.directory", workspace], root, env)
+def _prepare_git(root: str, baseline: str | None) -> None:
+    """Make sure the baseline commit is there to read from. (The mounted workspace, owned by another user,
+    needs no ``safe.directory`` written anywhere: the gate's git commands trust it on their own command
+    line, :mod:`gate.git.command`.)"""
     if baseline is None:
         return
-    found = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{baseline}^{{commit}}"], root, env)
-    # With --quiet, a name that is no commit here exits 1 and says nothing; outside a git checkout
-    # (or a repository git will not read) it exits 128: the gate itself then says what it cannot read.
-    if found is not None and found.returncode == _NOT_A_COMMIT:
+    # Outside a git checkout (or a repository git cannot read) the gate itself says what it cannot read.
+    if has_commit(root, baseline) is False:
         raise InputError(
             f"the baseline commit {baseline} is not in the checkout, so the PR could not be compared "
             "with its base: check out with `fetch-depth: 0` (actions/checkout), or set 'baseline-ref'"
@@ -129,10 +118,10 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
     pr = _pr_context(env)
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None) or None
-    _prepare_git(env, root, baseline)
+    _prepare_git(root, baseline)
     found = discover_golden_sets(root, required=False) if not inputs.golden_set else ()
     # With discovery, every set the base commit has must still be here: a PR cannot drop one silently.
-    dropped = dropped_sets(root, baseline, found, env) if not inputs.golden_set and baseline else ()
+    dropped = dropped_sets(root, baseline, found) if not inputs.golden_set and baseline else ()
     if not inputs.golden_set and not found and not dropped:
         discover_golden_sets(root)  # none anywhere: its input error
     # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
@@ -142,6 +131,12 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     several = len(sets) > 1
     if (inputs.shard or inputs.merge_from) and (several or dropped or not os.path.isdir(sets[0].paths[0])):
         raise InputError("inputs 'shard' and 'merge-from' take one golden-set folder: set 'golden-set'")
+    if inputs.runs and (several or dropped or not sets or not os.path.isdir(sets[0].paths[0])):
+        raise InputError("input 'runs' holds the traces of one golden set: set 'golden-set' to its folder")
+    if inputs.runs and not real_is_below(inputs.runs, root):
+        # Downloaded traces stay in the workspace: a folder committed as a link out of it is refused.
+        raise InputError("input 'runs' leads out of the workspace (a symbolic link): the traces are read "
+                         "only inside it", file=inputs.runs)
     if inputs.shard:
         inputs = replace(inputs, fail_on="none")  # a shard never gates: the merge job does
     partials = _partials(inputs.merge_from, root) if inputs.merge_from else ()
@@ -180,19 +175,19 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     judges = [p.judge for p in plans]
     judge = judges[0] if len(set(judges)) == 1 else "\n".join(judges)
     outputs = step_outputs(runs, judge, final)
-    append_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()),
-                "the step's outputs (GITHUB_OUTPUT)")
+    append_runner_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()),
+                       "the step's outputs (GITHUB_OUTPUT)")
 
     for r in runs:
         if r.outcome is None:
             title = "sourcegate could not run" + (f" golden set {r.label}" if every else "")
             print(workflow_command("error", r.error or "", title=title), file=out)
     named = [(r.outcome, r.paths, r.label if several else None) for r in runs if r.outcome is not None]
-    for line in set_annotation_lines(named, root):
+    for line in set_annotation_lines(named, root, inputs.runs):
         print(line, file=out)
-    append_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
-                "the job summary (GITHUB_STEP_SUMMARY)")
-    why = verdict_line(runs, inputs.fail_on, final)
+    append_runner_file(env.get("GITHUB_STEP_SUMMARY"), _summary(runs, judge, notes, final, run_url(env)),
+                       "the job summary (GITHUB_STEP_SUMMARY)")
+    why = failure_annotation(runs, inputs.fail_on, final)
     if why is not None:
         print(why, file=out)
     return final
@@ -248,7 +243,7 @@ def _judge_provider(inputs: Inputs, golden: GoldenSetPaths, baseline: str | None
     configuration cannot be read: the gate then says why, as the set's error."""
     if inputs.judge_provider:
         return inputs.judge_provider
-    if inputs.judge not in ("auto", *KEYED_MODES) or inputs.merge_from:
+    if inputs.judge not in ("auto", *CALLING_MODES) or inputs.merge_from:
         return DEFAULT_PROVIDER
     try:
         return resolve_config(golden.paths, inputs.config, ref=baseline,
@@ -257,7 +252,7 @@ def _judge_provider(inputs: Inputs, golden: GoldenSetPaths, baseline: str | None
         return None
 
 
-def _step_notes(plans: Sequence[Plan]) -> list[str]:
+def _step_notes(plans: Sequence[SetPlan]) -> list[str]:
     """Every set's notes, each once, in order."""
     return list(dict.fromkeys(n for p in plans for n in p.notes))
 
@@ -275,7 +270,7 @@ def _partials(folder: str, root: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _run_set(golden: GoldenSetPaths, plan: Plan, fail_on: str, env: Mapping[str, str], out: TextIO,
+def _run_set(golden: GoldenSetPaths, plan: SetPlan, fail_on: str, env: Mapping[str, str], out: TextIO,
              gate: Gate, root: str) -> SetRun:
     """One golden set through the gate and ``sourcegate check``'s delivery, with workflow commands
     stopped: its messages, the verdict line and any error reach the log between the tokens."""

@@ -16,10 +16,11 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from gate.errors import InputError
+from gate.outputs import append_file
 
 __all__ = [
     "RunnerFileError",
-    "append_file",
+    "append_runner_file",
     "commands_stopped",
     "escape_data",
     "escape_property",
@@ -68,15 +69,11 @@ class RunnerFileError(InputError):
     """A runner file (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) that cannot be written (exit 2)."""
 
 
-def append_file(path: str | None, text: str, what: str = "the runner's file") -> None:
+def append_runner_file(path: str | None, text: str, what: str = "the runner's file") -> None:
     """Append to a runner file (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) when it is set; one that
     cannot be written is a :class:`RunnerFileError` naming ``what`` and the reason."""
     if path:
-        try:
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise RunnerFileError(f"cannot write {what}: {e.strerror or e}", file=path) from e
+        append_file(path, text, what=what, error=RunnerFileError)
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from gate.action.aggregate import combined_verdict
-from gate.action.commands import append_file, commands_stopped, output_block, workflow_command
+from gate.action.commands import append_runner_file, commands_stopped, output_block, workflow_command
 from gate.action.inputs import Inputs
 from gate.action.notrun import NOT_RUN_FILE, not_run_comment, read_not_run
 from gate.commands.comment import post_report, read_artifact
@@ -82,9 +82,9 @@ def run_comment(inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:
             print(workflow_command("error", f"the pull request comment was not posted ({file}): see the "
                                    "message above", title="sourcegate"), file=out)
     final = combined_exit(codes)
-    append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", combined_verdict(verdicts))
-                + output_block("comment-url", "\n".join(urls)) + output_block("exit-code", str(final)),
-                "the step's outputs (GITHUB_OUTPUT)")
+    append_runner_file(env.get("GITHUB_OUTPUT"), output_block("verdict", combined_verdict(verdicts))
+                       + output_block("comment-url", "\n".join(urls)) + output_block("exit-code", str(final)),
+                       "the step's outputs (GITHUB_OUTPUT)")
     return final
 
 

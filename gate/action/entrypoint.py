@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from gate.action.check import Gate, run_check, run_gate
-from gate.action.commands import RunnerFileError, append_file, mask, output_block, workflow_command
+from gate.action.commands import RunnerFileError, append_runner_file, mask, output_block, workflow_command
 from gate.action.comment import run_comment
 from gate.action.inputs import SECRET_INPUTS, input_env_name, read_inputs
 from gate.errors import GateError, InputError
@@ -65,8 +65,9 @@ def main(env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
 def _error_outputs(env: Mapping[str, str], code: int, error: Exception, out: TextIO) -> None:
     """``verdict=error`` and the exit code, for a step the gate could not run (check and comment mode)."""
     try:
-        append_file(env.get("GITHUB_OUTPUT"), output_block("verdict", "error") + output_block("exit-code", str(code)),
-                    "the step's outputs (GITHUB_OUTPUT)")
+        append_runner_file(env.get("GITHUB_OUTPUT"),
+                           output_block("verdict", "error") + output_block("exit-code", str(code)),
+                           "the step's outputs (GITHUB_OUTPUT)")
     except RunnerFileError as e:
         if not isinstance(error, RunnerFileError):  # else said already
             _annotate(e, out)

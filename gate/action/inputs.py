@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gate.config import DEFAULT_PROVIDER
+from gate.config import CALLING_MODES, DEFAULT_PROVIDER, JUDGE_MODES
 from gate.errors import InputError
 from gate.judge.providers import PROVIDERS
 from gate.publish import parse_logins
@@ -22,8 +22,7 @@ __all__ = [
     "FAIL_ON",
     "INPUT_NAMES",
     "JUDGE_KEYS",
-    "JUDGE_MODES",
-    "KEYED_MODES",
+    "ACTION_JUDGE_MODES",
     "OUTPUT_NAMES",
     "SECRET_INPUTS",
     "SNAPSHOT_ROOT",
@@ -38,7 +37,7 @@ __all__ = [
 INPUT_NAMES = (
     "golden-set", "config", "trust-config", "judge", "judge-provider", "anthropic-api-key", "openai-api-key",
     "github-token", "comment", "comment-author", "baseline-ref", "fail-on", "report-dir", "comment-from", "pr-number",
-    "shard", "merge-from",
+    "shard", "merge-from", "runs",
 )
 """Every input ``action.yml`` declares; a test keeps the two lists equal."""
 OUTPUT_NAMES = (
@@ -48,8 +47,8 @@ OUTPUT_NAMES = (
 """Every output ``action.yml`` declares (``comment-url`` in comment mode only)."""
 SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
 """Inputs that are masked in the log (``::add-mask::``) before anything else is printed."""
-JUDGE_MODES = ("auto", "live", "batch", "replay", "off")
-KEYED_MODES = ("live", "batch")
+ACTION_JUDGE_MODES = ("auto", *JUDGE_MODES)
+"""The action's ``judge`` input: the CLI's modes and ``auto`` (live with the provider's key, else replay)."""
 """The judge modes that call the provider's API, and so need (and alone may see) its key."""
 JUDGE_KEYS = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
 """Each judge provider that needs a key, and the input that holds it."""
@@ -90,6 +89,8 @@ class Inputs:
     """``i/n``: run one shard of the golden set and write its partial report (no comment, no gate)"""
     merge_from: str | None = None
     """merge mode: a folder holding every shard's partial report, merged, gated and commented"""
+    runs: str | None = None
+    """the golden set's traces from this folder (inside the workspace), not its ``runs/``"""
 
     @property
     def judge_keys(self) -> dict[str, str]:
@@ -187,7 +188,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         golden_set=golden,
         config=_get(env, "config") or None,
         trust_config=_flag(env, "trust-config", False),
-        judge=_choice(env, "judge", JUDGE_MODES, "auto"),
+        judge=_choice(env, "judge", ACTION_JUDGE_MODES, "auto"),
         judge_provider=_provider(env),
         api_key=_get(env, "anthropic-api-key"),
         openai_api_key=_get(env, "openai-api-key"),
@@ -201,6 +202,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         pr_number=number,
         shard=shard,
         merge_from=merge_from,
+        runs=_relative(env, "runs") or None,
     )
 
 
@@ -216,7 +218,7 @@ def resolve_judge(requested: str, has_key: bool, key_input: str = "anthropic-api
             "the judge replays its cache; claims missing from it stay unscored, and too many unscored "
             "claims make the run inconclusive, never a pass"
         )
-    if requested in KEYED_MODES and not has_key:
+    if requested in CALLING_MODES and not has_key:
         return "replay", (
             f"judge '{requested}' was asked for but no {key_input} was given: the judge replays its cache "
             "instead; claims missing from it stay unscored"

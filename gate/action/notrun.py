@@ -17,14 +17,15 @@ I/O at the edges (git, the comment), the body pure.
 from __future__ import annotations
 
 import os
-import subprocess
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
 import yaml
 
 from gate.action.inputs import SNAPSHOT_ROOT
+from gate.errors import GateError
+from gate.gitrev import Revision, relative, resolve, show, tree_entries
 from gate.jsonio import dump_json, load_json, validate
 from gate.outputs import write_file
 from gate.report.escape import md_code
@@ -39,7 +40,6 @@ __all__ = [
     "NotRun",
     "dropped_message",
     "dropped_sets",
-    "git",
     "not_run_comment",
     "post_not_run",
     "read_not_run",
@@ -54,18 +54,6 @@ _MAX_ERROR = 4000
 """A record's error is cut to this many characters (the schema's limit)."""
 
 
-def git(args: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
-    """Run git with an argument list (never a shell) in the step's environment; None when git is not
-    installed."""
-    try:
-        return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60,
-            env={**os.environ, **env},
-        )
-    except (FileNotFoundError, subprocess.TimeoutExpired):
-        return None
-
-
 @dataclass(frozen=True)
 class DroppedSet:
     """A golden set of the base commit that the working tree no longer has."""
@@ -76,47 +64,35 @@ class DroppedSet:
     """its ``golden.yaml`` name at the base commit (its PR comment's key), else its folder's name"""
 
 
-def _tree(cwd: str, env: Mapping[str, str], commit: str, *paths: str) -> list[tuple[str, str]] | None:
-    """(type, path) of each entry ``git ls-tree`` lists at ``commit`` (None: git could not tell)."""
-    done = git(["ls-tree", "-z", "--end-of-options", commit, "--", *paths], cwd, env)
-    if done is None or done.returncode != 0:
-        return None
-    entries = []
-    for entry in done.stdout.split("\0"):
-        meta, _, path = entry.partition("\t")
-        parts = meta.split()
-        if path and len(parts) == 3:
-            entries.append((parts[1], path))
-    return entries
+def _base_name(at: Revision, rel: str) -> str:
+    """The set's ``name`` in its ``golden.yaml`` at the revision; its folder's name when that cannot be read."""
+    try:
+        data = yaml.safe_load(show(at.top, at.commit, f"{rel}/golden.yaml") or "")
+    except (yaml.YAMLError, GateError):
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
+        return str(data["name"])
+    return os.path.basename(rel)
 
 
-def _base_name(cwd: str, env: Mapping[str, str], commit: str, path: str) -> str:
-    """The set's ``name`` in its ``golden.yaml`` at ``commit``; its folder's name when that cannot be read."""
-    done = git(["show", "--end-of-options", f"{commit}:./{path}/golden.yaml"], cwd, env)
-    if done is not None and done.returncode == 0:
-        try:
-            data = yaml.safe_load(done.stdout)
-        except yaml.YAMLError:
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
-            return str(data["name"])
-    return os.path.basename(path)
-
-
-def dropped_sets(root: str, commit: str, found: Collection[str], env: Mapping[str, str]) -> tuple[DroppedSet, ...]:
+def dropped_sets(root: str, commit: str, found: Collection[str]) -> tuple[DroppedSet, ...]:
     """The golden sets (folders of ``cached-snapshots/`` with a ``golden.yaml``) at ``commit`` that are
-    not among ``found``, sorted by path. Empty when git cannot list the commit (not a git checkout):
-    the gate itself then says what it cannot read at the base."""
-    folders = _tree(root, env, commit, f"{SNAPSHOT_ROOT}/")
-    if not folders:
+    not among ``found``, sorted by path. Read as the gate reads the base (:mod:`gate.gitrev`: objects
+    checked by hash). Empty when the commit cannot be read (not a git checkout, a missing commit,
+    changed objects): the gate itself then says what it cannot read at the base."""
+    try:
+        at = resolve(root, commit)
+        snapshots = relative(at.top, os.path.join(root, SNAPSHOT_ROOT))
+        folders = [name for name, (kind, _) in tree_entries(at.top, at.commit, snapshots).items() if kind == "tree"]
+        rels = {f"{snapshots}/{name}" if snapshots != "." else name: os.path.join(SNAPSHOT_ROOT, name)
+                for name in folders}
+        at_base = sorted((path, rel) for rel, path in rels.items()
+                         if tree_entries(at.top, at.commit, rel).get("golden.yaml", ("", ""))[0] == "blob")
+        here = {os.path.normpath(p) for p in found}
+        return tuple(DroppedSet(path.replace(os.sep, "/"), _base_name(at, rel)) for path, rel in at_base
+                     if os.path.normpath(path) not in here)
+    except GateError:
         return ()
-    candidates = [p for kind, p in folders if kind == "tree"]
-    if not candidates:
-        return ()
-    sets = _tree(root, env, commit, *(f"{p}/golden.yaml" for p in candidates)) or []
-    at_base = sorted(os.path.dirname(p) for kind, p in sets if kind == "blob")
-    here = {os.path.normpath(p) for p in found}
-    return tuple(DroppedSet(p, _base_name(root, env, commit, p)) for p in at_base if os.path.normpath(p) not in here)
 
 
 def dropped_message(dropped: DroppedSet, commit: str) -> str:

@@ -124,11 +124,12 @@ def figure(value: float | None) -> str:
     return "" if value is None else f"{value:.4f}"
 
 
-def _annotation_file(case: str, paths: Sequence[str], root: str) -> str | None:
+def _annotation_file(case: str, paths: Sequence[str], root: str, runs: str | None = None) -> str | None:
     candidates = []
     for p in paths:
         if os.path.isdir(p):
-            candidates += [os.path.join(p, "runs", f"{case}.json"), os.path.join(p, "golden.yaml")]
+            candidates += [os.path.join(runs or os.path.join(p, "runs"), f"{case}.json"),
+                           os.path.join(p, "golden.yaml")]
         elif os.path.splitext(os.path.basename(p))[0] == case or len(paths) == 1:
             candidates.append(p)
     for c in candidates:
@@ -142,11 +143,13 @@ def annotation_lines(outcome: SetOutcome, paths: Sequence[str], root: str) -> li
     return set_annotation_lines([(outcome, paths, None)], root)
 
 
-def set_annotation_lines(sets: Sequence[tuple[SetOutcome, Sequence[str], str | None]], root: str) -> list[str]:
+def set_annotation_lines(sets: Sequence[tuple[SetOutcome, Sequence[str], str | None]], root: str,
+                         runs: str | None = None) -> list[str]:
     """The hard failures of every set, in order, as at most :data:`MAX_ANNOTATIONS` ``::error`` lines.
 
     Each set is (outcome, its paths, its name or None); a name is added to each title (a run of
-    several sets), the file is the case's run file in that set. GitHub shows at most 10 error
+    several sets), the file is the case's run file in that set (in ``runs``, the traces' own folder,
+    when they were read from there). GitHub shows at most 10 error
     annotations per step, whatever the number of sets, so the rest are summed up in one.
     """
     failures = [(f, tag, blocks, paths, name) for outcome, paths, name in sets
@@ -160,7 +163,7 @@ def set_annotation_lines(sets: Sequence[tuple[SetOutcome, Sequence[str], str | N
         text = message if url is None or url in message else f"{message} ({url})"
         where = f"{case} (golden set {name})" if name else case
         lines.append(workflow_command("error" if blocks else "warning", text,
-                                      file=_annotation_file(case, paths, root),
+                                      file=_annotation_file(case, paths, root, runs),
                                       title=f"sourcegate {check}: {where}{_TAG_TITLE[(tag, blocks)]}"))
     if len(shown) < len(failures):
         hidden = failures[len(shown):]

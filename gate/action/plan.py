@@ -1,7 +1,7 @@
 """What a check run will do, decided from the inputs and the event before anything runs. Pure.
 
 :func:`plan_check` turns the :class:`~gate.action.inputs.Inputs` and the pull request (if any) into a
-:class:`Plan` of values: the request the gate runs (a :class:`~gate.pipeline.SetRequest`, or in
+:class:`SetPlan` of values: the request the gate runs (a :class:`~gate.pipeline.SetRequest`, or in
 merge mode a :class:`~gate.mergerun.MergeRequest`), the report files, whether to comment and as
 whom, the judge mode, the baseline commit and the notes that tell the reader why (no key, a fork,
 not a pull request).
@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gate.action.inputs import KEYED_MODES, Inputs, key_input, resolve_judge
-from gate.config import DEFAULT_PROVIDER
+from gate.action.inputs import Inputs, key_input, resolve_judge
+from gate.config import CALLING_MODES, DEFAULT_PROVIDER
 from gate.mergerun import MergeRequest
 from gate.pipeline import SetRequest
 from gate.report.registry import REPORTERS
@@ -25,11 +25,11 @@ from gate.shards import parse_shard
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
 
-__all__ = ["Plan", "plan_check"]
+__all__ = ["SetPlan", "plan_check"]
 
 
 @dataclass(frozen=True)
-class Plan:
+class SetPlan:
     """What one golden set's run will do, decided from the inputs and the event before anything runs."""
 
     request: SetRequest | MergeRequest
@@ -50,7 +50,7 @@ def _notes(inputs: Inputs, judge: str, why: str | None, baseline: str | None,
     notes = []
     if why:
         notes.append(why)
-    elif any(inputs.judge_keys.values()) and judge not in KEYED_MODES:
+    elif any(inputs.judge_keys.values()) and judge not in CALLING_MODES:
         notes.append(f"judge '{judge}' was asked for: the judge's API key is not used")
     if baseline is None:
         notes.append("not a pull request and no baseline-ref: the baseline is read from the working tree")
@@ -67,7 +67,7 @@ def _notes(inputs: Inputs, judge: str, why: str | None, baseline: str | None,
 
 
 def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | None,
-               partials: Sequence[str] = (), *, provider: str | None = None) -> Plan:
+               partials: Sequence[str] = (), *, provider: str | None = None) -> SetPlan:
     """The request, the report files and the notes for the log and the summary. Pure: no I/O.
 
     With ``inputs.shard``, one shard of the set is checked and nothing is commented; with
@@ -90,12 +90,13 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
     request: SetRequest | MergeRequest
     if inputs.merge_from:  # the merge judges nothing: the shards did
         request = MergeRequest(paths[0], (*paths[1:], *partials), config_file=inputs.config, baseline_ref=baseline,
-                               trust_config=trust)
+                               trust_config=trust, runs=inputs.runs)
     else:
-        keys = MappingProxyType(inputs.judge_keys) if judge in KEYED_MODES else None
+        keys = MappingProxyType(inputs.judge_keys) if judge in CALLING_MODES else None
         request = SetRequest(tuple(paths), inputs.config, judge, baseline_ref=baseline, trust_config=trust,
                              judge_provider=inputs.judge_provider,
-                             shard=parse_shard(inputs.shard) if inputs.shard else None, judge_keys=keys)
+                             shard=parse_shard(inputs.shard) if inputs.shard else None, judge_keys=keys,
+                             runs=inputs.runs)
     notes += _notes(inputs, judge, why, baseline, pr, comment)
-    return Plan(request, judge, baseline, comment, inputs.comment_authors if comment else (), tuple(notes),
+    return SetPlan(request, judge, baseline, comment, inputs.comment_authors if comment else (), tuple(notes),
                 MappingProxyType(files))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from gate.commands import baseline, check, comment, import_, init, merge, run, snapshot
+from gate.commands import baseline, check, comment, drift, import_, init, merge, run, snapshot
 from gate.commands.base import Command, Parser
 
 __all__ = ["COMMANDS", "Command", "Parser"]
@@ -22,5 +22,6 @@ COMMANDS: MappingProxyType[str, Command] = MappingProxyType({
     "init": init,
     "run": run,
     "merge": merge,
+    "drift": drift,
 })
 """Sub-command name -> its module, in the order ``sourcegate --help`` lists them."""

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 
 from gate.baseline import baseline_file, refusal, stamped, write_baseline
 from gate.commands.base import Parser, Subparsers
-from gate.commands.check import JUDGE_MODES
 from gate.commands.sets import each_set
 from gate.commands.targets import Target, check_targets, reads_of, set_name
+from gate.config import JUDGE_MODES
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
 from gate.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets

@@ -30,6 +30,7 @@ from typing import TextIO
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.sets import each_set
 from gate.commands.targets import Target, check_targets, reads_of, set_name
+from gate.config import JUDGE_MODES
 from gate.console import add_options as add_console_options
 from gate.console import progress, show, terminal_mode
 from gate.errors import InputError
@@ -45,14 +46,13 @@ from gate.rules import Rules
 from gate.shards import Shard, parse_shard
 from gate.spans import otlp_deadline, preflight, prepare
 
-__all__ = ["JUDGE_MODES", "Delivery", "Outputs", "Plan", "add_parser", "check_outputs", "check_plan", "deliver",
+__all__ = ["Delivery", "Outputs", "CheckPlan", "add_parser", "check_outputs", "check_plan", "deliver",
            "file_flags", "plan", "report_flags", "request_rules", "run"]
 
 SUMMARY = "summary"
 """The reporter ``check`` publishes rather than only writes: by default appended to the job summary."""
 SET_FILES = ("baseline", "otlp_json")
 """The ``check`` options that name a file and are not reports."""
-JUDGE_MODES = ("live", "batch", "replay", "off")
 
 
 def file_flags() -> tuple[str, ...]:
@@ -64,10 +64,17 @@ def add_parser(sub: Subparsers) -> None:
     """Add ``check`` to the main parser; a report option for each reporter of the registry that has one."""
     c = sub.add_parser("check", help="run the gate on golden sets or trace files")
     c.add_argument("paths", nargs="*", metavar="PATH",
-                   help="golden-set folders (each in turn: outputs then need {name}) or trace files "
-                        "(default: the sets under cached-snapshots/)")
+                   help="golden-set folders (each in turn: outputs need {name}) or trace files "
+                        "(default: sets in cached-snapshots/)")
     add_check_options(c)
     c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
+    add_runs_option(c)
+
+
+def add_runs_option(c: argparse.ArgumentParser) -> None:
+    """``--runs DIR``: the set's traces from a folder of their own (``check`` and ``merge``)."""
+    c.add_argument("--runs", metavar="DIR",
+                   help="the golden set's traces from DIR, not its runs/")
 
 
 def _shard(value: str) -> Shard:
@@ -145,7 +152,7 @@ class Outputs:
 
 
 @dataclass(frozen=True)
-class Plan:
+class CheckPlan:
     """A ``check`` that passed every refusal made before any set runs: its sets, comment authors and shard."""
 
     sets: tuple[GoldenSetPaths, ...]
@@ -153,7 +160,7 @@ class Plan:
     shard: Shard | None = None
 
 
-def plan(args: argparse.Namespace, paths: Sequence[str]) -> Plan:
+def plan(args: argparse.Namespace, paths: Sequence[str]) -> CheckPlan:
     """Everything ``check`` can refuse before any set runs (``run --check`` calls it before its agents)."""
     _not_yaml(paths)
     sets = split_sets(paths)
@@ -163,12 +170,14 @@ def plan(args: argparse.Namespace, paths: Sequence[str]) -> Plan:
     # So do spans asked for without the otel extra, or sent to a URL that is not one.
     if args.otlp_json is not None or args.otlp_endpoint is not None:
         preflight(args.otlp_endpoint)
+    if getattr(args, "runs", None) is not None and (len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
+        raise InputError("--runs takes the traces of one golden set: give one golden-set folder")
     shard = getattr(args, "shard", None)
     if shard is not None and (args.comment or len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
         raise InputError("--shard takes one golden-set folder and no --comment: "
                          "`sourcegate merge` writes the comment once the shards are merged")
     check_outputs(sets, args)
-    return Plan(sets, tuple(authors), shard)
+    return CheckPlan(sets, tuple(authors), shard)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,13 +185,13 @@ def run(args: argparse.Namespace) -> int:
     return check_plan(plan(args, args.paths or default_paths()), args)
 
 
-def check_plan(planned: Plan, args: argparse.Namespace, rules: Rules | None = None) -> int:
+def check_plan(planned: CheckPlan, args: argparse.Namespace, rules: Rules | None = None) -> int:
     """Run the planned sets in turn; ``rules``, when given, are the one set's rules already read
     (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again)."""
     return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules), "check")
 
 
-def request_rules(planned: Plan, args: argparse.Namespace) -> Rules:
+def request_rules(planned: CheckPlan, args: argparse.Namespace) -> Rules:
     """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now."""
     (golden,) = planned.sets
     return set_rules(_request(golden, args), golden.name or set_name(golden.paths))
@@ -231,7 +240,7 @@ def _one_stdout(args: argparse.Namespace) -> None:
 def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | None = None) -> SetRequest:
     return SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                       baseline_ref=args.baseline_ref, trust_config=args.trust_config,
-                      judge_provider=args.judge_provider, shard=shard)
+                      judge_provider=args.judge_provider, shard=shard, runs=getattr(args, "runs", None))
 
 
 def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> None:

@@ -1,8 +1,9 @@
 """``sourcegate merge GOLDEN PARTIAL...``: the shards of one golden set back into one report.
 
-The partial reports of ``check GOLDEN --shard i/n --json FILE`` are merged, compared with the
-baseline and decided once (:mod:`gate.mergerun`), then written and published as ``check`` writes
-and publishes one set's report: the same report options, job summary and PR comment.
+The partial reports of ``check GOLDEN --shard i/n --json FILE`` are merged, each case checked again
+from its trace, compared with the baseline and decided once (:mod:`gate.mergerun`), then written
+and published as ``check`` writes and publishes one set's report: the same report options, job
+summary and PR comment.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
-from gate.commands.check import Delivery, Outputs, add_report_options, deliver, report_flags
+from gate.commands.check import Delivery, Outputs, add_report_options, add_runs_option, deliver, report_flags
 from gate.commands.targets import check_targets, reads_of, set_name
 from gate.console import terminal_mode
 from gate.errors import InputError
@@ -31,6 +32,7 @@ def add_parser(sub: Subparsers) -> None:
     m.add_argument("partials", nargs="+", metavar="PARTIAL",
                    help="partial reports written by `sourcegate check GOLDEN --shard i/n --json FILE`")
     add_report_options(m)
+    add_runs_option(m)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     # A malformed author (flag or variable) stops the merge before anything is read.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     request = MergeRequest(args.golden, tuple(args.partials), args.config, args.baseline, args.baseline_ref,
-                           args.trust_config)
+                           args.trust_config, args.runs)
     flags = argparse.Namespace(otlp_json=None, **vars(args))
     report_flags(flags)
     # Every output path is checked before a partial report is read.

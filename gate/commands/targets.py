@@ -64,9 +64,14 @@ def reads_of(request: SetRequest | MergeRequest) -> dict[str, str]:
     if isinstance(request, MergeRequest):
         reads = _set_files(request.golden, request.config_file, request.baseline, compare=True)
         reads.update((p, "a partial report of this merge") for p in request.partials)
+        if request.runs is not None:
+            reads[request.runs] = "the folder of traces (--runs)"
         return reads
     if os.path.isdir(request.paths[0]):
-        return _set_files(request.paths[0], request.config_file, request.baseline, compare=request.compare)
+        reads = _set_files(request.paths[0], request.config_file, request.baseline, compare=request.compare)
+        if request.runs is not None:
+            reads[request.runs] = "the folder of traces (--runs)"
+        return reads
     reads = {p: "a trace file of this run" for p in request.paths}
     if request.config_file:
         reads[request.config_file] = "the configuration (--config)"

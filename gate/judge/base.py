@@ -29,7 +29,9 @@ from gate.judgement import RunJudgement, Usage
 from gate.model import Case, Run
 
 KEY_VERSION = 1
-DEFAULT_PROVIDER = "anthropic"
+UNNAMED_PROVIDER = "anthropic"
+"""The provider a cache key does not name: keys recorded before there were providers are anthropic's,
+and stay valid."""
 
 # Minimum cacheable prompt length in tokens (Anthropic prompt caching); shorter prefixes are never
 # cached, so marking them would only cost the 25% write premium for nothing.
@@ -64,7 +66,7 @@ class ToolCall:
     max_tokens: int = 4096
     cache_prefix: bool = False
     """the static prefix (tool definition + system prompt) is reused: mark it for prompt caching"""
-    provider: str = DEFAULT_PROVIDER
+    provider: str = UNNAMED_PROVIDER
 
     @property
     def system(self) -> str:
@@ -87,7 +89,7 @@ class ToolCall:
             "system": self.tool.system,
             "user": self.user,
         }
-        if self.provider != DEFAULT_PROVIDER:
+        if self.provider != UNNAMED_PROVIDER:
             material["provider"] = self.provider
         text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()

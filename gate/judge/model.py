@@ -6,7 +6,7 @@ from gate.judgement import (
     NOT_IN_CACHE,
     QUOTE_NOT_FOUND,
     QUOTE_UNRELATED,
-    VERDICTS,
+    SUPPORT_LEVELS,
     Claim,
     ClaimVerdict,
     Located,
@@ -14,9 +14,9 @@ from gate.judgement import (
     RunJudgement,
     SourceKind,
     SourceType,
+    Support,
     Usage,
-    Verdict,
 )
 
-__all__ = ["NOT_IN_CACHE", "QUOTE_NOT_FOUND", "QUOTE_UNRELATED", "VERDICTS", "Claim", "ClaimVerdict", "Located",
-           "QueryScore", "RunJudgement", "SourceKind", "SourceType", "Usage", "Verdict"]
+__all__ = ["NOT_IN_CACHE", "QUOTE_NOT_FOUND", "QUOTE_UNRELATED", "SUPPORT_LEVELS", "Claim", "ClaimVerdict", "Located",
+           "QueryScore", "RunJudgement", "SourceKind", "SourceType", "Support", "Usage"]

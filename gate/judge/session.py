@@ -46,7 +46,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import TypeVar
 
-from gate.config import Config
+from gate.config import CALLING_MODES, JUDGE_MODES, Config
 from gate.judge.base import Closing, Judge, JudgeRequest, Provider
 from gate.judge.batch.base import Batches
 from gate.judge.batch.pending import PendingBatches
@@ -59,8 +59,6 @@ from gate.model import Case, Run
 from gate.progress import NullProgress, Progress
 from gate.report.escape import plain
 
-MODES = ("live", "batch", "replay", "off")
-CALLING = ("live", "batch")
 """The modes that call the API (and report their progress)."""
 NOTE_CHARS = 1000
 """The longest note of a stopped judge on stderr (the API's own message is in it)."""
@@ -119,8 +117,8 @@ class JudgeSession:
         ``batches``, ``polling``, ``clock``, ``sleep``: batch mode's Message Batches API (default: the
         configured provider's), how often it polls, and the time it waits by (tests never wait).
         """
-        if mode not in MODES:
-            raise ValueError(f"judge mode {mode!r} is not one of {MODES}")
+        if mode not in JUDGE_MODES:
+            raise ValueError(f"judge mode {mode!r} is not one of {JUDGE_MODES}")
         self.mode = mode
         self.config = config
         self._cache_dir = cache_dir
@@ -130,7 +128,7 @@ class JudgeSession:
         self._trusted = trusted
         self._cache: JudgeCache | None = None
         self._judge: Judge | None = None
-        self._progress: Progress = NullProgress() if progress is None or mode not in CALLING else progress
+        self._progress: Progress = NullProgress() if progress is None or mode not in CALLING_MODES else progress
         self._batches = batches
         self._polling = polling
         self._clock = clock
@@ -243,7 +241,7 @@ class JudgeSession:
 
         if self._settler is not None:
             items = self._batch_rounds(fn, items)
-        threaded = self.active and self.mode in CALLING  # replay waits on nothing: no pool
+        threaded = self.active and self.mode in CALLING_MODES  # replay waits on nothing: no pool
         return ordered_map(step, items, self.config.judge.concurrency if threaded else 1)
 
     def _batch_rounds(self, fn: Callable[[A], B], items: Iterable[A]) -> list[A]:

@@ -12,7 +12,7 @@ from functools import cache
 from statistics import fmean
 from typing import Any
 
-from gate.judgement import VERDICTS, RunJudgement, Usage
+from gate.judgement import SUPPORT_LEVELS, RunJudgement, Usage
 from gate.results import CaseResult
 
 JUDGED_FIGURES = ("grounding_rate", "hallucination_rate", "query_quality", "primary_share")
@@ -45,7 +45,7 @@ def summarise(cases: Iterable[CaseResult]) -> JudgeSummary | None:
 
     The cases are read once (a large report's come back from its spill file), keeping per judged
     case only its figures, a few numbers."""
-    counts = dict.fromkeys((*VERDICTS, "unscored"), 0)
+    counts = dict.fromkeys((*SUPPORT_LEVELS, "unscored"), 0)
     usage = Usage()
     figures = []
     runs = claims = overruled = misattributed = problems = 0

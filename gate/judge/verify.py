@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.judgement import QUOTE_NOT_FOUND, QUOTE_UNRELATED, Claim, ClaimVerdict, Located, Verdict
+from gate.judgement import QUOTE_NOT_FOUND, QUOTE_UNRELATED, Claim, ClaimVerdict, Located, Support
 from gate.model import Page
 from gate.passage import PageIndex, WorkBudget, terms
 from gate.urls import canonical
@@ -26,7 +26,7 @@ MIN_COVERAGE = 0.25
 class Graded:
     """A verdict as the judge gave it, before the code checked it."""
 
-    verdict: Verdict
+    verdict: Support
     evidence: str | None
 
 

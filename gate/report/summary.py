@@ -14,8 +14,8 @@ from gate.results import Report
 
 __all__ = ["SUMMARY_LIMIT", "SUMMARY_OMISSION", "SummaryReporter"]
 
-SUMMARY_LIMIT = 1_000_000
-"""Just under GitHub's 1 MiB limit for one step's summary, in UTF-8 bytes."""
+SUMMARY_LIMIT = 1024 * 1024 - 4096
+"""GitHub refuses a step summary over 1 MiB (UTF-8 bytes): this much, with a margin for the notes around it."""
 SUMMARY_OMISSION = ("_This job summary was trimmed to fit GitHub's 1 MiB limit{left}. The full report is "
                     "in the report artifact of this workflow run._")
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from gate.judge.batch.base import MAX_BYTES, MAX_REQUESTS, Batches, BatchResult, BatchStatus
 from gate.judge.batch.pending import PendingBatch, PendingBatches
-from gate.judge.batch.plan import Plan, split
+from gate.judge.batch.plan import BatchPlan, split
 from gate.judge.batch.replies import BatchReplies
 from gate.judge.batch.runner import BatchRunner, Polling
 
 __all__ = ["MAX_BYTES", "MAX_REQUESTS", "BatchReplies", "BatchResult", "BatchRunner", "BatchStatus", "Batches",
-           "PendingBatch", "PendingBatches", "Plan", "Polling", "split"]
+           "PendingBatch", "PendingBatches", "BatchPlan", "Polling", "split"]

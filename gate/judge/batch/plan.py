@@ -18,7 +18,7 @@ ENVELOPE_BYTES = 32
 
 
 @dataclass(frozen=True)
-class Plan:
+class BatchPlan:
     """The batches to create, in order, and the requests too large for any batch."""
 
     batches: tuple[tuple[ToolCall, ...], ...]
@@ -26,7 +26,7 @@ class Plan:
 
 
 def split(calls: Iterable[ToolCall], size: Callable[[ToolCall], int], *, max_requests: int = MAX_REQUESTS,
-          max_bytes: int = MAX_BYTES) -> Plan:
+          max_bytes: int = MAX_BYTES) -> BatchPlan:
     """``calls`` in batches of at most ``max_requests`` requests and ``max_bytes`` bytes each."""
     batches: list[tuple[ToolCall, ...]] = []
     too_large: list[ToolCall] = []
@@ -44,4 +44,4 @@ def split(calls: Iterable[ToolCall], size: Callable[[ToolCall], int], *, max_req
         used += n
     if current:
         batches.append(tuple(current))
-    return Plan(tuple(batches), tuple(too_large))
+    return BatchPlan(tuple(batches), tuple(too_large))

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from gate.judge.base import Settled, ToolCall, ToolReply
-from gate.judge.batch.runner import Outcome
+from gate.judge.batch.runner import BatchAnswer
 from gate.judge.cost import priced
 from gate.judgement import Usage
 
@@ -32,7 +32,7 @@ class BatchReplies:
         """Empty; ``prices`` is the configuration's price table."""
         self._prices = prices
         self._lock = threading.Lock()
-        self._outcomes: dict[str, Outcome] = {}
+        self._outcomes: dict[str, BatchAnswer] = {}
         self._wanted: dict[str, ToolCall] = {}
         self._billed: set[str] = set()
         self._closed: str | None = None
@@ -61,7 +61,7 @@ class BatchReplies:
             wanted, self._wanted = self._wanted, {}
         return wanted
 
-    def add(self, outcomes: Mapping[str, Outcome]) -> None:
+    def add(self, outcomes: Mapping[str, BatchAnswer]) -> None:
         """A round's results."""
         with self._lock:
             self._outcomes.update(outcomes)

@@ -29,7 +29,7 @@ from gate.judge.batch.pending import PendingBatch, PendingBatches
 from gate.judge.batch.plan import split
 from gate.progress import NullProgress, Progress
 
-Outcome = ToolReply | str
+BatchAnswer = ToolReply | str
 """A request's reply from its batch, or why there is none."""
 
 POLL_FAILURES = 5
@@ -87,13 +87,13 @@ class BatchRunner:
             self._pending.drop(self.ended)
         self.ended = []
 
-    def run(self, calls: Mapping[str, ToolCall], *, first_round: bool = False) -> dict[str, Outcome]:
+    def run(self, calls: Mapping[str, ToolCall], *, first_round: bool = False) -> dict[str, BatchAnswer]:
         """Each of ``calls`` (by key) answered: its reply, or why it has none.
 
         ``first_round``: pending batches that share no request with this round are from other
         requests (the set, the prompts or the model changed): they are dropped, with a note.
         """
-        outcomes: dict[str, Outcome] = {}
+        outcomes: dict[str, BatchAnswer] = {}
         if self.fatal is not None:
             return dict.fromkeys(calls, f"not sent: {self.fatal}")
         waiting = self._resume(calls, first_round)
@@ -148,9 +148,9 @@ class BatchRunner:
         if isinstance(e, JudgeAuthError):
             self.fatal = self.fatal or str(e)
 
-    def _wait(self, waiting: list[tuple[str, frozenset[str]]], calls: Mapping[str, ToolCall]) -> dict[str, Outcome]:
+    def _wait(self, waiting: list[tuple[str, frozenset[str]]], calls: Mapping[str, ToolCall]) -> dict[str, BatchAnswer]:
         """Poll until every batch has ended (or the deadline and its grace pass); collect the results."""
-        outcomes: dict[str, Outcome] = {}
+        outcomes: dict[str, BatchAnswer] = {}
         open_batches = dict(waiting)
         last: dict[str, str] = {}
         delays = self._polling.delays()
@@ -195,7 +195,8 @@ class BatchRunner:
             except JudgeUnavailable as e:
                 self._failed(e)
 
-    def _collect(self, status: BatchStatus, keys: frozenset[str], calls: Mapping[str, ToolCall]) -> dict[str, Outcome]:
+    def _collect(self, status: BatchStatus, keys: frozenset[str],
+                 calls: Mapping[str, ToolCall]) -> dict[str, BatchAnswer]:
         wanted = {k: calls[k] for k in keys if k in calls}
         try:
             results = self._batches.results(status.id, wanted)
@@ -203,7 +204,7 @@ class BatchRunner:
             self._failed(e)
             return dict.fromkeys(wanted, f"the results of message batch {status.id} could not be read: {e}")
         self.ended.append(status.id)
-        outcomes: dict[str, Outcome] = {}
+        outcomes: dict[str, BatchAnswer] = {}
         for r in results:
             outcomes[r.key] = r.reply if r.reply is not None else (r.error or "the batch gave no result")
         for key in wanted.keys() - outcomes.keys():
@@ -212,5 +213,5 @@ class BatchRunner:
 
     @staticmethod
     def _unanswered(open_batches: Mapping[str, frozenset[str]], calls: Mapping[str, ToolCall],
-                    why: str) -> dict[str, Outcome]:
+                    why: str) -> dict[str, BatchAnswer]:
         return {k: why for keys in open_batches.values() for k in keys if k in calls}

@@ -11,16 +11,16 @@ together and translates ``requests``' errors into :class:`gate.errors.LiveWebErr
 from __future__ import annotations
 
 from gate.snapshot.live.policy import AllowList, address_allowed, parse_allow
-from gate.snapshot.live.providers import PROVIDERS, Provider
+from gate.snapshot.live.providers import SEARCH_PROVIDERS, SearchProvider
 from gate.snapshot.live.redact import REDACTED, redact, redact_headers
 from gate.snapshot.live.web import LiveWeb
 
 __all__ = [
-    "PROVIDERS",
+    "SEARCH_PROVIDERS",
     "REDACTED",
     "AllowList",
     "LiveWeb",
-    "Provider",
+    "SearchProvider",
     "address_allowed",
     "parse_allow",
     "redact",

@@ -33,7 +33,7 @@ from gate.snapshot.live.redact import is_secret_name, redact
 
 
 @dataclass(frozen=True)
-class Provider:
+class SearchProvider:
     """How to ask one search API for one query."""
 
     name: str
@@ -73,29 +73,29 @@ class Call:
     headers: Mapping[str, str]
 
 
-PROVIDERS: Mapping[str, Provider] = MappingProxyType({
-    "serpapi": Provider("serpapi", "https://serpapi.com/search.json", "GET", "q", "SERPAPI_API_KEY",
+SEARCH_PROVIDERS: Mapping[str, SearchProvider] = MappingProxyType({
+    "serpapi": SearchProvider("serpapi", "https://serpapi.com/search.json", "GET", "q", "SERPAPI_API_KEY",
                         "query:api_key", MappingProxyType({"engine": "google"})),
-    "brave": Provider("brave", "https://api.search.brave.com/res/v1/web/search", "GET", "q", "BRAVE_API_KEY",
+    "brave": SearchProvider("brave", "https://api.search.brave.com/res/v1/web/search", "GET", "q", "BRAVE_API_KEY",
                       "header:X-Subscription-Token"),
-    "bing": Provider("bing", "https://api.bing.microsoft.com/v7.0/search", "GET", "q", "BING_SUBSCRIPTION_KEY",
+    "bing": SearchProvider("bing", "https://api.bing.microsoft.com/v7.0/search", "GET", "q", "BING_SUBSCRIPTION_KEY",
                      "header:Ocp-Apim-Subscription-Key"),
-    "tavily": Provider("tavily", "https://api.tavily.com/search", "POST", "query", "TAVILY_API_KEY", "bearer"),
-    "exa": Provider("exa", "https://api.exa.ai/search", "POST", "query", "EXA_API_KEY", "header:x-api-key"),
-    "serper": Provider("serper", "https://google.serper.dev/search", "POST", "q", "SERPER_API_KEY",
+    "tavily": SearchProvider("tavily", "https://api.tavily.com/search", "POST", "query", "TAVILY_API_KEY", "bearer"),
+    "exa": SearchProvider("exa", "https://api.exa.ai/search", "POST", "query", "EXA_API_KEY", "header:x-api-key"),
+    "serper": SearchProvider("serper", "https://google.serper.dev/search", "POST", "q", "SERPER_API_KEY",
                        "header:X-API-KEY"),
 })
 
 
 def provider_for(name: str, settings: SearchProviderConfig, allow: AllowList,
-                 file: str | None = None) -> Provider:
+                 file: str | None = None) -> SearchProvider:
     """The provider ``record.search.<name>`` describes (a known one filled in); InputError when unusable."""
     at = ["record", "search", name]
-    base = PROVIDERS.get(name, Provider(name, None))
+    base = SEARCH_PROVIDERS.get(name, SearchProvider(name, None))
     overrides = {k: v for k, v in vars(settings).items() if v is not None}
-    provider = Provider(**{**vars(base), **overrides})
+    provider = SearchProvider(**{**vars(base), **overrides})
     if provider.endpoint is None and provider.endpoint_env is None:
-        raise InputError(f"{name!r} is not a known provider ({', '.join(PROVIDERS)}): give its endpoint",
+        raise InputError(f"{name!r} is not a known provider ({', '.join(SEARCH_PROVIDERS)}): give its endpoint",
                          file=file, path=json_path(at))
     secret = next((k for k in provider.params if is_secret_name(k)), None)
     if secret is not None:

@@ -33,7 +33,7 @@ from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
 from gate.jsonio import parse_json_bounded
 from gate.snapshot.live.policy import AllowList, parse_allow
-from gate.snapshot.live.providers import Call, Provider, endpoint_problem, provider_for
+from gate.snapshot.live.providers import Call, SearchProvider, endpoint_problem, provider_for
 from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_exception
 from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
 from gate.snapshot.records import PageRecord, SearchRecord
@@ -65,7 +65,7 @@ class LiveWeb:
         """
         self.settings = settings
         self.allow: AllowList = parse_allow(settings.allow, file=source)
-        self.providers: Mapping[str, Provider] = MappingProxyType({
+        self.providers: Mapping[str, SearchProvider] = MappingProxyType({
             name: provider_for(name, entry, self.allow, source) for name, entry in settings.search.items()})
         self.environ = os.environ if environ is None else environ
         self.resolve = resolve
@@ -114,7 +114,7 @@ class LiveWeb:
             raise SearchFailed(f"{what}: the provider answered an error ({redact(why, secrets)}); not recorded")
         return SearchRecord(provider=provider, query=query, response=scrub(data, secrets), recorded_at=self.clock())
 
-    def _endpoint(self, provider: Provider) -> str:
+    def _endpoint(self, provider: SearchProvider) -> str:
         if provider.endpoint_env is not None and self.environ.get(provider.endpoint_env):
             endpoint = self.environ[provider.endpoint_env]
             problem = endpoint_problem(endpoint, self.allow, from_env=True)
@@ -126,7 +126,7 @@ class LiveWeb:
                                f"provider {provider.name!r} (record.search.{provider.name}.endpoint_env)")
         return provider.endpoint
 
-    def _key(self, provider: Provider) -> str | None:
+    def _key(self, provider: SearchProvider) -> str | None:
         if provider.key_env is None:
             return None
         key = self.environ.get(provider.key_env)
