@@ -17,7 +17,6 @@ from __future__ import annotations
 import codecs
 import json
 import os
-import re
 import socket
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -27,7 +26,6 @@ from types import MappingProxyType
 from urllib.parse import parse_qsl, urlsplit
 
 import requests
-from urllib3.util import parse_url
 
 from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
@@ -35,17 +33,17 @@ from gate.jsonio import parse_json_bounded
 from gate.snapshot.live.policy import AllowList, parse_allow
 from gate.snapshot.live.providers import Call, SearchProvider, endpoint_problem, provider_for
 from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_exception
+from gate.snapshot.live.target import request_target
 from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
 from gate.snapshot.records import PageRecord, SearchRecord
 from gate.snapshot.store import search_failure
-from gate.urls.weburl import WebURL, parse_web, resolve
+from gate.urls.weburl import resolve
 from gate.version import __version__
 
 USER_AGENT = f"sourcegate/{__version__} (record mode)"
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"
 CONNECT_TIMEOUT = 10.0
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-_SCHEME = re.compile(r"[\x00-\x20]*([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 def _utc_now() -> datetime:
@@ -145,7 +143,7 @@ class LiveWeb:
         (:func:`gate.urls.weburl.parse_web`), and so is every redirect.
         """
         shown = redact(url)
-        current = _target(url, shown)
+        current = request_target(url, shown)
         secret = next((k for k, _ in parse_qsl(current.query or "") if is_secret_name(k)), None)
         if secret is not None:
             raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {secret!r}; "
@@ -162,7 +160,7 @@ class LiveWeb:
                     location = response.headers.get("Location")
                     if response.status_code in _REDIRECTS and location:
                         next_url = resolve(current, location.encode("latin-1").decode("utf-8", "replace"))
-                        current = _target(next_url, f"redirect hop {hop + 1} to {redact(next_url)} from {shown}")
+                        current = request_target(next_url, f"redirect hop {hop + 1} to {redact(next_url)} from {shown}")
                         continue
                     body = read_body(response, self.settings.max_bytes, shown)
                 content_type = response.headers.get("Content-Type")
@@ -204,28 +202,6 @@ class LiveWeb:
                                json=None if call.json is None else dict(call.json), headers=headers,
                                allow_redirects=False, stream=True,
                                timeout=(min(CONNECT_TIMEOUT, deadline.remaining()), deadline.remaining()))
-
-
-def _target(url: str, where: str) -> WebURL:
-    """``url`` as it will be requested, or FetchRefused: a scheme other than http(s), a URL no browser
-    would fetch, or userinfo (a name or password before the host: never sent, never recorded)."""
-    try:
-        target = parse_web(url)
-    except ValueError as e:
-        scheme = _SCHEME.match(url)
-        kind = scheme.group(1).lower() if scheme else "a URL without a scheme"
-        why = str(e) if kind in ("http", "https") else f"only http and https are fetched, not {kind}"
-        raise FetchRefused(f"refused: {why} ({where})") from None
-    if target.userinfo.strip(":"):
-        raise FetchRefused(f"refused: the URL has userinfo (a user name or password before {target.host}), "
-                           f"which a fetch would send as credentials; a snapshot is committed, so it is never "
-                           f"recorded ({where})")
-    # The library that sends the request reads the URL again: it must find the host and port read here.
-    sent = parse_url(target.request_url())
-    if ((sent.host or "").lower(), sent.port) != (target.host, target.port):
-        raise FetchRefused(f"refused: the URL reads as {target.host} here and as {sent.host} to the HTTP "
-                           f"client ({where})")
-    return target
 
 
 def _charset(content_type: str | None) -> str:
