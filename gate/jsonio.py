@@ -172,7 +172,7 @@ def parse_json(text: str, file: str) -> Any:
     The nesting limit (:data:`MAX_DEPTH`) is checked by :func:`validate`, after the schema, so
     that a huge flat file that the schema refuses costs no walk of its own.
     """
-    _check_containers(text, file)
+    check_containers(text, file)
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant(file))
     except _Duplicate as d:
@@ -184,18 +184,64 @@ def parse_json(text: str, file: str) -> Any:
         raise InputError(f"duplicate key {excerpt(repr(d.key))}", file=file, path=where) from None
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=file) from e
-    except RecursionError:
+    except RecursionError as e:
         # json recurses once per nesting level; no sourcegate format comes near the interpreter's limit.
-        raise InputError(f"malformed JSON: nested too deeply (arrays and objects inside one another; "
-                         f"at most {MAX_DEPTH} levels)", file=file) from None
+        # Chained, so that a reader of a text inside a record can name the JSON path instead.
+        raise InputError(f"{too_deeply_nested()}{_too_deep_at(text)}", file=file) from e
     except ValueError as e:  # int() refused a number of more digits than the interpreter converts
         raise InputError(_big_integer(text), file=file) from e
+
+
+def parse_json_bounded(text: str, file: str) -> Any:
+    """:func:`parse_json`, then the nesting limit: for JSON that no schema of ours checks.
+
+    An importer's input, a search provider's answer or a model's tool arguments have no schema to
+    validate first, so their depth is checked at once (naming the JSON path where it passes
+    :data:`MAX_DEPTH`); beyond the interpreter's recursion guard the error names the line and column.
+    """
+    data = parse_json(text, file)
+    check_depth(data, file)
+    return data
+
+
+# A string (its escapes included) or one bracket: the strings are skipped whole, in C.
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+
+
+def too_deeply_nested() -> str:
+    """What an error says of JSON nested past the interpreter's recursion guard (where, apart)."""
+    return f"malformed JSON: nested too deeply (arrays and objects inside one another; at most {MAX_DEPTH} levels)"
+
+
+def too_deep_offset(text: str) -> int | None:
+    """The offset of the first ``[`` or ``{`` of ``text`` that opens level :data:`MAX_DEPTH` + 1, outside
+    strings; None when the text is nested no deeper than that. For errors only: it walks the text."""
+    depth = 0
+    for found in _STRUCTURE.finditer(text):
+        mark = text[found.start()]
+        if mark in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return found.start()
+        elif mark in "]}":
+            depth -= 1
+    return None
+
+
+def _too_deep_at(text: str) -> str:
+    """`` at line L, column C``: where the text passes the nesting limit (empty when it cannot tell)."""
+    offset = too_deep_offset(text)
+    if offset is None:
+        return ""
+    line = text.count("\n", 0, offset) + 1
+    column = offset - text.rfind("\n", 0, offset)
+    return f" at line {line}, column {column}"
 
 
 _ESCAPES = re.compile(r'\\[\\"]')
 
 
-def _check_containers(text: str, file: str) -> None:
+def check_containers(text: str, file: str) -> None:
     """Refuse JSON of more than :data:`MAX_JSON_CONTAINERS` objects and arrays, before it is parsed.
 
     Counting brackets is a fast upper bound; only when it passes the limit are the strings (whose

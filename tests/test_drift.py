@@ -248,3 +248,20 @@ def test_what_no_run_read_is_taken_from_the_snapshot_and_a_truncated_page_is_not
     assert (unread["recorded_status"], unread["verdict"], unread["content"]) == (200, "ok", "same")
     assert (urls["cut"]["verdict"], urls["cut"]["content"]) == ("ok", None)
     assert "text not compared: the recorded page was cut short (truncated)" in str(urls["cut"]["reason"])
+
+
+def test_a_backslash_or_userinfo_url_is_looked_at_on_the_host_it_is_judged_by(
+        tmp_path: Path, two_hosts: tuple[Site, Site]) -> None:
+    # "A\@B" is a request to A for every browser, and for the checks: drift asks A, never B. A URL
+    # with userinfo is refused, nothing sent: the password would go out as credentials.
+    here, elsewhere = two_hosts
+    a, b = here.url("/same"), elsewhere.url("/new-home")
+    trick = a.replace("/same", "\\@" + b.removeprefix("http://"))
+    root = write_set(tmp_path / "set", {"trick": (trick, 200, TEXT),
+                                        "userinfo": (b.replace("http://", "http://me:pw@"), 200, TEXT)})
+    code, urls, _ = _drift(root, tmp_path)
+    assert code == 0
+    assert urls["trick"]["status"] == 404  # asked of 127.0.0.1 (no such page there), not of 127.0.0.2
+    assert {p for _, p in here.seen} == {"/@" + b.removeprefix("http://")}  # its HEAD, then its GET
+    assert elsewhere.seen == []
+    assert urls["userinfo"]["verdict"] == "error" and "userinfo" in str(urls["userinfo"]["reason"])

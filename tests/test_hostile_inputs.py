@@ -210,6 +210,16 @@ def test_json_nested_past_the_interpreter_s_guard_is_an_input_error(depth: int, 
     assert code == 2 and "nested too deeply" in said
 
 
+def test_json_nested_past_the_interpreter_s_guard_says_where_it_passes_the_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    file = tmp_path / "t.json"
+    file.write_text('{\n  "question": "[[[ in a string do not count",\n  "answer": ' + "[" * 5_000 + "]" * 5_000 + "}")
+    code, said = check(["check", str(file), "--judge", "off"], capsys)
+    # the object is level 1, so the 100th bracket opens level 101: line 3, column 13 + 99
+    assert code == 2 and "nested too deeply (arrays and objects inside one another; at most 100 levels) " \
+        "at line 3, column 112" in said
+
+
 def test_json_nested_past_the_limit_where_the_schema_allows_anything_is_an_input_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "example"

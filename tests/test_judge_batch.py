@@ -300,3 +300,15 @@ def test_shards_judged_in_batches_merge(api: AnthropicServer, tmp_path: Path,
     merged = load_json(str(out))
     assert merged["judge_mode"] == "batch" and merged["judge"]["usage"]["batch_calls"] == 12
     capsys.readouterr()
+
+
+def test_a_poll_answered_a_byte_at_a_time_ends_at_the_judges_deadline(api: AnthropicServer, tmp_path: Path) -> None:
+    # The SDK times out each read, not the reply: a server that trickles its answer to a poll would
+    # otherwise hold the run for as long as it likes. Every call ends within judge.deadline_seconds.
+    api.trickle_polls = 0.5  # a batch object of some 400 bytes: over three minutes to come whole
+    config = Config(judge=JudgeConfig(model="claude-sonnet-4-6", deadline_seconds=0.25, max_retries=0))
+    judgements, session = _judge_all("batch", tmp_path / "set" / "judgements", n=1, config=config)
+    [judgement] = judgements
+    assert judgement.claims_error is not None and "within 0.25 s (judge.deadline_seconds)" in judgement.claims_error
+    assert api.batches_created == 1  # created at once; then its polls were given up, never passed
+    assert (tmp_path / "set" / "judgements" / FILE_NAME).exists()  # it stays pending for the next run

@@ -179,15 +179,19 @@ def test_live_without_the_providers_key_is_an_input_error(variable: str, provide
     assert variable in str(e.value)
 
 
-def test_arguments_that_are_not_json_leave_the_claims_unscored(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("arguments, finish, why", [
+    ('{"verdicts": [', "length", "are not JSON"),
+    ('{"verdicts": ' + "[" * 100_000 + "]" * 100_000 + "}", "stop", "are nested too deeply to read"),
+], ids=["cut-off", "nested-past-the-interpreter-s-guard"])
+def test_arguments_that_cannot_be_read_leave_the_claims_unscored(arguments: str, finish: str, why: str) -> None:
     def broken(request: Request) -> Reply:
         reply = scripted_judge(request)
         if request.tool_name != "grade_claims":
             return reply
-        call = {"id": "call_1", "type": "function", "function": {"name": "grade_claims", "arguments": '{"verdicts": ['}}
+        call = {"id": "call_1", "type": "function", "function": {"name": "grade_claims", "arguments": arguments}}
         message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]}
         return Reply(200, {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-                           "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "length"}]})
+                           "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}]})
 
     with OpenAIServer(broken) as api:
         provider = OpenAIProvider(OPENAI, base_url=api.base_url, api_key=api.api_key)
@@ -195,7 +199,7 @@ def test_arguments_that_are_not_json_leave_the_claims_unscored(monkeypatch: pyte
             j = session.judge(make_run(), Case("eiffel", "How tall?"))
     assert j is not None and j.unscored_count == j.claim_count == 4
     assert {v.unscored_reason for v in j.verdicts} == {
-        "the reply has no grade_claims call (stop reason the grade_claims arguments are not JSON)"}
+        f"the reply has no grade_claims call (stop reason the grade_claims arguments {why})"}
 
 
 def test_the_scripted_provider_is_picked_by_name_and_needs_no_key_and_no_network(tmp_path: Path) -> None:
@@ -249,3 +253,15 @@ def test_the_action_passes_the_provider_and_its_key_to_the_gate() -> None:
     assert request.judge_keys is not None and request.judge_keys["openai"] == "k"
     default = plan_check(Inputs(), ["set"], None).request
     assert isinstance(default, SetRequest) and default.judge_provider is None
+
+
+@pytest.mark.parametrize("server, factory", [(OpenAIServer, OpenAIProvider), (AnthropicServer, AnthropicProvider)])
+def test_a_reply_nested_past_the_interpreter_s_guard_is_unavailable_not_a_traceback(server: Any,
+                                                                                     factory: Any) -> None:
+    deep = b'{"id": "x", "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with server(lambda request: Reply(200, raw=deep)) as api:
+        url = api.url + "/v1" if server is OpenAIServer else api.url
+        provider = factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)
+        with pytest.raises(JudgeUnavailable) as e:
+            provider.call(ToolCall(EXTRACT_CLAIMS, "m", "text"), 10)
+    assert "nested too deeply" in str(e.value)

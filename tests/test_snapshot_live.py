@@ -415,6 +415,28 @@ def test_a_provider_error_names_the_status_without_the_key(sites: Any) -> None:
     assert "HTTP 500" in message and "api_key=REDACTED" in message and KEY not in message
 
 
+@pytest.mark.parametrize("depth", [150, 100_000])
+def test_an_answer_nested_too_deeply_is_not_recorded_and_not_a_traceback(depth: int, sites: Any) -> None:
+    # The snapshot could not read it back (it is held to the nesting limit): refused when it arrives.
+    def deep(h: _Handler) -> None:
+        h.send(200, b'{"organic_results": ' + b"[" * depth + b"]" * depth + b"}", "application/json")
+
+    api = sites({"/search.json": deep})
+    serpapi = SearchProviderConfig(endpoint=api.url("/search.json"))
+    with pytest.raises(SearchFailed) as caught:
+        web(f"127.0.0.1:{api.port}", search={"serpapi": serpapi},
+            environ={"SERPAPI_API_KEY": KEY}).search("serpapi", "matcha")
+    assert "not recorded" in str(caught.value) and "nested" in str(caught.value)
+    where = "at $.organic_results[0][0]" if depth == 150 else "at line 1, column 120"
+    assert where in str(caught.value) and KEY not in str(caught.value)
+
+
+@pytest.mark.parametrize("endpoint", ["https://[", "https://search.test:99999/api"])
+def test_a_provider_endpoint_that_is_no_url_is_an_input_error(endpoint: str) -> None:
+    with pytest.raises(InputError, match="is not an http"):
+        web(search={"mine": SearchProviderConfig(endpoint=endpoint)})
+
+
 def test_a_failed_search_in_a_200_is_not_returned_as_an_answer(sites: Any) -> None:
     api = sites({"/res/v1/web/search": brave_api})
     brave = SearchProviderConfig(endpoint=api.url("/res/v1/web/search"), key_env="BRAVE_API_KEY")

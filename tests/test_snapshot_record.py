@@ -8,7 +8,6 @@ The live web is a loopback stand-in: a search API and web pages on 127.0.0.1, al
 
 from __future__ import annotations
 
-import http.client
 import io
 import json
 import os
@@ -20,7 +19,7 @@ from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -36,7 +35,7 @@ from gate.snapshot.records import PAGES, Anchor, PageRecord, SearchRecord, searc
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 from gate.snapshot.version import NOTE, bump_version, bumped_text
-from tests.support.loopback import ServerThread
+from tests.support.loopback import ServerThread, get_json
 
 KEY = "sk-live-0123456789abcdef"
 ENDPOINT_SECRET = "tok-9876543210fedcba"
@@ -162,14 +161,7 @@ class Client:
     log: io.StringIO
 
     def get(self, path: str, **params: str) -> tuple[int, Any]:
-        host, port = self.server.server_address[:2]
-        conn = http.client.HTTPConnection(str(host), port, timeout=10)
-        try:
-            conn.request("GET", path + "?" + urlencode(params))
-            response = conn.getresponse()
-            return response.status, json.loads(response.read())
-        finally:
-            conn.close()
+        return get_json(self.server, path, **params)
 
 
 @pytest.fixture

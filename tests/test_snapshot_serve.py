@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import io
 import json
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +91,22 @@ def test_bad_requests_say_what_is_wrong(live: Live) -> None:
     assert live.get("/search", q="x") == (400, {"error": "expected exactly one 'provider' parameter, got 0"})
     status, body = live.get("/proxy", url="https://a.test/")
     assert status == 404 and "use /search, /fetch or /extract" in body["error"]
+
+
+def test_a_target_that_reads_as_an_unclosed_ipv6_host_is_a_400_not_a_traceback(
+        live: Live, capsys: pytest.CaptureFixture[str]) -> None:
+    # a request target in absolute form, "http://[/fetch": urlsplit raises on it. The agent gets a
+    # 400, the server goes on, and nothing is printed
+    host, port = live.server.server_address[:2]
+    with socket.create_connection((str(host), port), timeout=5) as sock:
+        sock.sendall(b"GET http://[/fetch?url=https://a.test/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"not a path" in body
+    assert live.get("/fetch", url="https://a.test/")[0] == 200
+    assert "Traceback" not in capsys.readouterr().err + live.log.getvalue()
 
 
 def test_a_damaged_entry_is_a_500_naming_the_file(live: Live) -> None:

@@ -157,6 +157,15 @@ HOSTS = [
     ("https://\uff37\uff37\uff37.\uff25xample\u3002com/a", "example.com"),
     ("https://[0:0::1]/", "[::1]"),
     ("https://[::1/", "[::1"),
+    # as browsers read them: a backslash ends the authority, a host ending in a number is an address
+    ("https://attacker.example\\@www.nature.com/x", "attacker.example"),
+    ("http://127.0.0.1:9000\\@127.0.0.1:9001/x", "127.0.0.1"),
+    ("http:\\\\Example.com\\a", "example.com"),
+    ("http:example.com/a", "example.com"),
+    ("http://exa\tmple.com/", "example.com"),
+    ("http://0x7f.1/", "127.0.0.1"),
+    ("http://%65xample.com/", "example.com"),
+    ("https://a@b@example.com/", "example.com"),
 ]
 
 

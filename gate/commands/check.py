@@ -44,7 +44,7 @@ from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR, Report
 from gate.rules import Rules
 from gate.shards import Shard, parse_shard
-from gate.spans import preflight, prepare
+from gate.spans import otlp_deadline, preflight, prepare
 
 __all__ = ["Delivery", "Outputs", "CheckPlan", "add_parser", "check_outputs", "check_plan", "deliver",
            "file_flags", "plan", "report_flags", "request_rules", "run"]
@@ -295,7 +295,8 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
     if out.otlp_json is not None or how.otlp_endpoint is not None:
-        spans = prepare(report, paths, json_file=out.otlp_json, endpoint=how.otlp_endpoint)
+        spans = prepare(report, paths, json_file=out.otlp_json, endpoint=how.otlp_endpoint,
+                        deadline_seconds=otlp_deadline(how.env))
     url = run_url(how.env)
     # The JSON report comes in pieces, written as its cases are read back (a failing piece leaves no file).
     rendered = [(target, rendering(REPORTERS[name].make(url), report))

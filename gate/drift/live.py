@@ -7,6 +7,9 @@
   mishandle HEAD: 403, 404, 405, 501) or gives no answer within a third of the deadline; but not
   when it says to come back later (429, or any status with ``Retry-After``): that answer is
   retried. With ``--content`` it is GET alone, since the body is what is compared.
+- **The host judged is the host asked**: each request is written out from the reading the checks
+  make of the URL (:func:`gate.snapshot.live.target.request_target`: a backslash ends the host, as
+  in browsers); a URL with userinfo, or one no browser would fetch, is refused, nothing sent.
 - **Redirects hop by hop**, up to ``record.max_redirects``, each hop through the guarded connection
   of :mod:`gate.snapshot.live.transport`: the host is resolved once and every address it resolves to
   is checked against the SSRF rules and ``record.allow`` before a connection is made, at every hop.
@@ -26,7 +29,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from email.message import Message
 from typing import Literal
-from urllib.parse import urljoin, urlsplit
 
 import requests
 from urllib3.exceptions import ProtocolError
@@ -34,11 +36,13 @@ from urllib3.exceptions import ProtocolError
 from gate.config import RecordConfig
 from gate.drift.hosts import retry_after_seconds
 from gate.drift.model import Answer, text_hash
-from gate.errors import BodyTooLarge
+from gate.errors import BodyTooLarge, FetchRefused
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live import parse_allow, redact
+from gate.snapshot.live.target import request_target
 from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
 from gate.snapshot.records import PageRecord
+from gate.urls.weburl import resolve
 from gate.version import __version__
 
 __all__ = ["HEAD_SHARE", "USER_AGENT", "Prober"]
@@ -97,22 +101,21 @@ class Prober:
             current = url
             for hop in range(self.settings.max_redirects + 1):
                 where = f"redirect hop {hop} to {redact(current)}" if hop else shown
-                scheme = urlsplit(current).scheme.lower()
-                if scheme not in ("http", "https"):
-                    return Answer(method=method, refused=True,
-                                  error=f"refused: only http and https are followed, not {scheme or 'no scheme'} "
-                                        f"({where})")
                 try:
+                    # sent to the host the checks judge the URL by, written out from their reading of it
+                    target = request_target(current, where, verb="followed")
                     response = session.request(
-                        method, current, headers={"User-Agent": USER_AGENT, "Accept": ACCEPT},
+                        method, target.request_url(), headers={"User-Agent": USER_AGENT, "Accept": ACCEPT},
                         allow_redirects=False, stream=True,
                         timeout=(min(CONNECT_TIMEOUT, deadline.remaining()), deadline.remaining()))
                     with response:
                         location = response.headers.get("Location")
                         if response.status_code in _REDIRECTS and location:
-                            current = urljoin(current, location.encode("latin-1").decode("utf-8", "replace"))
+                            current = resolve(target, location.encode("latin-1").decode("utf-8", "replace"))
                             continue
-                        answer = self._answer(response, method, redact(current), read, shown)
+                        answer = self._answer(response, method, redact(target.request_url()), read, shown)
+                except FetchRefused as e:
+                    return Answer(method=method, refused=True, error=str(e))
                 except AddressRefused as e:
                     return Answer(method=method, refused=True,
                                   error=f"refused: {e.reason} ({where}; record.allow lists what may be private)")

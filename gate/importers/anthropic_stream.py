@@ -18,7 +18,7 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.importers.base import Where, arr, need, obj, text
-from gate.jsonio import parse_json
+from gate.jsonio import parse_json_bounded
 
 
 def _index(event: dict[str, Any], at: Where) -> int:
@@ -70,7 +70,7 @@ class _Assembly:
         pieces = self.partial.pop(index, None)
         if pieces and "".join(pieces).strip():
             try:
-                block["input"] = parse_json("".join(pieces), at.file)
+                block["input"] = parse_json_bounded("".join(pieces), at.file)
             except InputError as e:
                 raise at.error(f"the streamed tool input of block {index} is not JSON: {e.detail}") from None
 

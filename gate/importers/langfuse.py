@@ -16,7 +16,6 @@ A search span whose output is not a list of results is refused rather than read 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gate.importers.base import (
@@ -30,7 +29,7 @@ from gate.importers.base import (
     text,
     timestamp,
 )
-from gate.importers.jsontext import parsed
+from gate.importers.jsontext import NOT_JSON, embedded, parsed
 
 _QUESTION_KEYS = ("message", "question", "input", "query", "content")
 _ANSWER_KEYS = ("content", "output", "answer", "text", "result")
@@ -53,12 +52,12 @@ class LangfuseImporter:
         trace_at = at.key("trace")
         recorded = obj(need(doc, "trace", at), trace_at)
         observations = arr(need(doc, "observations", at), at.key("observations"))
-        question = _text_of(recorded.get("input"), _QUESTION_KEYS)
+        question = _text_of(recorded.get("input"), _QUESTION_KEYS, trace_at.key("input"))
         if question is None and ctx.question is None:
             raise trace_at.key("input").error(
                 "no question found (expected a string, or an object with one of "
                 f"{', '.join(_QUESTION_KEYS)}): pass --question")
-        answer = _text_of(recorded.get("output"), _ANSWER_KEYS)
+        answer = _text_of(recorded.get("output"), _ANSWER_KEYS, trace_at.key("output"))
         if answer is None:
             raise trace_at.key("output").error(
                 f"no answer found (expected a string, or an object with one of {', '.join(_ANSWER_KEYS)})")
@@ -78,20 +77,20 @@ class LangfuseImporter:
                            started_at=None if stamp is None else timestamp(stamp, trace_at.key("timestamp")))
 
 
-def _decoded(value: Any) -> Any:
+def _decoded(value: Any, at: Where) -> Any:
     """A value Langfuse stored as JSON text (sometimes JSON text of JSON text), decoded."""
     for _ in range(3):
         if not isinstance(value, str) or not value.strip().startswith(("{", "[", '"')):
             return value
-        try:
-            value = json.loads(value)
-        except ValueError:
+        decoded = embedded(value, at, NOT_JSON)
+        if decoded is NOT_JSON:
             return value
+        value = decoded
     return value
 
 
-def _text_of(value: Any, keys: tuple[str, ...]) -> str | None:
-    found = _decoded(value)
+def _text_of(value: Any, keys: tuple[str, ...], at: Where) -> str | None:
+    found = _decoded(value, at)
     if isinstance(found, str):
         return found
     if isinstance(found, dict):
@@ -107,7 +106,7 @@ def _in_start_order(observations: list[Any], at: Where) -> list[tuple[int, dict[
 
 
 def _attributes(span: dict[str, Any], at: Where) -> dict[str, Any]:
-    metadata = _decoded(span.get("metadata"))
+    metadata = _decoded(span.get("metadata"), at.key("metadata"))
     if not isinstance(metadata, dict):
         return {}
     attributes = metadata.get("attributes")
@@ -122,14 +121,14 @@ def _model(span: dict[str, Any], attributes: dict[str, Any]) -> str | None:
 
 
 def _search_span(span: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
-    arguments = _decoded(span.get("input"))
+    arguments = _decoded(span.get("input"), at.key("input"))
     query = next((arguments[k] for k in _QUERY_KEYS
                   if isinstance(arguments, dict) and isinstance(arguments.get(k), str)), None)
     if query is None:
         raise at.key("input").error(f"a web-search tool span without a query (expected one of "
                                     f"{', '.join(_QUERY_KEYS)})")
     index = trace.query(query)
-    output = _decoded(span.get("output"))
+    output = _decoded(span.get("output"), at.key("output"))
     if output is None:
         return  # the tool failed: the search showed nothing
     out_at = at.key("output")

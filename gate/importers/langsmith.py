@@ -19,12 +19,11 @@ Runs are read in start order. Citations are left to the gate's extraction from t
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 from gate.importers.base import Context, TraceBuilder, Where, arr, obj, publication_date, timestamp
-from gate.importers.jsontext import parsed
+from gate.importers.jsontext import embedded, parsed
 
 _QUESTION_KEYS = ("question", "input", "query", "prompt")
 _ANSWER_KEYS = ("output", "answer", "text", "content", "result")
@@ -173,10 +172,8 @@ def _search(run: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
     outputs = run.get("outputs")
     found: Any = outputs.get("documents", outputs.get("output")) if isinstance(outputs, dict) else outputs
     if isinstance(found, str):
-        try:
-            found = json.loads(found)
-        except ValueError:
-            return  # a tool's text answer: no structured results to read
+        # a tool's text answer (not JSON) has no structured results to read
+        found = embedded(found, at.key("outputs"), None)
     if not isinstance(found, list):
         return
     for raw in found:

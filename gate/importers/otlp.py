@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.importers.base import Context, TraceBuilder, publication_date
+from gate.importers.base import Context, TraceBuilder, Where, publication_date
+from gate.importers.jsontext import embedded
 from gate.importers.spanfile import Span, read_spans
+from gate.jsonio import check_depth
 
 _KIND = "openinference.span.kind"
 _QUERY_KEYS = ("query", "q", "input", "question")
@@ -38,6 +40,8 @@ class OtlpImporter:
 
     def convert(self, data: Any, ctx: Context) -> dict[str, Any]:
         """The run of the one trace in the file (or the one ``--case`` names)."""
+        if not isinstance(data, str):
+            check_depth(data, ctx.source)  # before it is written out as text again
         raw = data if isinstance(data, str) else json.dumps(data)
         spans = _one_trace(read_spans(raw, ctx.source), ctx)
         ids = {s.id for s in spans}
@@ -64,7 +68,7 @@ class OtlpImporter:
                 cited = span.attributes.get("sourcegate.citations")
                 if isinstance(cited, list) and citations is None:
                     citations = [str(u) for u in cited]
-        question = _query_text(root.attributes.get("input.value"))
+        question = _query_text(root, "input.value")
         if question is None and ctx.question is None:
             raise root.at.key("attributes").error("the root span has no input.value (the question): "
                                                   "pass --question")
@@ -101,15 +105,16 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _query_text(value: Any) -> str | None:
-    """``input.value`` as text: a plain string, or the query member of a JSON object."""
-    found = _text(value)
+def _attribute_at(span: Span, name: str) -> Where:
+    return span.at.key("attributes").key(name)
+
+
+def _query_text(span: Span, name: str) -> str | None:
+    """The attribute ``name`` (``input.value``) as text: a plain string, or the query member of a JSON object."""
+    found = _text(span.attributes.get(name))
     if found is None or not found.lstrip().startswith("{"):
         return found
-    try:
-        decoded = json.loads(found)
-    except ValueError:
-        return found
+    decoded = embedded(found, _attribute_at(span, name), found)
     if isinstance(decoded, dict):
         for key in _QUERY_KEYS:
             if isinstance(decoded.get(key), str):
@@ -118,14 +123,14 @@ def _query_text(value: Any) -> str | None:
 
 
 def _retriever(span: Span, trace: TraceBuilder) -> None:
-    query = _query_text(span.attributes.get("input.value"))
+    query = _query_text(span, "input.value")
     index = None if query is None else trace.query(query)
     n = 0
     while f"retrieval.documents.{n}.document.id" in span.attributes or \
             f"retrieval.documents.{n}.document.content" in span.attributes:
         doc = f"retrieval.documents.{n}.document"
         n += 1
-        metadata = _metadata(span.attributes.get(f"{doc}.metadata"))
+        metadata = _metadata(span, f"{doc}.metadata")
         link = metadata.get("url") or span.attributes.get(f"{doc}.id")
         if not isinstance(link, str) or not link.startswith(("http://", "https://")):
             continue  # not a web source
@@ -139,14 +144,12 @@ def _retriever(span: Span, trace: TraceBuilder) -> None:
             trace.results[-1]["position"] = position  # as recorded (sourcegate's own spans keep it)
 
 
-def _metadata(value: Any) -> dict[str, Any]:
+def _metadata(span: Span, name: str) -> dict[str, Any]:
+    value = span.attributes.get(name)
     if isinstance(value, dict):
         return value
     if isinstance(value, str):
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            return {}
+        decoded = embedded(value, _attribute_at(span, name), None)
         return decoded if isinstance(decoded, dict) else {}
     return {}
 

@@ -13,13 +13,12 @@ shape. Nothing here knows what a span means; :mod:`gate.importers.otlp` does.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from gate.importers.base import Where, arr, obj, text, timestamp
-from gate.importers.jsontext import parse_at
+from gate.importers.jsontext import NOT_JSON, embedded, parse_at
 
 __all__ = ["Span", "read_spans"]
 
@@ -44,7 +43,7 @@ def read_spans(raw: str, file: str) -> list[Span]:
     if not stripped:
         raise at.error("an empty file (expected OTLP/JSON or a JSON list of spans)")
     lines = [(n, line) for n, line in enumerate(raw.splitlines(), start=1) if line.strip()]
-    if len(lines) > 1 and _is_json(lines[0][1]):
+    if len(lines) > 1 and _is_json(lines[0][1], Where(file, line=lines[0][0])):
         # JSON lines, one ExportTraceServiceRequest each (a collector's file exporter)
         docs = [(Where(file, line=n), parse_at(line, Where(file, line=n))) for n, line in lines]
     else:
@@ -62,12 +61,8 @@ def read_spans(raw: str, file: str) -> list[Span]:
     return spans
 
 
-def _is_json(line: str) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
+def _is_json(line: str, at: Where) -> bool:
+    return embedded(line, at, NOT_JSON) is not NOT_JSON
 
 
 def _otlp(doc: dict[str, Any], at: Where) -> list[Span]:

@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
-from urllib.parse import urljoin
 
 from gate.load import iter_pairings, load_golden
 from gate.model import Run, SearchResult
@@ -45,6 +44,7 @@ from gate.snapshot.records import (
     url_key,
 )
 from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
+from gate.urls.weburl import link_target
 
 TRACE_PROVIDER = "trace"
 
@@ -119,16 +119,8 @@ def extract_anchors(text: str, base: str) -> tuple[Anchor, ...]:
             else:
                 href = m.group("angled") if m.group("angled") is not None else m.group("plain")
         label = " ".join(_INNER_IMAGE.sub(r"\1", label).split())
-        anchors.append(Anchor(href=_resolve(base, href.strip()), text=label))
+        anchors.append(Anchor(href=link_target(base, href.strip()), text=label))
     return tuple(anchors)
-
-
-def _resolve(base: str, href: str) -> str:
-    """``href`` resolved against ``base``; as written when either is a URL urllib cannot parse."""
-    try:
-        return urljoin(base, href)
-    except ValueError:  # e.g. an unclosed IPv6 bracket in untrusted page text
-        return href
 
 # ---------------------------------------------------------------------------------------------------
 # Plan and build

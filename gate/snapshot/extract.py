@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from datetime import date
 from html.parser import HTMLParser
-from urllib.parse import urljoin
 
 from gate.snapshot.build import extract_anchors
 from gate.snapshot.records import Anchor, ExtractionRecord, PageRecord
+from gate.urls.weburl import link_target
 
 _HIDDEN = frozenset({"script", "style", "head", "template", "noscript", "svg", "iframe", "object"})
 _BLOCKS = frozenset({
@@ -55,13 +55,6 @@ def extract_page(page: PageRecord) -> ExtractionRecord:
     reader.close()
     return ExtractionRecord(url=page.url, text=reader.text(), published=reader.published,
                             anchors=tuple(reader.anchors))
-
-
-def _resolve(base: str, href: str) -> str:
-    try:
-        return urljoin(base, href)
-    except ValueError:  # an unclosed IPv6 bracket in untrusted page text: kept as written
-        return href
 
 
 def _date(value: str | None) -> date | None:
@@ -115,7 +108,7 @@ class _Reader(HTMLParser):
             return
         if tag == "a" and self._link is not None:
             href, words = self._link
-            self.anchors.append(Anchor(href=_resolve(self.base, href), text=" ".join(" ".join(words).split())))
+            self.anchors.append(Anchor(href=link_target(self.base, href), text=" ".join(" ".join(words).split())))
             self._link = None
         if tag in _BLOCKS:
             self.lines.append([])

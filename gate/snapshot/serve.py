@@ -247,7 +247,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
         """Answer one request: a hit, a miss (404), a bad request (400) or a damaged entry (500)."""
-        parts = urlsplit(self.path)
+        try:
+            parts = urlsplit(self.path)
+        except ValueError:  # "http://[/fetch": what urlsplit reads as an unclosed IPv6 host
+            self._send(400, {"error": "the request target is not a path: use /search, /fetch or /extract"})
+            return
         params = parse_qs(parts.query, keep_blank_values=True)
         path, scope = parts.path, None
         if path.startswith(SCOPE_PREFIX):

@@ -24,13 +24,34 @@ from gate.errors import InputError
 from gate.model import Run
 from gate.results import Report
 from gate.spans.model import SpanEvent, SpanSpec
-from gate.spans.otel import SpanExportError, encode_json_lines, require_extra, send
+from gate.spans.otel import DEFAULT_DEADLINE, SpanExportError, encode_json_lines, require_extra, send, shown_endpoint
 from gate.spans.tree import build_spans
 
-__all__ = ["SpanEvent", "SpanExportError", "SpanSpec", "build_spans", "export_otlp", "load_runs", "otlp_json",
-           "preflight", "prepare", "traces_endpoint", "write_otlp_json"]
+__all__ = ["DEADLINE_VARIABLE", "DEFAULT_DEADLINE", "SpanEvent", "SpanExportError", "SpanSpec", "build_spans",
+           "export_otlp", "load_runs", "otlp_deadline", "otlp_json", "preflight", "prepare", "traces_endpoint",
+           "write_otlp_json"]
 
 TRACES_PATH = "/v1/traces"
+DEADLINE_VARIABLE = "SOURCEGATE_OTLP_DEADLINE"
+"""The environment variable that sets the deadline of an OTLP/HTTP send, in seconds (default
+:data:`DEFAULT_DEADLINE`, 30)."""
+
+
+def otlp_deadline(env: Mapping[str, str]) -> float:
+    """The seconds an OTLP/HTTP send may take: ``SOURCEGATE_OTLP_DEADLINE`` in ``env``, else 30.
+
+    Anything but a number of seconds above 0 is an :class:`InputError` naming the variable.
+    """
+    raw = env.get(DEADLINE_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_DEADLINE
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise InputError(f"{DEADLINE_VARIABLE}: expected a number of seconds above 0, got {raw!r}")
+    return seconds
 
 
 def load_runs(paths: Sequence[str]) -> dict[str, Run]:
@@ -57,30 +78,39 @@ def write_otlp_json(report: Report, runs: Mapping[str, Run], file: str) -> None:
 
 def traces_endpoint(url: str) -> str:
     """The OTLP/HTTP traces URL: ``url`` itself, or ``url`` + ``/v1/traces`` when it names no path."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is not one
+    except ValueError:  # an unclosed IPv6 bracket, a port over 65535
+        parts = urlsplit("")
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InputError(f"--otlp-endpoint: expected an http:// or https:// URL, got {url!r}")
+        raise InputError(f"--otlp-endpoint: expected an http:// or https:// URL, got {shown_endpoint(url)!r}")
     return url.rstrip("/") + TRACES_PATH if parts.path in ("", "/") else url
 
 
-def export_otlp(report: Report, runs: Mapping[str, Run], endpoint: str) -> None:
-    """Send the report's spans over OTLP/HTTP (protobuf) to ``endpoint``; raises SpanExportError."""
-    send(build_spans(report, runs), traces_endpoint(endpoint))
+def export_otlp(report: Report, runs: Mapping[str, Run], endpoint: str, *,
+                deadline_seconds: float = DEFAULT_DEADLINE) -> None:
+    """Send the report's spans over OTLP/HTTP (protobuf) to ``endpoint``, all within ``deadline_seconds``;
+    raises SpanExportError."""
+    send(build_spans(report, runs), traces_endpoint(endpoint), deadline_seconds=deadline_seconds)
 
 
-def preflight(endpoint: str | None) -> None:
+def preflight(endpoint: str | None, env: Mapping[str, str] | None = None) -> None:
     """What spans need, checked before a golden set runs: the optional extra, and ``endpoint`` (when
-    given) an http(s) URL. Either missing is an :class:`InputError` now, not after the run."""
+    given) an http(s) URL, with a deadline ``SOURCEGATE_OTLP_DEADLINE`` in ``env`` (default
+    ``os.environ``) can read. Any of them wrong is an :class:`InputError` now, not after the run."""
     require_extra()
     if endpoint is not None:
         traces_endpoint(endpoint)
+        otlp_deadline(os.environ if env is None else env)
 
 
 def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,
-            endpoint: str | None) -> Callable[[], None]:
+            endpoint: str | None, deadline_seconds: float = DEFAULT_DEADLINE) -> Callable[[], None]:
     """For ``sourcegate check``: encode now (a missing extra or bad URL stops before any report is
-    written), write and send when called. A refused send is said on stderr and changes no exit code:
-    the gate's verdict does not depend on a tracing tool being up."""
+    written), write and send when called. A refused send, or one not done within
+    ``deadline_seconds``, is said on stderr and changes no exit code: the gate's verdict does not
+    depend on a tracing tool being up."""
     runs = load_runs(paths)
     specs = build_spans(report, runs)
     url = None if endpoint is None else traces_endpoint(endpoint)
@@ -92,7 +122,7 @@ def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,
         emit(json_file, body)
         if url is not None:
             try:
-                send(specs, url)
+                send(specs, url, deadline_seconds=deadline_seconds)
             except SpanExportError as e:
                 print(f"sourcegate: warning: spans not sent: {e}", file=sys.stderr)
 

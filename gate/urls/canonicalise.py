@@ -10,10 +10,10 @@ offline.
 from __future__ import annotations
 
 import functools
-import re
 from urllib.parse import quote, unquote
 
 from gate.urls.hosts import split_authority, usv
+from gate.urls.parse import split_rest, trim, web_scheme
 
 __all__ = ["canonical"]
 
@@ -46,11 +46,6 @@ _QUERY_SAFE = ":@!$'()*,;/?"
 # "q=O'Reilly" as "q=O%27Reilly". "&", "=", "+" and ";" (an old parameter separator) are not decoded,
 # because there "%26" and "&" are different queries.
 _QUERY_DECODABLE = _UNRESERVED | frozenset("!$'()*,:@/?")
-# How a web URL starts: the scheme, then any run of slashes, forward or back, as browsers read it.
-_WEB_SCHEME = re.compile(r"https?:[/\\]*", re.IGNORECASE)
-# Browsers drop C0 controls and spaces around a URL, and tabs and newlines anywhere in it.
-_C0_SPACE = "".join(chr(i) for i in range(0x21))
-_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
 
 
 def _norm_pct(text: str, safe: str, decodable: frozenset[str] = _UNRESERVED) -> str:
@@ -118,19 +113,18 @@ def canonical(url: str) -> str:
     slash on the path is ignored. Path case is kept. An http(s) URL that cannot be parsed (no host, a
     malformed IPv6 literal) keys on its text after the scheme, so it matches only itself. Never raises.
     """
-    text = _trim(usv(url))
-    lowered = text[:8].lower()
-    scheme = _WEB_SCHEME.match(text) if lowered.startswith("http") else None
-    if scheme is not None:
-        rest = text[scheme.end() :]
-    elif lowered.startswith("//"):
+    text = trim(usv(url))
+    web = web_scheme(text)
+    if web is not None:
+        rest = web[1]
+    elif text.startswith("//"):
         rest = text[2:]
     else:
         head = text.split("/", 1)[0]
         if "." not in head or " " in text or ":" in head.split(".")[0]:
             return text  # Not recognisably a web URL (mailto:, a word, ...): leave it be.
         rest = text  # A scheme-less "example.com/page" citation.
-    authority, path, query = _split(rest)
+    authority, path, query = split_rest(rest)
     try:
         hostname, port = split_authority(authority)
     except ValueError:
@@ -146,29 +140,3 @@ def canonical(url: str) -> str:
     path = path.rstrip("/") or "/"
     query = _norm_query(query) if query else ""
     return "https://" + netloc + path + ("?" + query if query else "")
-
-
-def _trim(text: str) -> str:
-    """Drop what browsers drop: surrounding whitespace and C0 controls, tabs and newlines inside."""
-    text = text.strip()
-    if text and (text[0] <= " " or text[-1] <= " "):
-        text = text.strip(_C0_SPACE).strip()
-    if "\t" in text or "\n" in text or "\r" in text:
-        text = text.translate(_TAB_NEWLINE)
-    return text
-
-
-def _split(rest: str) -> tuple[str, str, str]:
-    """Split what follows ``scheme://`` into authority, path and query; the fragment is dropped.
-
-    As in browsers, a backslash before the query is a slash, and the authority ends at the first
-    ``/``, ``?`` or ``#`` (so userinfo may hold brackets, as in ``http://a]b@host/``).
-    """
-    rest = rest.partition("#")[0]
-    before, _, query = rest.partition("?")
-    if "\\" in before:
-        before = before.replace("\\", "/")
-    slash = before.find("/")
-    if slash == -1:
-        return before, "", query
-    return before[:slash], before[slash:], query

@@ -159,6 +159,8 @@ class AnthropicServer(FakeAPI):
         self.polls_to_end = polls_to_end
         self.batch_outcome = batch_outcome
         self.batches: dict[str, FakeBatch] = {}
+        self.trickle_polls = 0.0
+        """> 0: a poll of a batch is answered one byte every this many seconds"""
         self.batch_calls: list[tuple[str, str]] = []
         """every request to the batch routes, as (method, path)"""
 
@@ -185,7 +187,7 @@ class AnthropicServer(FakeAPI):
                 batch.polls += 1
                 if batch.ended is None and (batch.polls >= self.polls_to_end or batch.status == "canceling"):
                     self._end(batch)
-                return Reply(200, self._batch(batch))
+                return Reply(200, self._batch(batch), trickle=self.trickle_polls)
             if method == "GET" and parts[1:] == ["results"] and batch.ended is not None:
                 lines = "".join(json.dumps(r) + "\n" for r in reversed(batch.results))
                 return Reply(200, raw=lines.encode("utf-8"), content_type="application/binary")

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from tests.support.loopback import ServerThread
+from tests.support.loopback import ServerThread, trickle
 
 TLS = Path(__file__).resolve().parent.parent / "fixtures" / "tls"
 LOOPBACK_CERT = TLS / "loopback.crt"
@@ -176,7 +176,8 @@ class FakeAPI:
             self.requests.append(request)
             if self.key_of(headers) != self.api_key:
                 return self.unauthorised()
-            reply = self.render(request, self.responder(request))
+            answer = self.responder(request)
+            reply = answer if answer.raw is not None else self.render(request, answer)  # raw: sent as it is
             self.replies.append(reply)
             return reply
 
@@ -230,15 +231,7 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
                 return
             self.close_connection = True
-            try:
-                self.wfile.flush()
-                for i in range(len(data)):
-                    if api.stopping.wait(reply.trickle):
-                        return
-                    self.wfile.write(data[i:i + 1])
-                    self.wfile.flush()
-            except OSError:
-                return  # the client gave up
+            trickle(self.wfile, data, reply.trickle, api.stopping)
 
         def _headers(self) -> dict[str, str]:
             return {k.lower(): v for k, v in self.headers.items()}

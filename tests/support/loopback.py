@@ -13,10 +13,15 @@ at once. The handlers see that connection close before a request line and answer
 
 from __future__ import annotations
 
+import http.client
+import json
 import socket
 import socketserver
 import threading
+from collections.abc import Callable
 from types import TracebackType
+from typing import Any, BinaryIO
+from urllib.parse import urlencode
 
 #: Where a wake-up connection goes for a server listening on every interface.
 _ANY_TO_LOOPBACK = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
@@ -76,3 +81,31 @@ class ServerThread:
                  tb: TracebackType | None) -> None:
         self.stop()
 
+
+
+def get_json(server: socketserver.BaseServer, path: str, **params: str) -> tuple[int, Any]:
+    """``GET path?params`` from ``server`` (a loopback HTTP server): the status and the JSON body."""
+    host, port = server.server_address[:2]
+    conn = http.client.HTTPConnection(str(host), int(port), timeout=10)
+    try:
+        conn.request("GET", path + "?" + urlencode(params))
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def trickle(wfile: BinaryIO, data: bytes, every: float, stopping: threading.Event,
+            sent: Callable[[], None] = lambda: None) -> None:
+    """Write ``data`` one byte every ``every`` seconds (a server that never trips a read timeout),
+    until it is out, ``stopping`` is set or the client hangs up; ``sent`` is told of each byte."""
+    try:
+        wfile.flush()
+        for i in range(len(data)):
+            if stopping.wait(every):
+                return
+            wfile.write(data[i:i + 1])
+            wfile.flush()
+            sent()
+    except OSError:
+        return  # the client gave up

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from tests.support.loopback import ServerThread
+from tests.support.loopback import trickle as send_trickling
 
 IDS = ("traceId", "spanId", "parentSpanId")
 
@@ -66,30 +68,55 @@ def attributes(span: Span) -> dict[str, Any]:
 
 @dataclass
 class Receiver:
-    """What the loopback collector got: (path, content type, body) per request."""
+    """What the loopback collector got: (path, content type, body) per request, its headers, and how
+    many bytes of its replies' bodies it has sent so far."""
 
     url: str
     posts: list[tuple[str, str, bytes]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    sent: list[int] = field(default_factory=lambda: [0])
+
+    def count_sent(self) -> None:
+        """One more byte of a reply is out."""
+        self.sent[0] += 1
 
 
 @contextmanager
-def otlp_receiver(status: int = 200) -> Iterator[Receiver]:
-    """An OTLP/HTTP receiver on 127.0.0.1 answering ``status`` to every ``POST``."""
-    got: list[tuple[str, str, bytes]] = []
+def otlp_receiver(status: int = 200, *, trickle: float = 0.0, reply_bytes: int = 0) -> Iterator[Receiver]:
+    """An OTLP/HTTP receiver on 127.0.0.1 answering ``status`` to every ``POST``.
+
+    ``trickle`` > 0 sends the reply's body one byte every ``trickle`` seconds (padded to
+    ``reply_bytes``), a collector that never trips a read timeout, until the body is out or the
+    receiver stops.
+    """
+    received = Receiver("")
+    stopping = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            got.append((self.path, self.headers.get("Content-Type", ""), body))
+            received.posts.append((self.path, self.headers.get("Content-Type", ""), body))
+            received.headers.append({k.lower(): v for k, v in self.headers.items()})
             reply = ExportTraceServiceResponse().SerializeToString() if status == 200 else b"refused"
+            reply = reply.ljust(reply_bytes, b"\0")
             self.send_response(status)
             self.send_header("Content-Type", "application/x-protobuf")
             self.send_header("Content-Length", str(len(reply)))
             self.end_headers()
-            self.wfile.write(reply)
+            if not trickle:
+                self.wfile.write(reply)
+                return
+            self.close_connection = True
+            send_trickling(self.wfile, reply, trickle, stopping, sent=received.count_sent)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
     with ServerThread(ThreadingHTTPServer(("127.0.0.1", 0), Handler), "otlp-receiver") as running:
-        yield Receiver(running.url, got)
+        received.url = running.url
+        try:
+            yield received
+        finally:
+            stopping.set()

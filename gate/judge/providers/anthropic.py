@@ -131,6 +131,8 @@ class AnthropicProvider:
             raise JudgeUnavailable(f"cannot reach the API: {e.message}") from e
         except anthropic.AnthropicError as e:
             raise JudgeUnavailable(f"the SDK failed: {e}") from e
+        except RecursionError as e:  # the SDK reads the reply's JSON with json, unbounded in depth
+            raise JudgeUnavailable("the API's reply is nested too deeply to read") from e
         return reply_of(message, call)
 
 

@@ -4,6 +4,9 @@ Each request is exactly the live one (:func:`gate.judge.providers.anthropic.body
 cache key as ``custom_id`` (64 hex characters, within the API's ``^[a-zA-Z0-9_-]{1,64}$``). The SDK
 retries what is retryable; what still fails is translated here, once, into
 :class:`gate.errors.JudgeUnavailable` (chained), a refused key into :class:`gate.errors.JudgeAuthError`.
+Each call (create, poll, read the results, cancel) ends within ``judge.deadline_seconds`` however
+slowly the server answers: it is watched from outside (:func:`gate.deadline.call_by`), since the
+SDK's timeouts bound each read, not the reply.
 
 Results: ``succeeded`` carries a message, read as the live provider reads one; ``errored`` carries
 the API's error; ``canceled`` and ``expired`` requests never ran. Each becomes a
@@ -13,10 +16,12 @@ the API's error; ``canceled`` and ``expired`` requests never ran. Each becomes a
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gate.config import JudgeConfig
+from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import JudgeUnavailable
 from gate.judge.base import ToolCall
 from gate.judge.batch.base import BatchResult, BatchStatus
@@ -45,12 +50,16 @@ class AnthropicBatches:
         """Build the client as :class:`gate.judge.providers.anthropic.AnthropicProvider` does (on the
         process's one TLS context, :mod:`gate.judge.providers.transport`)."""
         self._client = client(config, base_url, api_key, "judging in message batches")
+        self._deadline = config.deadline_seconds
 
     def _sdk(self, fn: Callable[[], T]) -> T:
         import anthropic
 
         try:
-            return fn()
+            return call_by(time.monotonic() + self._deadline, fn)
+        except DeadlineExceeded as e:
+            raise JudgeUnavailable(f"the Message Batches API did not finish its reply within {self._deadline:g} s "
+                                   "(judge.deadline_seconds)") from e
         except anthropic.APIStatusError as e:
             raise status_error(e, self._client) from e
         except anthropic.APITimeoutError as e:
@@ -59,6 +68,8 @@ class AnthropicBatches:
             raise JudgeUnavailable(f"cannot reach the API: {e.message}") from e
         except anthropic.AnthropicError as e:
             raise JudgeUnavailable(f"the SDK failed: {e}") from e
+        except RecursionError as e:  # the SDK reads the replies' JSON with json, unbounded in depth
+            raise JudgeUnavailable("the API's reply is nested too deeply to read") from e
 
     def close(self) -> None:
         """Close the SDK's connections."""

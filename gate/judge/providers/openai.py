@@ -90,6 +90,8 @@ def _tool_input(message: Any, name: str) -> tuple[dict[str, Any] | None, str]:
             arguments = json.loads(function.arguments or "")
         except ValueError:
             return None, f"the {name} arguments are not JSON"
+        except RecursionError:
+            return None, f"the {name} arguments are nested too deeply to read"
         if not isinstance(arguments, dict):
             return None, f"the {name} arguments are not a JSON object"
         return arguments, ""
@@ -151,6 +153,8 @@ class OpenAIProvider:
             raise JudgeUnavailable(f"cannot reach the API: {e.message}") from e
         except openai.OpenAIError as e:
             raise JudgeUnavailable(f"the SDK failed: {e}") from e
+        except RecursionError as e:  # the SDK reads the reply's JSON with json, unbounded in depth
+            raise JudgeUnavailable("the API's reply is nested too deeply to read") from e
         usage = _usage(completion.usage)
         if not completion.choices:
             return ToolReply(None, "no_choices", usage)

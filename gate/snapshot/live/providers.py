@@ -115,8 +115,12 @@ def endpoint_problem(endpoint: str, allow: AllowList, *, from_env: bool = False)
 
     An endpoint written in ``sourcegate.yaml`` (committed) may not hold a secret; one read from
     the environment (``endpoint_env``) may, and is redacted wherever it is shown."""
-    parts = urlsplit(endpoint)
     shown = redact(endpoint)
+    try:
+        parts = urlsplit(endpoint)
+        port = parts.port  # raises for a port that is not one
+    except ValueError:
+        return f"{shown} is not an http(s) URL"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"{shown} is not an http(s) URL"
     secrets = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if is_secret_name(name)]
@@ -124,7 +128,7 @@ def endpoint_problem(endpoint: str, allow: AllowList, *, from_env: bool = False)
         where = f"its query parameter {secrets[0]!r}" if secrets else "its userinfo"
         return (f"{shown} carries a secret in {where}: keep keys out of sourcegate.yaml, name the "
                 "environment variable that holds it with key_env (and key_in, e.g. query:api_key)")
-    if parts.scheme == "http" and not allow.names(parts.hostname, parts.port or 80):
+    if parts.scheme == "http" and not allow.names(parts.hostname, port or 80):
         return (f"{shown} would send the key in clear: use https, or list the host in record.allow "
                 "(an intranet or loopback endpoint)")
     return None

@@ -23,18 +23,21 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from email.message import Message
 from types import MappingProxyType
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import requests
 
 from gate.config import Config, RecordConfig
-from gate.errors import FetchRefused, FetchTimeout, GateError, LiveWebError, SearchFailed
+from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
+from gate.jsonio import parse_json_bounded
 from gate.snapshot.live.policy import AllowList, parse_allow
 from gate.snapshot.live.providers import Call, SearchProvider, endpoint_problem, provider_for
 from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_exception
+from gate.snapshot.live.target import request_target
 from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
 from gate.snapshot.records import PageRecord, SearchRecord
 from gate.snapshot.store import search_failure
+from gate.urls.weburl import resolve
 from gate.version import __version__
 
 USER_AGENT = f"sourcegate/{__version__} (record mode)"
@@ -95,9 +98,13 @@ class LiveWeb:
                                        f"{_redirect_note(response, secrets)}: {_excerpt(body, secrets)}")
                 body = read_body(response, self.settings.max_bytes, what)
         try:
-            data = json.loads(body.decode(_charset(response.headers.get("Content-Type"))))
-        except (UnicodeDecodeError, ValueError) as e:
+            data = parse_json_bounded(body.decode(_charset(response.headers.get("Content-Type"))), "the answer")
+        except UnicodeDecodeError as e:
             raise SearchFailed(f"{what}: the answer is not JSON ({_excerpt(body, secrets)})") from e
+        except InputError as e:  # not JSON, or JSON the snapshot could not keep (too deep, too many objects)
+            if isinstance(e.__cause__, json.JSONDecodeError):
+                raise SearchFailed(f"{what}: the answer is not JSON ({_excerpt(body, secrets)})") from e
+            raise SearchFailed(f"{what}: not recorded: {redact(str(e), secrets)}") from e
         if not isinstance(data, dict | list):
             raise SearchFailed(f"{what}: the answer is JSON but neither an object nor an array")
         why = search_failure(data)
@@ -129,35 +136,37 @@ class LiveWeb:
     # ------------------------------------------------------------------------------------- fetch
 
     def fetch(self, url: str) -> PageRecord:
-        """GET ``url`` on the live web, following redirects; a PageRecord, or a LiveWebError."""
+        """GET ``url`` on the live web, following redirects; a PageRecord, or a LiveWebError.
+
+        The request goes to the host the checks judge ``url`` by: it is written out again from the
+        reading :func:`gate.urls.host` and :func:`gate.urls.canonical` make of it
+        (:func:`gate.urls.weburl.parse_web`), and so is every redirect.
+        """
         shown = redact(url)
-        secret = next((k for k, _ in parse_qsl(urlsplit(url).query) if is_secret_name(k)), None)
+        current = request_target(url, shown)
+        secret = next((k for k, _ in parse_qsl(current.query or "") if is_secret_name(k)), None)
         if secret is not None:
             raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {secret!r}; "
                                "a snapshot is committed, so it is never recorded")
         with self._session([], shown) as (session, deadline):
-            current = url
             for hop in range(self.settings.max_redirects + 1):
-                where = f"redirect hop {hop} to {redact(current)} from {shown}" if hop else shown
-                scheme = urlsplit(current).scheme.lower()
-                if scheme not in ("http", "https"):
-                    kind = scheme or "a URL without a scheme"
-                    raise FetchRefused(f"refused: only http and https are fetched, not {kind} ({where})")
+                where = f"redirect hop {hop} to {redact(current.request_url())} from {shown}" if hop else shown
                 try:
-                    response = self._send(session, Call("GET", current, MappingProxyType({}), None,
+                    response = self._send(session, Call("GET", current.request_url(), MappingProxyType({}), None,
                                                         {"Accept": ACCEPT}), deadline)
                 except AddressRefused as e:
                     raise FetchRefused(f"refused: {e.reason} ({where})") from e
                 with response:
                     location = response.headers.get("Location")
                     if response.status_code in _REDIRECTS and location:
-                        current = urljoin(current, location.encode("latin-1").decode("utf-8", "replace"))
+                        next_url = resolve(current, location.encode("latin-1").decode("utf-8", "replace"))
+                        current = request_target(next_url, f"redirect hop {hop + 1} to {redact(next_url)} from {shown}")
                         continue
                     body = read_body(response, self.settings.max_bytes, shown)
                 content_type = response.headers.get("Content-Type")
                 return PageRecord(url=url, status=response.status_code,
                                   body=body.decode(_charset(content_type), errors="replace"),
-                                  final_url=redact(current), content_type=content_type,
+                                  final_url=redact(current.request_url()), content_type=content_type,
                                   fetched_at=self.clock())
         raise LiveWebError(f"{shown}: more than {self.settings.max_redirects} redirects "
                            "(record.max_redirects); nothing recorded")
