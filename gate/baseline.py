@@ -22,10 +22,10 @@ from types import MappingProxyType
 from typing import Any
 
 from gate.comparison import BaselineOrigin
+from gate.files.jsonio import parse_yaml, read_text, validate
+from gate.files.outputs import write_file
 from gate.gitrev import Revision, base_folder, base_path, changed_files, resolve_set, show
-from gate.jsonio import parse_yaml, read_text, validate
 from gate.load import GOLDEN_NAME
-from gate.outputs import write_file
 from gate.report.serialise import case_from_dict, dump_report, report_from_dict
 from gate.reportstream import read_report, read_report_text
 from gate.results import BaselineStamp, CaseResult, Counts, Report

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.errors import InputError
+from gate.files.paths import is_below, real_is_below
 from gate.git import changed_files as _changed_files
 from gate.git import commit_of, entry_at, git, object_id, read_blob, read_trees, walk
-from gate.paths import is_below, real_is_below
 
 __all__ = ["Revision", "base_folder", "base_path", "blob_id", "changed_files", "has_commit", "relative", "resolve",
            "resolve_commit", "resolve_set", "show", "toplevel", "tree_blobs", "tree_entries"]

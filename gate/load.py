@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from gate.errors import InputError
-from gate.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
+from gate.files.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
 from gate.model import Case, Citation, GoldenSet, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.urls.hosts import usv
 

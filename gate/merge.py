@@ -23,13 +23,13 @@ from typing import Any
 
 from gate.casestore import CaseStore, Spill
 from gate.errors import InputError
-from gate.jsonio import json_path, parse_json, schema, validate
+from gate.files.jsonio import json_path, parse_json, schema, validate
+from gate.files.shapes import Mismatch, Shape, compile_shape
 from gate.judge.summary import BATCH_FIELDS, judgement_to_dict
 from gate.model import Finding
 from gate.report.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
 from gate.reportstream import read_report_items
 from gate.results import CHECK_ERROR, Report
-from gate.shapes import Mismatch, Shape, compile_shape
 from gate.shards import ShardMark, ids_digest
 from gate.tally import TallyBuilder
 
@@ -152,7 +152,7 @@ def read_partial(file: str, spill: Spill) -> Partial:
     """A partial report read a case at a time, checked as strictly as a report and in linear time,
     each case's record written to ``spill``.
 
-    The report schema is compiled once into shapes (:mod:`gate.shapes`): ``jsonschema`` itself,
+    The report schema is compiled once into shapes (:mod:`gate.files.shapes`): ``jsonschema`` itself,
     case by case, costs about a millisecond per case, which at tens of thousands of cases would
     make the merge the slowest job of the matrix. Everything but the cases is checked against the
     schema (``jsonschema`` says what is wrong when it does not fit). Each case is checked once

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from gate.errors import GitHubError, InputError
-from gate.outputs import append_file, write_file
+from gate.files.outputs import append_file, write_file
 
 if TYPE_CHECKING:
     from gate.github import GitHubClient, PullRequestContext, UpsertResult
@@ -81,7 +81,7 @@ def comment_authors(flag: Iterable[str] | None, env: Mapping[str, str]) -> tuple
 
 
 def emit(target: str | None, text: str | Iterable[str]) -> None:
-    """Write one rendering: nowhere (None), to stdout ('-'), or to a file (:func:`gate.outputs.write_file`);
+    """Write one rendering: nowhere (None), to stdout ('-'), or to a file (:func:`gate.files.outputs.write_file`);
     a rendering in pieces is written as they come."""
     if target is None:
         return

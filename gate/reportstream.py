@@ -4,7 +4,7 @@
 in pieces: each field but ``cases`` is parsed as usual, and each item of ``cases`` is parsed,
 validated and handed to ``keep`` (which turns it into what the caller holds, e.g. the few values a
 comparison reads) before the next is read. The checks are those of a whole read: each item's text
-goes through :func:`gate.jsonio.parse_json` (no duplicate keys, no NaN, the container limit) and
+goes through :func:`gate.files.jsonio.parse_json` (no duplicate keys, no NaN, the container limit) and
 is validated against the report schema (the error's path names the item: ``$.cases[12].id``),
 the rest of the report too. The file's size limit is the one of any JSON file.
 
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from gate.errors import InputError
-from gate.jsonio import excerpt, inside, json_path, open_json_text, parse_json, validate
+from gate.files.jsonio import excerpt, inside, json_path, open_json_text, parse_json, validate
 from gate.results import CaseResult
 
 __all__ = ["read_report", "read_report_items", "read_report_text"]

@@ -24,7 +24,7 @@ import yaml
 
 from gate.config import SETTINGS, Config, SearchProviderConfig
 from gate.errors import InputError
-from gate.jsonio import schema
+from gate.files.jsonio import schema
 
 __all__ = ["EXAMPLE_GOLDEN_SET", "NewCase", "append_cases", "config_data", "config_yaml", "golden_yaml", "set_name",
            "workflow_yaml"]

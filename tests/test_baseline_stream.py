@@ -14,7 +14,7 @@ import pytest
 import gate.reportstream
 from gate.baseline import for_comparison, parse_report, read_baseline
 from gate.errors import InputError
-from gate.jsonio import load_json
+from gate.files.jsonio import load_json
 from gate.report.serialise import dump_report
 from gate.results import Report
 from tests.support.report_factory import regression_pair

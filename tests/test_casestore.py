@@ -21,8 +21,8 @@ from gate.casestore import CaseStore
 from gate.cli import main
 from gate.compare import BaselineOrigin, compare
 from gate.decide import decide
-from gate.jsonio import load_json
-from gate.outputs import write_file
+from gate.files.jsonio import load_json
+from gate.files.outputs import write_file
 from gate.pipeline import SetRequest, run_set
 from gate.report.registry import REPORTERS
 from gate.report.serialise import case_record, dump_report

@@ -15,7 +15,7 @@ from gate.drift.hosts import MAX_RETRY_AFTER, HostSlots, Limits, retry_after_sec
 from gate.drift.model import Answer, CitedUrl, DriftReport, text_hash
 from gate.drift.render import MAX_ROWS, drift_data, drift_markdown
 from gate.drift.verdict import build_report, failing, parse_fail_on, verdict
-from gate.jsonio import validate
+from gate.files.jsonio import validate
 from tests.support.fake_time import FakeTime
 
 URL = "https://news.example.com/2026/story"

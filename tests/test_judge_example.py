@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from gate.jsonio import load_json, validate
+from gate.files.jsonio import load_json, validate
 from gate.results import Report
 from tests.support.fresh_import import HASH_SEED, FreshImport
 

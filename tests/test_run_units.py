@@ -10,7 +10,7 @@ import pytest
 
 from gate.config import Config, ReplayConfig, parse_config
 from gate.errors import InputError
-from gate.jsonio import validate
+from gate.files.jsonio import validate
 from gate.load import parse_trace
 from gate.model import Case, Citation, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict

@@ -18,7 +18,7 @@ import pytest
 
 from gate.baseline import parse_report
 from gate.cli import main
-from gate.jsonio import load_json
+from gate.files.jsonio import load_json
 from gate.spans import DEFAULT_DEADLINE, SpanExportError, export_otlp, load_runs, otlp_deadline
 from gate.spans.otel import shown_endpoint
 from tests.support.otlp_receiver import otlp_receiver

@@ -21,7 +21,7 @@ import yaml
 from gate.cli import main
 from gate.config import CompareConfig, Config, JudgeConfig, SoftBound
 from gate.configdiff import config_changes
-from gate.jsonio import validate
+from gate.files.jsonio import validate
 from gate.judge.cache import NOT_VERIFIED
 from gate.report.comment import CommentReporter
 from gate.report.json import JsonReporter

@@ -39,12 +39,12 @@ from gate.commands.targets import check_targets, reads_of
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
+from gate.files.outputs import resolve_within
+from gate.files.paths import real_is_below
 from gate.gitrev import has_commit
 from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
 from gate.load import load_golden
 from gate.mergerun import MergeRequest, merged_report
-from gate.outputs import resolve_within
-from gate.paths import real_is_below
 from gate.pipeline import TRACES_NAME, SetRequest, run_set
 from gate.progress import PlainProgress, Progress
 from gate.publish import comment_authors, run_url

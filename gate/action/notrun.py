@@ -25,9 +25,9 @@ import yaml
 
 from gate.action.inputs import SNAPSHOT_ROOT
 from gate.errors import GateError
+from gate.files.jsonio import dump_json, load_json, validate
+from gate.files.outputs import write_file
 from gate.gitrev import Revision, relative, resolve, show, tree_entries
-from gate.jsonio import dump_json, load_json, validate
-from gate.outputs import write_file
 from gate.report.escape import md_code
 from gate.report.marker import marker
 from gate.report.sections import golden_set

@@ -35,9 +35,9 @@ from gate.console import add_options as add_console_options
 from gate.console import progress, show, terminal_mode
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
+from gate.files.outputs import TEMP_PREFIX, is_stdout, write_file
 from gate.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
 from gate.judge.providers import PROVIDERS
-from gate.outputs import TEMP_PREFIX, is_stdout, write_file
 from gate.pipeline import SetRequest, run_set, set_rules
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters, rendering
@@ -358,7 +358,7 @@ def write_all(rendered: Sequence[tuple[str, str | Iterable[str]]]) -> None:
 
 def _stageable(target: str) -> bool:
     """A plain file (or none yet): written to a temporary first. Not stdout, a device, a FIFO, a
-    socket or a symbolic link (written through as :func:`gate.outputs.write_file` does)."""
+    socket or a symbolic link (written through as :func:`gate.files.outputs.write_file` does)."""
     if target == "-" or os.path.islink(target):
         return False
     try:

@@ -18,7 +18,7 @@ from gate.baseline import parse_report
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.targets import Target, check_targets
 from gate.exitcodes import ExitCode
-from gate.jsonio import load_json
+from gate.files.jsonio import load_json
 from gate.publish import comment_authors, emit, gate_run_url, post_comment
 from gate.report.registry import REPORTERS
 from gate.results import Report

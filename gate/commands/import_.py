@@ -11,7 +11,7 @@ One ``DIR/<case>.json`` per input; the case id is ``--case`` (one input only) or
 name without its extensions. Every target is checked first (a folder that cannot be written,
 an input that would be overwritten: :mod:`gate.commands.targets`), then every input is read and
 converted, and every trace validated, before anything is written: one bad input writes nothing and
-exits 2 naming the file and the JSON path. Each file is written whole (``gate.outputs.write_file``);
+exits 2 naming the file and the JSON path. Each file is written whole (``gate.files.outputs.write_file``);
 the same input gives the same bytes.
 Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
 """
@@ -27,10 +27,10 @@ from gate.commands.base import Subparsers
 from gate.commands.targets import Target, check_targets
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
+from gate.files.jsonio import dump_json, read_text
+from gate.files.outputs import write_file
 from gate.importers import FORMATS, convert
-from gate.jsonio import dump_json, read_text
 from gate.load import load_golden
-from gate.outputs import write_file
 from gate.scaffold import NewCase, append_cases, golden_yaml, set_name
 
 __all__ = ["FORMAT_IDS", "add_parser", "case_id", "run"]

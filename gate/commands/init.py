@@ -21,8 +21,8 @@ import sys
 from gate.commands.base import Subparsers
 from gate.commands.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
+from gate.files.outputs import write_file
 from gate.load import RUNS_DIR, load_trace
-from gate.outputs import write_file
 from gate.scaffold import NewCase, config_yaml, golden_yaml, set_name, workflow_yaml
 
 __all__ = ["WORKFLOW_FILE", "add_parser", "run"]

@@ -5,14 +5,14 @@ path, and the path) and what it will read (:func:`reads_of` for a golden set's r
 set runs, any judge is called or anything is written, :func:`check_targets` refuses with an
 :class:`~gate.errors.InputError` (exit 2) naming the flag, the path and what is wrong:
 
-* a path that cannot be written (:func:`gate.outputs.unwritable`): a folder in the way, a path
+* a path that cannot be written (:func:`gate.files.outputs.unwritable`): a folder in the way, a path
   ending in ``/``, a folder above it that is a file, no permission;
 * a path the command reads: the golden set's ``golden.yaml``, configuration and baseline, a file
   in its ``runs/``, ``snapshot/`` or ``judgements/``, a trace file or partial report of the run;
 * one file named by two outputs (two flags, or two golden sets whose names make one file name).
   Stdout, devices, FIFOs and sockets may be shared, and so may a file every output appends to.
 
-The write itself still answers for itself (:func:`gate.outputs.write_file`): the path can change
+The write itself still answers for itself (:func:`gate.files.outputs.write_file`): the path can change
 between the check and the write.
 """
 
@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from gate.baseline import baseline_file
 from gate.config import CONFIG_NAME
 from gate.errors import InputError
+from gate.files.outputs import resolve_within, shared_target, unwritable
+from gate.files.paths import is_below
 from gate.goldensets import NAME_FIELD, per_set_file
 from gate.judge.cache import JUDGEMENTS_DIR
 from gate.load import GOLDEN_NAME, RUNS_DIR, golden_identity
 from gate.mergerun import MergeRequest
-from gate.outputs import resolve_within, shared_target, unwritable
-from gate.paths import is_below
 from gate.pipeline import TRACES_NAME, SetRequest
 from gate.snapshot.store import SNAPSHOT_DIR
 

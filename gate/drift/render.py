@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gate.drift.model import DRIFTED, VERDICTS, DriftReport, UrlDrift
-from gate.jsonio import dump_json
+from gate.files.jsonio import dump_json
 from gate.report.escape import md, md_code, md_url
 from gate.report.marker import marker
 from gate.version import __version__

@@ -13,8 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from gate.errors import InputError
-from gate.importers.base import Context, Where, obj
-from gate.jsonio import (
+from gate.files.jsonio import (
     check_containers,
     check_depth,
     json_path,
@@ -22,11 +21,12 @@ from gate.jsonio import (
     too_deep_offset,
     too_deeply_nested,
 )
+from gate.importers.base import Context, Where, obj
 
 
 def parsed(data: Any, ctx: Context) -> Any:
     """``data`` as JSON: file text is parsed strictly (no duplicate keys, NaN or Infinity); text or
-    objects nested deeper than the limit (:data:`gate.jsonio.MAX_DEPTH`) are refused, naming where."""
+    objects nested deeper than the limit (:data:`gate.files.jsonio.MAX_DEPTH`) are refused, naming where."""
     if isinstance(data, str):
         return parse_at(data, Where(ctx.source))
     check_depth(data, ctx.source)
@@ -61,8 +61,8 @@ def embedded(raw: str, at: Where, otherwise: Any) -> Any:
     """JSON text held in a string of the record (a tool's output, an attribute), parsed, or
     ``otherwise`` when the text is not JSON (it stays text: the record's own reading is lenient).
 
-    Bounded like a file: more containers than :data:`gate.jsonio.MAX_JSON_CONTAINERS`, or nesting
-    deeper than :data:`gate.jsonio.MAX_DEPTH`, is an input error naming the string, not "not JSON".
+    Bounded like a file: more containers than :data:`gate.files.jsonio.MAX_JSON_CONTAINERS`, or nesting
+    deeper than :data:`gate.files.jsonio.MAX_DEPTH`, is an input error naming the string, not "not JSON".
     """
     try:
         check_containers(raw, at.file)

@@ -29,7 +29,7 @@ from typing import Any, ParamSpec, TypeVar, cast, overload
 
 from gate.config import Config
 from gate.errors import RecordError
-from gate.jsonio import dump_json, validate, write_atomic
+from gate.files.jsonio import dump_json, validate, write_atomic
 from gate.model import Case, Citation, Finding, Page, Run, SearchResult
 from gate.passage import PageIndex
 from gate.record.freeze import Searched, freeze

@@ -18,8 +18,8 @@ from typing import Any
 from gate.claimdiff import ClaimFlip
 from gate.comparison import BaselineOrigin, CaseChange, Comparison, FigureChange, FigureStatus, Moved, RemovedCase
 from gate.configdiff import ConfigChange
-from gate.jsonio import dump_json
-from gate.jsontext import indented
+from gate.files.jsonio import dump_json
+from gate.files.jsontext import indented
 from gate.judge import model as jm
 from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict

@@ -20,7 +20,7 @@ from datetime import date, datetime
 from typing import Any
 
 from gate.errors import InputError
-from gate.jsonio import parse_time
+from gate.files.jsonio import parse_time
 from gate.model import Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.record.providers import PARSERS, detect, parse_results
 from gate.runner.scope import Served

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gate.errors import EXIT_FAIL, GateError, InputError
-from gate.jsonio import dump_json, validate
+from gate.files.jsonio import dump_json, validate
+from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.load import RUNS_DIR, load_golden, load_trace
 from gate.model import Case, GoldenSet, Run
-from gate.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.progress import NullProgress, Progress
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from gate.errors import InputError, LiveWebError
-from gate.jsonio import dump_json, validate
-from gate.outputs import write_file
+from gate.files.jsonio import dump_json, validate
+from gate.files.outputs import write_file
 from gate.progress import NullProgress, Progress
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live.redact import redact

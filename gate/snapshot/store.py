@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from gate.errors import InputError, SnapshotMiss
-from gate.jsonio import dump_json, load_json, validate
-from gate.outputs import write_file
+from gate.files.jsonio import dump_json, load_json, validate
+from gate.files.outputs import write_file
 from gate.snapshot.records import (
     EXTRACTIONS,
     LAYERS,

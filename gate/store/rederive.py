@@ -33,7 +33,7 @@ from typing import Any
 from gate.config import Config
 from gate.errors import InputError
 from gate.evaluate import evaluate_run, problem_result
-from gate.jsonio import excerpt
+from gate.files.jsonio import excerpt
 from gate.load import Pairing, iter_pairings
 from gate.merge import Merged
 from gate.model import GoldenSet

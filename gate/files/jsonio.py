@@ -2,7 +2,7 @@
 
 Reading refuses what ``json`` and PyYAML let through silently: duplicate keys, NaN and
 Infinity. Every error names the file, the JSON path and what was expected. Files are
-written by :func:`gate.outputs.write_file`.
+written by :func:`gate.files.outputs.write_file`.
 
 Every file a pull request can change is hostile until read, so reading is bounded before any
 expensive work: a size limit per kind of file, a nesting limit, a limit on the nodes a YAML file
@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 import yaml
 
 from gate.errors import InputError
-from gate.jsontext import indented
-from gate.outputs import write_file
-from gate.paths import real_is_below
-from gate.shapes import Mismatch, Shape, compile_shape
+from gate.files.jsontext import indented
+from gate.files.outputs import write_file
+from gate.files.paths import real_is_below
+from gate.files.shapes import Mismatch, Shape, compile_shape
 from gate.suggest import did_you_mean
 
 if TYPE_CHECKING:  # jsonschema is imported when a schema is first validated (see validator())
@@ -737,7 +737,7 @@ class _Formats:
 
 @cache
 def shape_of(name: str) -> Shape | None:
-    """A bundled schema compiled into a shape (:mod:`gate.shapes`), or None when it uses a keyword
+    """A bundled schema compiled into a shape (:mod:`gate.files.shapes`), or None when it uses a keyword
     shapes do not compile (built once a process)."""
     try:
         return compile_shape(schema(name), formats=_Formats())
@@ -819,12 +819,12 @@ def _known(key: str, known: Iterable[str]) -> str:
 
 
 def write_atomic(file: str, text: str) -> None:
-    """Write ``text`` to ``file`` the one safe way (:func:`gate.outputs.write_file`): atomic for a
+    """Write ``text`` to ``file`` the one safe way (:func:`gate.files.outputs.write_file`): atomic for a
     regular file, direct for a device or FIFO, through a symlink to its target."""
     write_file(file, text)
 
 
 def dump_json(data: Any) -> str:
     """Stable, readable JSON text (sorted keys are not used: the schema order reads better): the
-    standard library's ``indent=2`` text, written three times as fast (:mod:`gate.jsontext`)."""
+    standard library's ``indent=2`` text, written three times as fast (:mod:`gate.files.jsontext`)."""
     return indented(data) + "\n"

@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterable
 
 from gate.errors import InputError
-from gate.paths import is_below, real_is_below
+from gate.files.paths import is_below, real_is_below
 
 __all__ = [
     "STALE_AFTER", "TEMP_PREFIX", "append_file", "is_stdout", "resolve_within", "shared_target", "unwritable",

@@ -17,7 +17,7 @@ unsure it refuses: numbers are read as JSON spells them (an ``integer`` is a who
 a fraction, ``1`` and not ``1.0``; ``true`` is never a number), an ``enum`` of objects or arrays
 is not matched, ``uniqueItems`` is checked on strings alone, and an ``if`` is compiled only when
 its answer is exact (``properties``, ``required``, and a string ``const`` or ``enum``). A value
-a shape refuses can therefore still be valid: :func:`gate.jsonio.validate` then asks the full
+a shape refuses can therefore still be valid: :func:`gate.files.jsonio.validate` then asks the full
 validator, which also words the error.
 
 Pure: no I/O.
