@@ -8,7 +8,7 @@
   pytest and ruff print their summary line, unless a report (``--json -``, ``--markdown -``...)
   is written there, in which case it goes to stderr so that stdout stays parseable.
 - ``-q`` prints the verdict line only; ``-v`` adds one line of figures per case.
-- Colour follows ``--color``, ``NO_COLOR`` and ``FORCE_COLOR`` (:mod:`gate.color`).
+- Colour follows ``--color``, ``NO_COLOR`` and ``FORCE_COLOR`` (:mod:`gate.term.color`).
 - Progress of a live judge goes to stderr (:func:`progress`): a bar on a terminal, plain periodic
   lines in CI logs, nothing with ``-q``. Its notes go with it: a key the judge API refused is said
   there once per set, whatever stdout and stderr are.
@@ -20,10 +20,10 @@ import argparse
 import os
 import sys
 
-from gate.color import COLOR_CHOICES, use_color
-from gate.progress import Progress, for_cli
 from gate.report.terminal import TerminalReporter, verdict_line
 from gate.results import Report
+from gate.term.color import COLOR_CHOICES, use_color
+from gate.term.progress import Progress, for_cli
 
 __all__ = ["add_options", "progress", "show", "terminal_mode"]
 
@@ -43,7 +43,7 @@ def terminal_mode(args: argparse.Namespace) -> bool:
 
 
 def progress(args: argparse.Namespace) -> Progress:
-    """Where long work reports on stderr: nothing with ``-q``, else :func:`gate.progress.for_cli`."""
+    """Where long work reports on stderr: nothing with ``-q``, else :func:`gate.term.progress.for_cli`."""
     return for_cli(quiet=bool(getattr(args, "quiet", False)), color=getattr(args, "color", "auto"))
 
 

@@ -42,10 +42,10 @@ from gate.judge.session import JudgeSession
 from gate.load import Pairing, iter_pairings, load_golden, load_trace
 from gate.merge import baseline_digest
 from gate.model import Case, GoldenSet
-from gate.progress import Progress
 from gate.results import CaseResult, Report
 from gate.rules import Rules, resolve_rules
 from gate.shards import Shard, ShardSelection, config_digest
+from gate.term.progress import Progress
 
 __all__ = ["TRACES_NAME", "SetRequest", "decide_set", "golden_with_runs", "rules_baseline_digest", "run_paths",
            "run_set", "set_rules"]

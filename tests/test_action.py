@@ -32,8 +32,8 @@ from gate.github import MARKER_PREFIX, marker, pr_context_from_env
 from gate.mergerun import MergeRequest
 from gate.model import Finding, Verdict
 from gate.pipeline import SetRequest
-from gate.progress import Progress
 from gate.results import CaseResult, Counts, Report
+from gate.term.progress import Progress
 from tests.support.action_runner import (
     FABRICATED,
     GOOD,

@@ -22,8 +22,8 @@ from gate.github import marker
 from gate.mergerun import MergeRequest
 from gate.model import Finding, Verdict
 from gate.pipeline import SetRequest
-from gate.progress import Progress
 from gate.results import CaseResult, Counts, Report
+from gate.term.progress import Progress
 from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
 
 

@@ -46,14 +46,14 @@ from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
 from gate.load import load_golden
 from gate.mergerun import MergeRequest, merged_report
 from gate.pipeline import TRACES_NAME, SetRequest, run_set
-from gate.progress import PlainProgress, Progress
 from gate.publish import comment_authors, run_url
-from gate.report.escape import md, md_code
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
 from gate.results import CHECK_ERROR, Report
 from gate.rules import resolve_config
+from gate.term.progress import PlainProgress, Progress
+from gate.text.escape import md, md_code
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext

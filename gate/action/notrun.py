@@ -28,9 +28,9 @@ from gate.errors import GateError
 from gate.files.jsonio import dump_json, load_json, validate
 from gate.files.outputs import write_file
 from gate.gitrev import Revision, relative, resolve, show, tree_entries
-from gate.report.escape import md_code
-from gate.report.marker import marker
 from gate.report.sections import golden_set
+from gate.text.escape import md_code
+from gate.text.marker import marker
 from gate.version import __version__
 
 __all__ = [

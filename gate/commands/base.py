@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from gate.errors import InputError
 from gate.publish import LOGIN_FORM, is_login
-from gate.suggest import did_you_mean
+from gate.text.suggest import did_you_mean
 
 __all__ = ["Command", "Parser", "add_comment_author", "unrecognized"]
 

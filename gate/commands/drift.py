@@ -30,7 +30,7 @@ from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.load import load_golden
 from gate.pipeline import SetRequest
-from gate.progress import for_cli
+from gate.term.progress import for_cli
 
 __all__ = ["add_parser", "run"]
 

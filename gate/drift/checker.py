@@ -26,8 +26,8 @@ from gate.config import RecordConfig
 from gate.drift.hosts import MAX_RETRY_AFTER, HostSlots, Limits, retry_delay
 from gate.drift.live import Prober
 from gate.drift.model import Answer, CitedUrl
-from gate.progress import NullProgress, Progress
 from gate.snapshot.live.transport import Resolve
+from gate.term.progress import NullProgress, Progress
 from gate.urls import host
 
 __all__ = ["check_live", "checked", "interleaved"]

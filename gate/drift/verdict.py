@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Literal
 
 from gate.drift.model import DRIFTED, VERDICTS, Answer, CitedUrl, DriftReport, DriftVerdict, UrlDrift
-from gate.suggest import did_you_mean
+from gate.text.suggest import did_you_mean
 from gate.urls import host, registered_domain
 
 __all__ = ["build_report", "failing", "parse_fail_on", "verdict"]

@@ -38,7 +38,7 @@ from gate.files.jsontext import indented
 from gate.files.outputs import write_file
 from gate.files.paths import real_is_below
 from gate.files.shapes import Mismatch, Shape, compile_shape
-from gate.suggest import did_you_mean
+from gate.text.suggest import did_you_mean
 
 if TYPE_CHECKING:  # jsonschema is imported when a schema is first validated (see validator())
     from jsonschema import Draft202012Validator, FormatChecker

@@ -17,7 +17,7 @@ hundred, and the summary table, the blocking lines and the notes each to a numbe
 (:data:`KEPT_CHARS`), with a line saying how many more the job summary has. So the comment stays
 under the limit for any input.
 
-Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.escape`.
+Pure: a report in, markdown out. Untrusted text only through :mod:`gate.text.escape`.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from gate.figures import AXES
 from gate.judge.model import Usage
 from gate.model import Finding
 from gate.report.configchanges import config_changes_section
-from gate.report.escape import md, md_code, md_url
 from gate.report.judged import batch_note, judge_cache_line
-from gate.report.marker import marker
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
 from gate.results import CaseResult, CaseWarning, Report
+from gate.text.escape import md, md_code, md_url
+from gate.text.marker import marker
 from gate.version import __version__
 
 __all__ = ["COMMENT_LIMIT", "CaseRead", "CommentReporter", "baseline_origin", "body_sections", "changed_lists",

@@ -1,7 +1,7 @@
 """The markdown report: verdict first, a table per check, then each failing case.
 
 Untrusted strings (questions, URLs, messages quoting pages) only pass through
-:func:`gate.report.escape.md`.
+:func:`gate.text.escape.md`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from gate.checks import CHECKS
 from gate.comparison import Comparison
 from gate.report.comment import baseline_origin, blocking, changed_lists, notes, summary
 from gate.report.configchanges import config_changes_section
-from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
 from gate.report.sections import golden_set
 from gate.report.vector import VectorLines
 from gate.results import CaseResult, Report
+from gate.text.escape import md, md_code
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
 

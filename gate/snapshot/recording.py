@@ -19,7 +19,7 @@ client and never stored: the next session tries again.
 the log, writes them to ``snapshot/RECORDED.json`` (``sourcegate-recorded/1``) and bumps the golden
 set's ``version`` (see :mod:`gate.snapshot.version`), since its baseline was measured on a web that
 no longer is the snapshot's. While it serves, each entry recorded is reported to the
-:class:`gate.progress.Progress` it is given (the total is unknown: the agent decides).
+:class:`gate.term.progress.Progress` it is given (the total is unknown: the agent decides).
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from typing import Any, TextIO
 from gate.errors import InputError, LiveWebError
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import write_file
-from gate.progress import NullProgress, Progress
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live.redact import redact
 from gate.snapshot.live.web import LiveWeb
@@ -52,6 +51,7 @@ from gate.snapshot.records import (
 from gate.snapshot.serve import DEFAULT_HOST, ReplayServer
 from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
 from gate.snapshot.version import VersionBump, bump_version
+from gate.term.progress import NullProgress, Progress
 
 REPLAY, NEW_EPISODES, RECORD = "replay", "new-episodes", "record"
 MODES = (REPLAY, NEW_EPISODES, RECORD)

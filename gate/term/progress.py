@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Protocol, TextIO
 
-from gate.color import use_color
+from gate.term.color import use_color
 
 __all__ = ["NullProgress", "PlainProgress", "Progress", "RichProgress", "for_cli"]
 
