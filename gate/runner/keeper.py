@@ -1,7 +1,7 @@
 """The keeper: one small process per case between the gate and the agent, so that nothing the agent
 starts outlives its case (Linux).
 
-    python -I -S keeper.py GO_FD STATUS_FD -- CMD ARGS...
+    python -I -S keeper.py GATE_PID GO_FD STATUS_FD -- CMD ARGS...
 
 The keeper makes itself a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``): a process the agent
 starts that loses its parent (a double fork, ``setsid`` and exit) is re-parented to the keeper, not
@@ -247,10 +247,9 @@ def _json(report: Mapping[str, int | bool | None]) -> str:
 
 def main(argv: Sequence[str]) -> int:
     """Run the agent of one case; end everything it started; report on the status fd."""
-    go, status_fd, command = int(argv[1]), int(argv[2]), list(argv[4:])
+    parent, go, status_fd, command = int(argv[1]), int(argv[2]), int(argv[3]), list(argv[5:])
     os.set_inheritable(go, False)
     os.set_inheritable(status_fd, False)
-    parent = os.getppid()
     # A handler that raised would cut the cleanup short: this one only kills the agent, whose wait
     # then returns, so every path goes through the cleanup below.
     for sig in _STOP_SIGNALS:
@@ -261,7 +260,7 @@ def main(argv: Sequence[str]) -> int:
     # Not dumpable: a process of the same user (the agent) can then neither ptrace the keeper nor open
     # its /proc files (its status fd, its environment). The agent, exec'd, is dumpable as usual.
     _prctl(PR_SET_DUMPABLE, 0)
-    # EOF on GO_FD, or another parent: the gate is gone or stopped the case before it began
+    # EOF on GO_FD, or another parent than GATE_PID: the gate is gone or stopped the case before it began
     if os.getppid() == parent and os.read(go, 1) == b"g" and not _Case.stopped:
         _Case.agent = _spawn(command)
         if _Case.stopped:  # asked between the fork and the line above

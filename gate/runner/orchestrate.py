@@ -2,12 +2,13 @@
 
 The replay server serves the golden set's snapshot on a free loopback port, in this process; each
 case gets its own scope on it (``$SOURCEGATE_REPLAY_URL`` ends in ``/case/<token>``), so requests
-are attributed to the right case whatever runs in parallel. At most ``jobs`` agents run at once;
+are attributed to the right case whatever runs in parallel (on Linux, only requests from the case's
+own processes: :mod:`gate.runner.owners`). At most ``jobs`` agents run at once;
 one that fails or times out is that case's ``agent_error`` and the others still run.
 
 Nothing is half-written: the traces go to a temporary folder beside the target, which replaces the
 golden set's ``runs/`` only when every case has finished (``--out DIR``: each file is written
-atomically into DIR). Ctrl-C kills every agent's process group, stops the server and leaves the
+atomically into DIR). Ctrl-C ends every agent and what it started, stops the server and leaves the
 old runs as they were. Each case finished is reported to the :class:`gate.progress.Progress` given.
 """
 

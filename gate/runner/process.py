@@ -151,9 +151,10 @@ class Processes:
                                     stderr=subprocess.PIPE, start_new_session=True), None, None
         go_r, go_w = os.pipe()
         status_r, status_w = os.pipe()
+        command = [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), str(go_r), str(status_w), "--",
+                   *argv]
         try:
-            proc = subprocess.Popen([sys.executable, "-I", "-S", keeper.__file__, str(go_r), str(status_w), "--",
-                                     *argv], env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            proc = subprocess.Popen(command, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, pass_fds=(go_r, status_w), start_new_session=True)
         except BaseException:
             os.close(go_w)
