@@ -73,6 +73,16 @@ class Replay:
     served: bool = False
     misses: tuple[ReplayMiss, ...] = ()
     agent_error: str | None = None
+    stdout_dropped: int = 0
+    """bytes at the start of the agent's stdout counted and not kept (the gate keeps its end)"""
+    stderr_dropped: int = 0
+    """the same for stderr"""
+    left_running: int = 0
+    """processes the agent left running when it exited, which the gate ended"""
+    cross_case: tuple[str, ...] = ()
+    """requests refused because they crossed from one case to another, each said in one line"""
+    outside_connections: int = 0
+    """connections with the case's URL from a process of no running case, served (Linux)"""
 
 
 @dataclass(frozen=True)

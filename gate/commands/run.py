@@ -76,7 +76,7 @@ def _without_check(args: argparse.Namespace) -> None:
 @contextlib.contextmanager
 def _terminated_as_interrupt() -> Iterator[None]:
     """SIGTERM (a CI job cancelled, ``kill``) handled as Ctrl-C while the agents run: every agent's
-    process group is stopped and the old runs kept. Only the main thread can set a handler."""
+    processes are ended and the old runs kept. Only the main thread can set a handler."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         with _terminated_as_interrupt():
             summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
                                 progress=progress(args))
-    except KeyboardInterrupt as e:  # every agent's process group is stopped by then (gate.runner)
+    except KeyboardInterrupt as e:  # every agent and what it started is ended by then (gate.runner)
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
     print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)
     if planned is None:

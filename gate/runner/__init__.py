@@ -2,6 +2,9 @@
 
 :mod:`gate.runner.plan` decides what runs (pure), :mod:`gate.runner.scope` collects what the
 replay server answered each case, :mod:`gate.runner.assemble` turns a finished case into its
-trace (pure), :mod:`gate.runner.process` runs the commands, :mod:`gate.runner.orchestrate` ties
-them together, and :mod:`gate.runner.findings` says what the gate reports of it.
+trace (pure), :mod:`gate.runner.process` runs the commands (each under a
+:mod:`gate.runner.keeper` on Linux, their output kept within :mod:`gate.runner.output`'s bounds),
+:mod:`gate.runner.owners` refuses a request that crosses from one case to another,
+:mod:`gate.runner.orchestrate` ties them together, and :mod:`gate.runner.findings` says what the
+gate reports of it.
 """

@@ -1,8 +1,10 @@
 """A finished case -> its trace, as a :class:`gate.model.Run`. Pure.
 
 An agent that saved its own trace (``$SOURCEGATE_TRACE_FILE``) keeps it, with a ``replay`` section
-added: the command and the requests the snapshot did not hold. An agent that printed one JSON
-object on stdout instead, ``{"answer": "...", "citations": [{"url": "...", "quote": "..."}]}``,
+added: the command, the requests the snapshot did not hold, and what the gate saw of its
+processes (output it dropped, processes left running, requests refused as crossing cases).
+An agent that printed one JSON object on stdout instead,
+``{"answer": "...", "citations": [{"url": "...", "quote": "..."}]}``,
 gets a trace assembled from what the replay server answered its case: the queries it asked, the
 results parsed by provider (:mod:`gate.record.providers`), the pages and extractions as served,
 and ``replay.served`` true, since a server cannot know what the model read of them.
@@ -23,6 +25,7 @@ from gate.errors import InputError
 from gate.files.jsonio import parse_time
 from gate.model import Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.record.providers import PARSERS, detect, parse_results
+from gate.runner.output import STDOUT_KEPT, size
 from gate.runner.scope import Served
 from gate.snapshot.store import search_failure
 
@@ -35,20 +38,30 @@ in the markdown report's 400 characters per finding)."""
 
 @dataclass(frozen=True)
 class Finished:
-    """How one agent process ended: ``failure`` says why it gave no result (None: it exited 0)."""
+    """How one agent process ended: ``failure`` says why it gave no result (None: it exited 0).
+
+    ``stdout`` and ``stderr`` are the ends the gate kept (:mod:`gate.runner.output`), after the
+    ``*_dropped`` bytes it counted and let go; ``left_running``: the processes the agent left
+    running when it exited, which the gate ended.
+    """
 
     failure: str | None
     stdout: str
     stderr: str
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
+    left_running: int = 0
 
 
-def stdout_answer(stdout: str) -> tuple[str, tuple[Citation, ...] | None]:
+def stdout_answer(stdout: str, dropped: int = 0) -> tuple[str, tuple[Citation, ...] | None]:
     """The answer an agent printed: one JSON object (alone, or the last line of its output).
 
-    Raises :class:`InputError` saying what was expected.
+    ``dropped``: bytes of the start of stdout the gate did not keep (:mod:`gate.runner.output`); then
+    only the last line can be the answer. Raises :class:`InputError` saying what was expected.
     """
     text = stdout.strip()
-    candidates = [text] + ([text.splitlines()[-1]] if "\n" in text else [])
+    last = [text.splitlines()[-1]] if "\n" in text or dropped else []
+    candidates = last if dropped else [text, *last]
     for candidate in candidates:
         try:
             data = json.loads(candidate)
@@ -56,8 +69,10 @@ def stdout_answer(stdout: str) -> tuple[str, tuple[Citation, ...] | None]:
             continue
         if isinstance(data, dict):
             return _answer(data)
+    cut = (f" (the gate kept its last {size(STDOUT_KEPT)} and dropped the {size(dropped)} before them, so the "
+           "answer must be its last line)") if dropped else ""
     raise InputError('printed no answer: expected one JSON object {"answer": "...", "citations": '
-                     '[{"url": "...", "quote": "..."}]} on stdout' + ("" if text else " (stdout was empty)"))
+                     '[{"url": "...", "quote": "..."}]} on stdout' + ("" if text else " (stdout was empty)") + cut)
 
 
 def _answer(data: dict[str, Any]) -> tuple[str, tuple[Citation, ...] | None]:
@@ -89,17 +104,22 @@ def misses(calls: Sequence[Served]) -> tuple[ReplayMiss, ...]:
 
 
 def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequence[Served],
-             agent_trace: Run | None, started_at: datetime) -> Run:
-    """The run of one case; ``agent_trace`` is the trace the agent saved, if it saved one."""
+             agent_trace: Run | None, started_at: datetime, cross_case: Sequence[str] = (),
+             outside_connections: int = 0) -> Run:
+    """The run of one case; ``agent_trace`` is the trace the agent saved, if it saved one;
+    ``cross_case``: the requests refused because they crossed between cases, ``outside_connections``
+    those served from a process of no running case (:mod:`gate.runner.owners`)."""
     missed = misses(calls)
     failure = finished.failure
+    facts = Replay(command=tuple(command), misses=missed, stdout_dropped=finished.stdout_dropped,
+                   stderr_dropped=finished.stderr_dropped, left_running=finished.left_running,
+                   cross_case=tuple(cross_case), outside_connections=outside_connections)
     if failure is None and agent_trace is not None:
-        return replace(agent_trace, case=case.id,
-                       replay=Replay(command=tuple(command), served=False, misses=missed))
+        return replace(agent_trace, case=case.id, replay=facts)
     answer, citations = "", None
     if failure is None:
         try:
-            answer, citations = stdout_answer(finished.stdout)
+            answer, citations = stdout_answer(finished.stdout, finished.stdout_dropped)
         except InputError as e:
             failure = str(e)
     if failure is not None:
@@ -108,7 +128,7 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
     queries, results, pages = _served(calls)
     return Run(case=case.id, question=case.question, answer=answer, queries=queries, results=results,
                pages=pages, citations=citations, started_at=started_at, source="<sourcegate run>",
-               replay=Replay(command=tuple(command), served=True, misses=missed, agent_error=failure))
+               replay=replace(facts, served=True, agent_error=failure))
 
 
 def _served(calls: Sequence[Served]) -> tuple[tuple[str, ...], tuple[SearchResult, ...], tuple[Page, ...]]:

@@ -10,6 +10,14 @@ Each has a stable id and a description, like the checks of :data:`gate.checks.CH
   with ``replay.on_miss: warn``.
 - ``agent_error``: the agent exited non-zero, timed out or printed no answer; the message has the
   tail of its stderr (untrusted text: escaped by every renderer). Always a hard failure.
+- ``cross_case_request``: a request reached the replay server with one case's URL from a process of
+  another case (or of none), and was refused; reported in both cases. Always a hard failure.
+- ``agent_output_dropped``: the agent printed more than the gate keeps (:mod:`gate.runner.output`);
+  the message says how much was dropped. A warning.
+- ``agent_left_processes``: the agent exited and left processes running, which the gate ended. A
+  warning (a helper it meant to stop is not a failure of the answer, but it was PR code still running).
+- ``outside_connections``: connections with the case's URL came from a process of no running case
+  (a service the agent hands its work to) and were served, attributed by the URL alone. A warning.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from dataclasses import dataclass
 from gate.config import Config
 from gate.model import Finding, ReplayMiss, Run
 from gate.results import CaseWarning
+from gate.runner.output import STDERR_KEPT, STDOUT_KEPT, size
 
 __all__ = ["RECORD_COMMAND", "RUN_FINDINGS", "RunFindingKind", "run_findings"]
 
@@ -39,6 +48,10 @@ RUN_FINDINGS: dict[str, RunFindingKind] = {
     for k in (
         RunFindingKind("replay_miss", "the agent asked for a search or a page the snapshot does not hold"),
         RunFindingKind("agent_error", "the agent exited non-zero, timed out or printed no answer"),
+        RunFindingKind("cross_case_request", "a request crossed from one case's processes to another case's URL"),
+        RunFindingKind("agent_output_dropped", "the agent printed more than the gate keeps; the rest was counted"),
+        RunFindingKind("agent_left_processes", "the agent left processes running when it exited; the gate ended them"),
+        RunFindingKind("outside_connections", "the case's URL was used by a process of no running case"),
     )
 }
 
@@ -64,6 +77,21 @@ def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[C
     warnings: list[CaseWarning] = []
     if replay.agent_error is not None:
         failures.append(Finding("agent_error", f"the agent gave no answer: {replay.agent_error}"))
+    failures.extend(Finding("cross_case_request", message) for message in replay.cross_case)
+    dropped = [f"{size(n)} of {stream}" for stream, n in (("stdout", replay.stdout_dropped),
+                                                         ("stderr", replay.stderr_dropped)) if n]
+    if dropped:
+        warnings.append(CaseWarning("agent_output_dropped", (
+            f"the agent printed more than the gate keeps (the last {size(STDOUT_KEPT)} of stdout, where its answer "
+            f"is read, and {size(STDERR_KEPT)} of stderr): {' and '.join(dropped)} counted and dropped")))
+    if replay.outside_connections:
+        warnings.append(CaseWarning("outside_connections", (
+            f"{replay.outside_connections} connection(s) with this case's replay URL came from a process outside "
+            "every running case (a service the agent hands its work to?): served, and attributed to this case by "
+            "the URL alone")))
+    if replay.left_running:
+        warnings.append(CaseWarning("agent_left_processes", (
+            f"the agent left {replay.left_running} process(es) running when it exited: the gate ended them")))
     for miss in replay.misses:
         message = _miss_message(miss)
         if config.replay.on_miss == "warn":

@@ -2,17 +2,19 @@
 
 The replay server serves the golden set's snapshot on a free loopback port, in this process; each
 case gets its own scope on it (``$SOURCEGATE_REPLAY_URL`` ends in ``/case/<token>``), so requests
-are attributed to the right case whatever runs in parallel. At most ``jobs`` agents run at once;
+are attributed to the right case whatever runs in parallel (on Linux, only requests from the case's
+own processes: :mod:`gate.runner.owners`). At most ``jobs`` agents run at once;
 one that fails or times out is that case's ``agent_error`` and the others still run.
 
 Nothing is half-written: the traces go to a temporary folder beside the target, which replaces the
 golden set's ``runs/`` only when every case has finished (``--out DIR``: each file is written
-atomically into DIR). Ctrl-C kills every agent's process group, stops the server and leaves the
+atomically into DIR). Ctrl-C ends every agent and what it started, stops the server and leaves the
 old runs as they were. Each case finished is reported to the :class:`gate.term.progress.Progress` given.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import shutil
@@ -20,7 +22,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from gate.errors import EXIT_FAIL, GateError, InputError
@@ -31,6 +33,7 @@ from gate.model import Case, GoldenSet, Run
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble
+from gate.runner.owners import CrossCase
 from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
 from gate.snapshot.serve import ReplayServer
@@ -139,19 +142,32 @@ def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> Non
 
 def _run_cases(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
                work: str, clock: Clock, log: Callable[[str], None], progress: Progress) -> tuple[Run, ...]:
-    procs = Processes()
+    with Processes() as procs:
+        return _in_parallel(golden, opts, env, server, procs, work, clock, log, progress)
+
+
+def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
+                 procs: Processes, work: str, clock: Clock, log: Callable[[str], None],
+                 progress: Progress) -> tuple[Run, ...]:
+    # Linux: a request under a case's token is served only from that case's processes
+    host, port = server.server_address[:2]
+    crossing = CrossCase(procs, (str(host), int(port))) if procs.contained else None
 
     def one(index: int, case: Case) -> Run:
         token = secrets.token_urlsafe(16)
-        scope = CaseScope()
+        scope = CaseScope(None if crossing is None else functools.partial(crossing.admit, case.id))
+        if crossing is not None:
+            crossing.register(case.id, scope)
         server.scopes[token] = scope
         trace_file = os.path.join(work, f"{index}.json")
         try:
             started = clock()
             finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file),
-                                 opts.timeout)
+                                 opts.timeout, label=case.id)
         finally:
             del server.scopes[token]
+            if crossing is not None:
+                crossing.unregister(case.id)
         run = _case_run(case, opts.command, finished, scope, trace_file, started)
         log(_line(run))
         progress.advance(1)
@@ -181,8 +197,9 @@ def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: Cas
         try:
             own = load_trace(trace_file)
         except InputError as e:
-            finished = Finished(f"wrote an invalid trace ({e})", finished.stdout, finished.stderr)
-    return assemble(case, command, finished, scope.calls(), own, started)
+            finished = replace(finished, failure=f"wrote an invalid trace ({e})")
+    return assemble(case, command, finished, scope.calls(), own, started, scope.refusals(),
+                    scope.outside_connections())
 
 
 def _line(run: Run) -> str:

@@ -1,76 +1,271 @@
-"""The agent's processes: one per case, an argument list (never a shell), each in its own process
-group so that a timeout or Ctrl-C stops the agent and everything it started."""
+"""The agent's processes: one per case, an argument list (never a shell), and nothing they start
+outlives their case.
+
+On Linux (:data:`CONTAINED`) each agent runs under a keeper (:mod:`gate.runner.keeper`), a child
+subreaper: whatever the agent starts stays below the keeper however it detaches (a double fork,
+``setsid``), and when the agent exits, its deadline passes or the run is stopped, the keeper kills
+and reaps all of it. While the agents run the gate is a subreaper too: should a keeper die before it
+has reported (an agent may kill its parent), the processes it watched are re-parented to the gate,
+which ends them. Elsewhere (macOS) the agent runs in a session of its own and its process group is
+killed when it ends or times out; a process that leaves the group (``setsid``) is out of reach.
+
+Output is read as it comes into bounded tails (:mod:`gate.runner.output`), so memory does not grow
+with what an agent prints.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import selectors
 import signal
 import subprocess
+import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
 
+from gate.runner import keeper
 from gate.runner.assemble import Finished
+from gate.runner.output import STDERR_KEPT, STDOUT_KEPT, Tail
 
-__all__ = ["Processes"]
+__all__ = ["CONTAINED", "GRACE", "Processes", "Stopped"]
+
+CONTAINED = sys.platform.startswith("linux")
+"""Whether agents run under a keeper (Linux: ``prctl(PR_SET_CHILD_SUBREAPER)`` and ``/proc``)."""
+GRACE = 5.0
+"""Seconds a keeper has to end its case once asked; then the gate kills it and ends the case itself."""
+LINGER = 1.0
+"""Seconds output is still read once the process is gone while something else holds its pipes."""
+_POLL = 0.1
+_CHUNK = 65536
 
 
 class Stopped(Exception):
     """The run was interrupted: no new agent process starts."""
 
 
+@dataclass(frozen=True)
+class _Live:
+    proc: subprocess.Popen[bytes]
+    label: str
+
+
 class Processes:
-    """The live agent processes of one ``sourcegate run``; :meth:`stop` kills them all."""
+    """The live agent processes of one ``sourcegate run``; :meth:`stop` ends them all.
 
-    def __init__(self) -> None:
-        """No process yet."""
+    Used as a context manager: on Linux the gate is a subreaper inside it, and on leaving it ends
+    whatever was re-parented to it (its own children from before are left alone).
+    """
+
+    def __init__(self, *, contained: bool = CONTAINED) -> None:
+        """No process yet; ``contained``: run each agent under a keeper (Linux only)."""
+        self.contained = contained
         self._lock = threading.Lock()
-        self._live: set[subprocess.Popen[bytes]] = set()
-        self._stopped = False
+        self._live: dict[int, _Live] = {}
+        self._stopping = threading.Event()
+        self._own: frozenset[int] = frozenset()
+        self._was_subreaper = False
 
-    def run(self, argv: Sequence[str], env: Mapping[str, str], timeout: float) -> Finished:
-        """Run ``argv`` to its end (or ``timeout`` seconds, then kill its group); how it ended.
+    def __enter__(self) -> Processes:
+        """The gate becomes a subreaper (contained)."""
+        if self.contained:
+            self._own = frozenset(keeper.descendants(keeper.process_table(), os.getpid()))
+            self._was_subreaper = keeper.set_subreaper(True)
+        return self
 
-        Raises :class:`Stopped` when :meth:`stop` was called before or while it ran.
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        """End what was re-parented to the gate; the subreaper setting as it was."""
+        if self.contained:
+            self._sweep()
+            keeper.set_subreaper(self._was_subreaper)
+
+    def run(self, argv: Sequence[str], env: Mapping[str, str], timeout: float, label: str = "") -> Finished:
+        """Run ``argv`` to its end (or ``timeout`` seconds) and end everything it started; how it ended.
+
+        ``label`` names the case in :meth:`members`. Raises :class:`Stopped` when :meth:`stop` was
+        called before or while it ran (everything it started is ended first).
         """
         with self._lock:
-            if self._stopped:
+            if self._stopping.is_set():
                 raise Stopped
-            proc = subprocess.Popen(list(argv), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True)
-            self._live.add(proc)
+            proc, go, status = self._start(argv, env)
+            self._live[proc.pid] = _Live(proc, label)
+        out, err = Tail(STDOUT_KEPT), Tail(STDERR_KEPT)
+        assert proc.stdout is not None and proc.stderr is not None
+        streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
         try:
-            try:
-                out, err = proc.communicate(timeout=timeout)
-                failure = None if proc.returncode == 0 else _exited(proc.returncode)
-            except subprocess.TimeoutExpired:
-                _kill(proc)
-                out, err = proc.communicate()
-                failure = f"timed out after {timeout:g} s"
+            if go is not None:
+                with contextlib.suppress(OSError):  # a keeper that died at once is reported below
+                    os.write(go, b"g")
+                os.close(go)
+            how = self._watch(proc, streams, time.monotonic() + timeout)
+            if how != "ended":
+                self._end(proc)
+            failure, left = self._ended(proc, status)
+            self._watch(proc, streams, time.monotonic() + LINGER, stoppable=False)  # what is left in the pipes
         finally:
+            if proc.poll() is None:  # an error of the gate's own: the case still ends
+                self._end(proc)
             with self._lock:
-                self._live.discard(proc)
-                stopped = self._stopped
-        if stopped:
+                self._live.pop(proc.pid, None)
+            for f in (proc.stdout, proc.stderr):
+                f.close()
+            if status is not None:
+                os.close(status)
+        if how == "stopped" or self._stopping.is_set():
             raise Stopped
-        return Finished(failure, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+        if how == "timeout":
+            failure = f"timed out after {timeout:g} s"
+        return Finished(failure, out.kept().decode("utf-8", "replace"), err.kept().decode("utf-8", "replace"),
+                        stdout_dropped=out.dropped, stderr_dropped=err.dropped,
+                        left_running=left if how == "ended" else 0)
 
     def stop(self) -> None:
-        """Kill every live agent's process group; no new one starts."""
+        """Ask every live agent's keeper to end its case (elsewhere: kill its process group); no new one starts."""
+        self._stopping.set()
         with self._lock:
-            self._stopped = True
-            live = list(self._live)
-        for proc in live:
-            _kill(proc)
+            live = list(self._live.values())
+        for one in live:
+            self._signal(one.proc, signal.SIGTERM if self.contained else signal.SIGKILL)
+
+    def members(self, table: Mapping[int, keeper.Proc]) -> dict[int, str]:
+        """Every process of a running case in ``table`` (a process table): pid -> the case's label."""
+        with self._lock:
+            roots = {pid: one.label for pid, one in self._live.items()}
+        found = {}
+        for root, label in roots.items():
+            for pid in (root, *keeper.descendants(table, root)):
+                found[pid] = label
+        return found
+
+    def _start(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[subprocess.Popen[bytes], int | None,
+                                                                          int | None]:
+        """The process (the keeper, contained), the fd that lets the keeper start the agent, the status fd."""
+        if not self.contained:
+            return subprocess.Popen(list(argv), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True), None, None
+        go_r, go_w = os.pipe()
+        status_r, status_w = os.pipe()
+        command = [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), str(go_r), str(status_w), "--",
+                   *argv]
+        try:
+            proc = subprocess.Popen(command, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, pass_fds=(go_r, status_w), start_new_session=True)
+        except BaseException:
+            os.close(go_w)
+            os.close(status_r)
+            raise
+        finally:
+            os.close(go_r)
+            os.close(status_w)
+        return proc, go_w, status_r
+
+    def _watch(self, proc: subprocess.Popen[bytes], streams: Mapping[int, Tail], until: float, *,
+               stoppable: bool = True) -> str:
+        """Read the pipes into their tails until the process has ended and they are closed (``ended``; or
+        :data:`LINGER` seconds after it ended while something else holds them), ``until`` (``timeout``)
+        or a stop (``stopped``)."""
+        with selectors.DefaultSelector() as selector:
+            for fd in streams:
+                selector.register(fd, selectors.EVENT_READ)
+            gone_at = None
+            while True:
+                now = time.monotonic()
+                if proc.poll() is not None:
+                    gone_at = now if gone_at is None else gone_at
+                    if not selector.get_map() or now - gone_at > LINGER:
+                        return "ended"
+                if stoppable and self._stopping.is_set():
+                    return "stopped"
+                if now >= until:
+                    return "timeout"
+                wait = min(_POLL, until - now)
+                if not selector.get_map():
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(wait)
+                    continue
+                for key, _ in selector.select(wait):
+                    data = os.read(key.fd, _CHUNK)
+                    if data:
+                        streams[key.fd].add(data)
+                    else:
+                        selector.unregister(key.fd)
+
+    def _end(self, proc: subprocess.Popen[bytes]) -> None:
+        """End the case now: its keeper is asked and, after :data:`GRACE` seconds, killed (the gate then
+        ends what it watched, :meth:`_ended`); elsewhere the agent's group is killed."""
+        if not self.contained:
+            self._signal(proc, signal.SIGKILL)
+            proc.wait()
+            return
+        self._signal(proc, signal.SIGTERM)
+        try:
+            proc.wait(GRACE)
+        except subprocess.TimeoutExpired:  # stopped (SIGSTOP) or stuck: the gate takes over
+            self._signal(proc, signal.SIGKILL)
+            proc.wait()
+
+    def _ended(self, proc: subprocess.Popen[bytes], status: int | None) -> tuple[str | None, int]:
+        """Why the agent gave no result (None: it exited 0), and how many processes it left running."""
+        proc.wait()
+        if not self.contained:
+            self._signal(proc, signal.SIGKILL)  # what it left in its group
+            return _exited(proc.returncode), 0
+        assert status is not None
+        report = _status(status) if proc.returncode == 0 else None
+        if report is None:  # the keeper was killed before it reported: what it watched is the gate's now
+            with self._lock:
+                self._live.pop(proc.pid, None)
+            self._sweep()
+            how = _exited(proc.returncode) or "ended"
+            return (f"its keeper (the process that ends what the agent starts) {how}, before reporting; the gate "
+                    "ended the agent's processes"), 0
+        signum, code = report.get("signal"), report.get("exit")
+        failure = _exited(-signum if isinstance(signum, int) else code if isinstance(code, int) else 0)
+        ended, left = report.get("ended"), report.get("left")
+        if isinstance(left, int) and left:
+            failure = (failure + "; " if failure else "") + f"{left} of its processes could not be ended"
+        return failure, ended if isinstance(ended, int) else 0
+
+    def _sweep(self) -> None:
+        """End every process re-parented to the gate: all below it but the live keepers and its own children."""
+        with self._lock:  # no keeper starts meanwhile, so none is taken for an orphan
+            keeper.end_tree(os.getpid(), {*self._live, *self._own}, reap_any=False)
+
+    def _signal(self, proc: subprocess.Popen[bytes], sig: int) -> None:
+        """``sig`` to the keeper (contained) or to the agent's process group."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if self.contained:
+                proc.send_signal(sig)
+            else:
+                os.killpg(proc.pid, sig)
 
 
-def _exited(code: int) -> str:
+def _status(fd: int) -> dict[str, object] | None:
+    """The keeper's report: the last line on its status pipe, a JSON object (None: it wrote none)."""
+    os.set_blocking(fd, False)
+    data = b""
+    with contextlib.suppress(BlockingIOError, OSError):
+        while len(data) < _CHUNK and (chunk := os.read(fd, _CHUNK)):
+            data += chunk
+    lines = data.strip().splitlines()
+    try:
+        report = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def _exited(code: int | None) -> str | None:
+    """How a process that ended with ``code`` (negative: the signal that killed it) failed; None for 0."""
+    if not code:
+        return None
     if code < 0:
         with contextlib.suppress(ValueError):
             return f"was killed by {signal.Signals(-code).name}"
     return f"exited with code {code}"
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)

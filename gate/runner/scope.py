@@ -8,11 +8,17 @@ cases run in parallel never mix.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ENDPOINT_LAYERS", "CaseScope", "Served"]
+__all__ = ["ENDPOINT_LAYERS", "MAX_REFUSALS", "Admit", "CaseScope", "Served"]
+
+MAX_REFUSALS = 20
+"""Refused requests said one by one in a case's trace; any more are counted in one last line."""
+
+Admit = Callable[[tuple[str, int], str], "str | None"]
+"""(the client's address, the request) -> None to serve it, or why it is refused."""
 
 ENDPOINT_LAYERS = {"/search": "search", "/fetch": "pages", "/extract": "extractions"}
 """Endpoint -> the snapshot layer it reads (the names a trace's ``replay.misses`` use)."""
@@ -32,10 +38,42 @@ class Served:
 class CaseScope:
     """Collects what the server answered one case (thread-safe: one server thread per connection)."""
 
-    def __init__(self) -> None:
-        """An empty record."""
+    def __init__(self, admit: Admit | None = None) -> None:
+        """An empty record; ``admit`` decides whose requests it takes (None: everyone's)."""
         self._lock = threading.Lock()
         self._calls: list[Served] = []
+        self._admit = admit
+        self._refusals: list[str] = []
+        self._more = 0
+        self._outside = 0
+
+    def admit(self, client: tuple[str, int], request: str) -> str | None:
+        """None when the request from ``client`` is this case's to make; else why it is refused."""
+        return None if self._admit is None else self._admit(client, request)
+
+    def refused(self, message: str) -> None:
+        """A request of or for this case was refused (:mod:`gate.runner.owners`), as ``message`` says."""
+        with self._lock:
+            if len(self._refusals) < MAX_REFUSALS:
+                self._refusals.append(message)
+            else:
+                self._more += 1
+
+    def outside(self) -> None:
+        """A connection with this case's URL came from a process of no running case, and was served."""
+        with self._lock:
+            self._outside += 1
+
+    def outside_connections(self) -> int:
+        """How many connections :meth:`outside` counted."""
+        with self._lock:
+            return self._outside
+
+    def refusals(self) -> tuple[str, ...]:
+        """The refused requests, one line each, the ones past :data:`MAX_REFUSALS` counted in a last line."""
+        with self._lock:
+            more = (f"and {self._more} more request(s) refused the same way",) if self._more else ()
+            return (*self._refusals, *more)
 
     def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any) -> None:
         """Keep a hit (200) or a miss (404 with ``miss``); bad requests and unknown endpoints are not calls."""

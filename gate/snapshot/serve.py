@@ -14,7 +14,8 @@ entries from disk on each request (a rebuild is picked up without a restart), an
 Per-case scopes (``sourcegate run``): ``/case/<token>/search`` (and ``/fetch``, ``/extract``) answer
 exactly as the unscoped endpoints and also tell the :class:`Scope` registered under ``token`` in
 :attr:`ReplayServer.scopes` what was asked and answered, so requests made in parallel are
-attributed to the right case. An unknown token answers 404.
+attributed to the right case. An unknown token answers 404; a request the scope does not admit
+(it came from another case's process: :mod:`gate.runner.owners`) answers 403 and is not a call.
 
 Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped;
 a request that has not arrived whole :data:`REQUEST_TIMEOUT` seconds after the server began to wait
@@ -84,6 +85,12 @@ SCOPE_PREFIX = "/case/"
 
 class Scope(Protocol):
     """What one case's requests were answered: told of every request under its ``/case/<token>`` prefix."""
+
+    def admit(self, client: tuple[str, int], request: str) -> str | None:
+        """None to answer ``request`` (its path) from ``client``; otherwise why it is refused (403).
+
+        Asked once per connection and token: a connection keeps the answer it was given."""
+        ...
 
     def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any) -> None:
         """``endpoint`` (``/search``, ...) was asked with ``params`` and answered ``status`` with ``body``."""
@@ -233,6 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.rfile.close()  # the plain reader setup() made: the connection stays open for this one
         self._reader = _RequestReader(self.connection, self.server)
         self.rfile = io.BufferedReader(self._reader)
+        self._admitted: set[str] = set()
 
     def handle_one_request(self) -> None:
         """One request, read by its deadline; a late one is answered 408 and its connection closed."""
@@ -260,6 +268,13 @@ class _Handler(BaseHTTPRequestHandler):
             if scope is None:
                 self._send(404, {"error": "no such case scope"})
                 return
+            if token not in self._admitted:
+                asked = "/" + rest + (f"?{parts.query}" if parts.query else "")  # without the token
+                refusal = scope.admit(self.client_address[:2], asked)
+                if refusal is not None:
+                    self._send(403, {"error": refusal})
+                    return
+                self._admitted.add(token)
             path = "/" + rest
         try:
             status, body = self._answer(path, params)

@@ -4,7 +4,8 @@
 ``connect_ex`` and ``sendto``, which ``socket.create_connection``, ``requests``, ``httpx`` and the
 SDKs all reach, and the name lookups ``getaddrinfo``, ``gethostbyname(_ex)`` and
 ``gethostbyaddr``) and checks the destination *before* the real call: a blocked connection sends
-no packet, and a blocked lookup sends no DNS query. Allowed are Unix sockets, 127.0.0.0/8, ::1
+no packet, and a blocked lookup sends no DNS query. Allowed are Unix and netlink sockets (the
+machine's own kernel: ``sourcegate run`` asks it who holds a connection), 127.0.0.0/8, ::1
 (and ::ffff:127.x) and the name ``localhost``; a lookup of an address literal is allowed too (it
 needs no query; the connection to it is checked). Anything else raises :class:`NetworkBlocked`
 and is recorded, so that a test whose code swallows the error still fails at teardown.
@@ -88,8 +89,8 @@ class NetworkGuard:
     # ---- the checks -----------------------------------------------------------------------
 
     def check_address(self, family: int, address: Any, call: str) -> None:
-        """Raise unless ``address`` (of a socket of ``family``) is loopback or a Unix path."""
-        if self.allow_all or family == getattr(socket, "AF_UNIX", object()):
+        """Raise unless ``address`` (of a socket of ``family``) is loopback, a Unix path or netlink's."""
+        if self.allow_all or family in (getattr(socket, "AF_UNIX", object()), getattr(socket, "AF_NETLINK", object())):
             return
         host = _host_of(address)
         if family in (socket.AF_INET, socket.AF_INET6) and host is not None and is_loopback(host):
