@@ -21,9 +21,9 @@ _EXPORTS: dict[str, str] = {
     "build_report": "gate.evaluate",
     "decide": "gate.decide",
     # formats
-    "load_golden": "gate.load",
-    "load_trace": "gate.load",
-    "parse_trace": "gate.load",
+    "load_golden": "gate.load.golden",
+    "load_trace": "gate.load.golden",
+    "parse_trace": "gate.load.golden",
     "load_config": "gate.config",
     "Config": "gate.config",
     # values
@@ -125,7 +125,7 @@ if TYPE_CHECKING:
     from gate.evaluate import build_report, evaluate_run
     from gate.importers import convert
     from gate.judge import JudgeSession, RunJudgement
-    from gate.load import load_golden, load_trace, parse_trace
+    from gate.load.golden import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
     from gate.passage import PageIndex, find_passage
     from gate.pipeline import SetRequest, run_paths, run_set

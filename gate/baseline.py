@@ -7,7 +7,7 @@ files, the clock (through its caller) and ``git``; :mod:`gate.compare` only sees
 **The PR cannot lower its own bar.** With a git revision (the PR's base commit), the baseline is
 read with ``git show REV:path`` from that revision, so a PR that edits ``baseline.json`` is still
 compared with the base's; ``golden.yaml`` is read there too, to list the cases the PR redefined.
-``git`` runs with an argument list (never a shell), through :mod:`gate.gitrev`. The configuration
+``git`` runs with an argument list (never a shell), through :mod:`gate.git.revision`. The configuration
 is read there too (:mod:`gate.rules`).
 """
 
@@ -24,8 +24,8 @@ from typing import Any
 from gate.comparison import BaselineOrigin
 from gate.files.jsonio import parse_yaml, read_text, validate
 from gate.files.outputs import write_file
-from gate.gitrev import Revision, base_folder, base_path, changed_files, resolve_set, show
-from gate.load import GOLDEN_NAME
+from gate.git.revision import Revision, base_folder, base_path, changed_files, resolve_set, show
+from gate.load.golden import GOLDEN_NAME
 from gate.report.serialise import case_from_dict, dump_report, report_from_dict
 from gate.reportstream import read_report, read_report_text
 from gate.results import BaselineStamp, CaseResult, Counts, Report
@@ -136,8 +136,8 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
 
     Lists the golden-set files (and ``extra`` files such as the config) that the working tree
     changed against ``ref``, and the cases whose definition changed. ``revision`` is ``ref`` when
-    the caller has resolved it already (:func:`gate.gitrev.resolve_set`). Every path is read at ``ref``
-    by its own name, never through a symbolic link (:func:`gate.gitrev.base_path`).
+    the caller has resolved it already (:func:`gate.git.revision.resolve_set`). Every path is read at ``ref``
+    by its own name, never through a symbolic link (:func:`gate.git.revision.base_path`).
     """
     at = revision if revision is not None else resolve_set(golden_root, ref)
     top, commit = at.top, at.commit

@@ -18,7 +18,7 @@ from gate.checks.stale_sources import median_age_days
 from gate.config import Config
 from gate.decide import decide
 from gate.figures import diversity, freshness
-from gate.load import Pairing
+from gate.load.golden import Pairing
 from gate.model import Case, Finding, Freshness, Outcome, Run
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts, Report
 from gate.runner.findings import run_findings

@@ -26,11 +26,11 @@ from gate.errors import InputError
 from gate.files.jsonio import json_path, parse_json, schema, validate
 from gate.files.shapes import Mismatch, Shape, compile_shape
 from gate.judge.summary import BATCH_FIELDS, judgement_to_dict
+from gate.load.shards import ShardMark, ids_digest
 from gate.model import Finding
 from gate.report.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
 from gate.reportstream import read_report_items
 from gate.results import CHECK_ERROR, Report
-from gate.shards import ShardMark, ids_digest
 from gate.tally import TallyBuilder
 
 __all__ = ["Merged", "Partial", "Read", "baseline_digest", "merge_cases", "read_partial"]

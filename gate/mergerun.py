@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate.casestore import Spill
-from gate.goldensets import per_set_file
+from gate.load.goldensets import per_set_file
+from gate.load.shards import config_digest
 from gate.merge import Partial, merge_cases, read_partial
 from gate.pipeline import decide_set, golden_with_runs, rules_baseline_digest
 from gate.results import Report
 from gate.rules import resolve_rules
-from gate.shards import config_digest
 from gate.store import rederive
 
 __all__ = ["MergeRequest", "merged_report"]

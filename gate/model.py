@@ -1,6 +1,6 @@
 """The values the gate works on: golden-set cases, recorded runs, findings.
 
-Everything here is a frozen dataclass built once by ``gate.load`` and never changed after:
+Everything here is a frozen dataclass built once by ``gate.load.golden`` and never changed after:
 checks and judges read these and return new values.
 """
 

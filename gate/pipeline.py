@@ -11,8 +11,8 @@
    statuses included);
 5. :func:`gate.decide.decide` is called once, and the :class:`Report` built from its answer.
 
-With a shard (``check --shard i/n``, :mod:`gate.shards`), only that shard's cases are checked and
-judged, nothing is compared, and the report carries the :class:`gate.shards.ShardMark` that
+With a shard (``check --shard i/n``, :mod:`gate.load.shards`), only that shard's cases are checked and
+judged, nothing is compared, and the report carries the :class:`gate.load.shards.ShardMark` that
 ``sourcegate merge`` needs; the merge compares and decides the merged cases once
 (:func:`decide_set`).
 
@@ -36,15 +36,15 @@ from gate.decide import decide
 from gate.errors import InputError
 from gate.evaluate import evaluate_pairing, evaluate_run
 from gate.goldenage import snapshot_age_warning
-from gate.goldensets import per_set_file, split_sets
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
-from gate.load import Pairing, iter_pairings, load_golden, load_trace
+from gate.load.golden import Pairing, iter_pairings, load_golden, load_trace
+from gate.load.goldensets import per_set_file, split_sets
+from gate.load.shards import Shard, ShardSelection, config_digest
 from gate.merge import baseline_digest
 from gate.model import Case, GoldenSet
 from gate.results import CaseResult, Report
 from gate.rules import Rules, resolve_rules
-from gate.shards import Shard, ShardSelection, config_digest
 from gate.term.progress import Progress
 
 __all__ = ["TRACES_NAME", "SetRequest", "decide_set", "golden_with_runs", "rules_baseline_digest", "run_paths",
@@ -59,7 +59,7 @@ class SetRequest:
     """What to run: one golden-set folder (or trace files), and under which rules."""
 
     paths: tuple[str, ...]
-    """one golden-set folder, or trace files (one set, as :func:`gate.goldensets.split_sets` makes)"""
+    """one golden-set folder, or trace files (one set, as :func:`gate.load.goldensets.split_sets` makes)"""
     config_file: str | None = None
     """``--config`` (None: ``sourcegate.yaml`` beside the set, else the defaults)"""
     judge_mode: str | None = None

@@ -13,7 +13,7 @@ from gate.model import Finding, Verdict
 if TYPE_CHECKING:
     from gate.configdiff import ConfigChange
     from gate.judgement import RunJudgement
-    from gate.shards import ShardMark
+    from gate.load.shards import ShardMark
 
 __all__ = [
     "CHECK_ERROR", "INPUT_ERROR", "BaselineStamp", "CaseResult", "CaseWarning", "CheckStatus", "Counts", "Report",

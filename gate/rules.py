@@ -15,7 +15,7 @@ comes from that revision, so nothing in a pull request can weaken the gate that 
 
 Each of these is read at REV by its path as given, never through a symbolic link: a link the pull
 request put in place of a file REV has, a link out of the set, a link at REV, or a set that is a link
-is an input error (:func:`gate.gitrev.base_path`).
+is an input error (:func:`gate.git.revision.base_path`).
 
 This is an I/O edge (files and ``git``); what it returns is a value the pure core runs with.
 """
@@ -31,7 +31,7 @@ from gate.comparison import BaselineOrigin
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.configdiff import ConfigChange, config_changes
 from gate.errors import InputError
-from gate.gitrev import Revision, base_folder, base_path, resolve_set, show, tree_blobs
+from gate.git.revision import Revision, base_folder, base_path, resolve_set, show, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.results import Report
 

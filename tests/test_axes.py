@@ -12,7 +12,7 @@ import pytest
 from gate.config import Config
 from gate.evaluate import evaluate_run
 from gate.judge.model import Claim, ClaimVerdict, RunJudgement
-from gate.load import load_trace
+from gate.load.golden import load_trace
 from gate.model import Case
 from gate.results import CaseResult
 

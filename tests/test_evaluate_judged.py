@@ -19,7 +19,7 @@ from gate.case_warnings import case_warnings
 from gate.config import DEFAULT_DOMAIN_FLOOR, Config
 from gate.evaluate import build_report, evaluate_run
 from gate.judge.model import Claim, ClaimVerdict, RunJudgement, SourceType
-from gate.load import parse_trace
+from gate.load.golden import parse_trace
 from gate.model import Case, Run
 from gate.report.json import JsonReporter
 from gate.report.markdown import MarkdownReporter

@@ -1,4 +1,4 @@
-"""Files as a git revision has them (``gate.gitrev.show``), read from a real repository."""
+"""Files as a git revision has them (``gate.git.revision.show``), read from a real repository."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from gate.errors import InputError
 from gate.git.objects import entry_at, read_objects
-from gate.gitrev import changed_files, resolve, show
+from gate.git.revision import changed_files, resolve, show
 from tests.support.gitrepo import GitRepo
 
 

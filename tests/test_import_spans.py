@@ -13,7 +13,7 @@ import pytest
 from gate.cli import main
 from gate.errors import InputError
 from gate.importers import convert
-from gate.load import load_trace
+from gate.load.golden import load_trace
 from gate.model import Run
 from gate.pipeline import run_paths
 from gate.results import Report

@@ -14,7 +14,7 @@ import yaml
 from gate.cli import main
 from gate.config import SETTINGS, Config, parse_config
 from gate.files.jsonio import schema
-from gate.load import load_golden
+from gate.load.golden import load_golden
 from gate.scaffold import config_yaml, workflow_yaml
 
 ROOT = Path(__file__).resolve().parent.parent

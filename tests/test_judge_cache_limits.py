@@ -20,7 +20,7 @@ import yaml
 from gate.cli import main
 from gate.errors import InputError
 from gate.files.jsonio import MAX_DEPTH, MAX_JSON_BYTES
-from gate.gitrev import blob_id
+from gate.git.revision import blob_id
 from gate.judge.base import ToolCall
 from gate.judge.batch import PendingBatches
 from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries

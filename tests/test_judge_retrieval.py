@@ -11,7 +11,7 @@ from gate.judge.evidence import select_snippets
 from gate.judge.model import Claim, RunJudgement
 from gate.judge.render import assess_user, grade_user
 from gate.judge.verify import Graded, Material, check
-from gate.load import parse_trace
+from gate.load.golden import parse_trace
 from gate.model import Case, Page, SearchResult
 from gate.pipeline import run_paths
 from gate.report.markdown import MarkdownReporter

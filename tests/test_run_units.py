@@ -11,7 +11,7 @@ import pytest
 from gate.config import Config, ReplayConfig, parse_config
 from gate.errors import InputError
 from gate.files.jsonio import validate
-from gate.load import parse_trace
+from gate.load.golden import parse_trace
 from gate.model import Case, Citation, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble, stdout_answer

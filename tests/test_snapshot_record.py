@@ -26,7 +26,7 @@ import pytest
 from gate.cli import main
 from gate.config import RecordConfig, SearchProviderConfig
 from gate.errors import InputError
-from gate.load import load_golden
+from gate.load.golden import load_golden
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live import LiveWeb
 from gate.snapshot.recording import NEW_EPISODES, RECORD, RecordingSource, finish

@@ -41,9 +41,9 @@ from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, Gat
 from gate.exitcodes import error_line, guarded
 from gate.files.outputs import resolve_within
 from gate.files.paths import real_is_below
-from gate.gitrev import has_commit
-from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
-from gate.load import load_golden
+from gate.git.revision import has_commit
+from gate.load.golden import load_golden
+from gate.load.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
 from gate.mergerun import MergeRequest, merged_report
 from gate.pipeline import TRACES_NAME, SetRequest, run_set
 from gate.publish import comment_authors, run_url

@@ -35,7 +35,7 @@ from gate.action.notrun import NOT_RUN_FILE, not_run_comment, read_not_run
 from gate.commands.comment import post_report, read_artifact
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, guarded
-from gate.goldensets import combined_exit
+from gate.load.goldensets import combined_exit
 from gate.publish import comment_authors, gate_run_url, post_comment
 
 __all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]

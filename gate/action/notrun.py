@@ -27,7 +27,7 @@ from gate.action.inputs import SNAPSHOT_ROOT
 from gate.errors import GateError
 from gate.files.jsonio import dump_json, load_json, validate
 from gate.files.outputs import write_file
-from gate.gitrev import Revision, relative, resolve, show, tree_entries
+from gate.git.revision import Revision, relative, resolve, show, tree_entries
 from gate.report.sections import golden_set
 from gate.text.escape import md_code
 from gate.text.marker import marker
@@ -77,7 +77,7 @@ def _base_name(at: Revision, rel: str) -> str:
 
 def dropped_sets(root: str, commit: str, found: Collection[str]) -> tuple[DroppedSet, ...]:
     """The golden sets (folders of ``cached-snapshots/`` with a ``golden.yaml``) at ``commit`` that are
-    not among ``found``, sorted by path. Read as the gate reads the base (:mod:`gate.gitrev`: objects
+    not among ``found``, sorted by path. Read as the gate reads the base (:mod:`gate.git.revision`: objects
     checked by hash). Empty when the commit cannot be read (not a git checkout, a missing commit,
     changed objects): the gate itself then says what it cannot read at the base."""
     try:

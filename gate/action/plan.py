@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from gate.action.inputs import Inputs, key_input, resolve_judge
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER
+from gate.load.shards import parse_shard
 from gate.mergerun import MergeRequest
 from gate.pipeline import SetRequest
 from gate.report.registry import REPORTERS
-from gate.shards import parse_shard
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext

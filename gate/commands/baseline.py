@@ -19,7 +19,7 @@ from gate.commands.targets import Target, check_targets, reads_of, set_name
 from gate.config import JUDGE_MODES
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
-from gate.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
+from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
 
 __all__ = ["add_parser", "run"]

@@ -1,7 +1,7 @@
 """``sourcegate check PATH...``: run the gate on golden sets or trace files, write the reports.
 
 Each set runs in turn with its own config (beside it, unless ``--config``), baseline, judge cache,
-comparison, reports and PR comment; :mod:`gate.goldensets` holds the rules (which paths form a
+comparison, reports and PR comment; :mod:`gate.load.goldensets` holds the rules (which paths form a
 set, ``{name}`` in output paths, the exit code of the whole run). Everything that can be refused
 without running (a missing path, folders mixed with trace files, two sets of one name, an output
 path without ``{name}``, an output path that cannot be written or that the run reads, one file
@@ -36,14 +36,14 @@ from gate.console import progress, show, terminal_mode
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
 from gate.files.outputs import TEMP_PREFIX, is_stdout, write_file
-from gate.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
 from gate.judge.providers import PROVIDERS
+from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, per_set_file, require_name_field, split_sets
+from gate.load.shards import Shard, parse_shard
 from gate.pipeline import SetRequest, run_set, set_rules
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR, Report
 from gate.rules import Rules
-from gate.shards import Shard, parse_shard
 from gate.spans import otlp_deadline, preflight, prepare
 
 __all__ = ["Delivery", "Outputs", "CheckPlan", "add_parser", "check_outputs", "check_plan", "deliver",

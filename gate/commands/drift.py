@@ -28,7 +28,7 @@ from gate.drift.render import drift_json, drift_markdown, summary_line
 from gate.drift.verdict import build_report, failing, parse_fail_on
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
-from gate.load import load_golden
+from gate.load.golden import load_golden
 from gate.pipeline import SetRequest
 from gate.term.progress import for_cli
 

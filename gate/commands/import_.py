@@ -30,7 +30,7 @@ from gate.exitcodes import ExitCode
 from gate.files.jsonio import dump_json, read_text
 from gate.files.outputs import write_file
 from gate.importers import FORMATS, convert
-from gate.load import load_golden
+from gate.load.golden import load_golden
 from gate.scaffold import NewCase, append_cases, golden_yaml, set_name
 
 __all__ = ["FORMAT_IDS", "add_parser", "case_id", "run"]

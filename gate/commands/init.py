@@ -22,7 +22,7 @@ from gate.commands.base import Subparsers
 from gate.commands.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.files.outputs import write_file
-from gate.load import RUNS_DIR, load_trace
+from gate.load.golden import RUNS_DIR, load_trace
 from gate.scaffold import NewCase, config_yaml, golden_yaml, set_name, workflow_yaml
 
 __all__ = ["WORKFLOW_FILE", "add_parser", "run"]

@@ -26,7 +26,7 @@ from gate.commands.check import add_check_options
 from gate.commands.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.exitcodes import Interrupted
-from gate.load import RUNS_DIR
+from gate.load.golden import RUNS_DIR
 from gate.report.registry import file_reporters
 
 __all__ = ["add_parser", "run", "split_argv"]

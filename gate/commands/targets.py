@@ -27,9 +27,9 @@ from gate.config import CONFIG_NAME
 from gate.errors import InputError
 from gate.files.outputs import resolve_within, shared_target, unwritable
 from gate.files.paths import is_below
-from gate.goldensets import NAME_FIELD, per_set_file
 from gate.judge.cache import JUDGEMENTS_DIR
-from gate.load import GOLDEN_NAME, RUNS_DIR, golden_identity
+from gate.load.golden import GOLDEN_NAME, RUNS_DIR, golden_identity
+from gate.load.goldensets import NAME_FIELD, per_set_file
 from gate.mergerun import MergeRequest
 from gate.pipeline import TRACES_NAME, SetRequest
 from gate.snapshot.store import SNAPSHOT_DIR

@@ -20,7 +20,7 @@ from gate.checks import CHECKS, Subject
 from gate.config import Config
 from gate.drift.model import CitedUrl, text_hash
 from gate.errors import SnapshotMiss
-from gate.load import iter_pairings
+from gate.load.golden import iter_pairings
 from gate.model import GoldenSet, Page
 from gate.results import Report
 from gate.snapshot.extract import extract_page

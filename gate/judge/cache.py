@@ -29,7 +29,7 @@ from typing import Any
 from gate.errors import InputError
 from gate.files.jsonio import decode_text, dump_json, inside, parse_json, read_bytes, validate
 from gate.files.outputs import write_file
-from gate.gitrev import blob_id
+from gate.git.revision import blob_id
 from gate.judge.base import ToolCall
 from gate.judgement import Usage
 

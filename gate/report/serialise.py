@@ -23,9 +23,9 @@ from gate.files.jsontext import indented
 from gate.judge import model as jm
 from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
+from gate.load.shards import ShardMark
 from gate.model import Finding
 from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
-from gate.shards import ShardMark
 from gate.tally import tally_of
 from gate.version import __version__
 

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from gate.errors import EXIT_FAIL, GateError, InputError
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
-from gate.load import RUNS_DIR, load_golden, load_trace
+from gate.load.golden import RUNS_DIR, load_golden, load_trace
 from gate.model import Case, GoldenSet, Run
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict

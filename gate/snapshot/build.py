@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from gate.load import iter_pairings, load_golden
+from gate.load.golden import iter_pairings, load_golden
 from gate.model import Run, SearchResult
 from gate.snapshot.records import (
     EXTRACTIONS,

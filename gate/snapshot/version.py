@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from gate.errors import InputError
 from gate.files.jsonio import parse_yaml, read_text, validate
 from gate.files.outputs import write_file
-from gate.load import GOLDEN_NAME
+from gate.load.golden import GOLDEN_NAME
 
 NOTE = "# the snapshot changed: record the baseline again (sourcegate baseline update)"
 _LINE = re.compile(r"^version:[ \t]*(?P<value>[0-9]+)(?P<rest>[ \t]*(?:#.*)?)$", re.MULTILINE)

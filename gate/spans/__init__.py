@@ -56,7 +56,7 @@ def otlp_deadline(env: Mapping[str, str]) -> float:
 
 def load_runs(paths: Sequence[str]) -> dict[str, Run]:
     """The runs of one golden-set folder, or of trace files, by case id (as the gate loads them)."""
-    from gate.load import load_golden, load_trace, run_files
+    from gate.load.golden import load_golden, load_trace, run_files
 
     files = (run_files(load_golden(paths[0]).root) if len(paths) == 1 and os.path.isdir(paths[0])
              else list(paths))

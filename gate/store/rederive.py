@@ -34,7 +34,7 @@ from gate.config import Config
 from gate.errors import InputError
 from gate.evaluate import evaluate_run, problem_result
 from gate.files.jsonio import excerpt
-from gate.load import Pairing, iter_pairings
+from gate.load.golden import Pairing, iter_pairings
 from gate.merge import Merged
 from gate.model import GoldenSet
 from gate.report.serialise import case_from_dict, case_record

@@ -41,7 +41,7 @@ from gate.errors import (
     EXIT_PUBLISH,
     InputError,
 )
-from gate.load import load_golden
+from gate.load.golden import load_golden
 
 __all__ = [
     "EXIT_SEVERITY",
