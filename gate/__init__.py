@@ -42,8 +42,8 @@ _EXPORTS: dict[str, str] = {
     "CHECKS": "gate.checks",
     "Check": "gate.checks",
     "Subject": "gate.checks",
-    "find_passage": "gate.passage",
-    "PageIndex": "gate.passage",
+    "find_passage": "gate.checks.passage",
+    "PageIndex": "gate.checks.passage",
     "canonical": "gate.urls",
     "extract_urls": "gate.urls",
     "registered_domain": "gate.urls",
@@ -117,6 +117,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 if TYPE_CHECKING:
     from gate.checks import CHECKS, Check, Subject
+    from gate.checks.passage import PageIndex, find_passage
     from gate.cli import main
     from gate.compare import Comparison, compare
     from gate.config import Config, load_config
@@ -127,7 +128,6 @@ if TYPE_CHECKING:
     from gate.judge import JudgeSession, RunJudgement
     from gate.load.golden import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
-    from gate.passage import PageIndex, find_passage
     from gate.pipeline import SetRequest, run_paths, run_set
     from gate.record import Recorder
     from gate.results import CaseResult, CaseWarning, Report

@@ -4,7 +4,7 @@ Each warning has a stable ``kind``:
 
 - ``dropped_constraints`` / ``dropped_entities``: a constraint or entity that ``golden.yaml`` lists
   for the case and that no literal query of the run kept (all its words and numbers, or a close
-  fuzzy match: :func:`gate.survival.survives`). Decided without a model, so it is reported
+  fuzzy match: :func:`gate.checks.survival.survives`). Decided without a model, so it is reported
   whatever the judge mode; not checked when the run recorded no queries.
 - ``missing_recency_caveat``: a ``realtime`` or ``fast`` answer (the case's regime, else the
   judge's) that states current figures (a number with a unit, a currency or a percentage) without
@@ -23,9 +23,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gate.checks.survival import dropped
 from gate.model import Case, Run
 from gate.results import CaseWarning
-from gate.survival import dropped
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement

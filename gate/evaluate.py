@@ -14,6 +14,7 @@ from gate.alignment import citation_validity
 from gate.case_warnings import case_warnings, dropped_terms
 from gate.checks import CHECKS, Check, Subject
 from gate.checks.domains import cited_domains
+from gate.checks.run_findings import run_findings
 from gate.checks.stale_sources import median_age_days
 from gate.config import Config
 from gate.decide import decide
@@ -21,7 +22,6 @@ from gate.figures import diversity, freshness
 from gate.load.golden import Pairing
 from gate.model import Case, Finding, Freshness, Outcome, Run
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts, Report
-from gate.runner.findings import run_findings
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from gate.checks.source_rules import rule_source_type
+from gate.checks.survival import dropped
 from gate.config import DEFAULT_PRICES, Config, JudgeConfig
 from gate.errors import InputError, JudgeUnavailable
 from gate.judge.base import ToolCall
@@ -35,8 +37,6 @@ from gate.judge.tools import EXTRACT_CLAIMS
 from gate.judge.verify import Graded, Material, check
 from gate.model import Page, Run
 from gate.results import CaseResult, Counts
-from gate.source_rules import rule_source_type
-from gate.survival import dropped
 
 PAGE = Page("https://example.org/a",
             "Intro.\n\nThe bridge opened in 1932 and is 503 metres long. It carries rail.")

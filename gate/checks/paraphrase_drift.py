@@ -18,8 +18,8 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from gate.checks.base import Subject
+from gate.checks.passage import NUMBER, normalise
 from gate.model import Finding, Outcome
-from gate.passage import NUMBER, normalise
 from gate.urls import canonical
 from gate.urls.supported import cited_sentences
 

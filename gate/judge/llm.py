@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from gate.checks.base import Subject
+from gate.checks.source_rules import rule_source_type
 from gate.config import Config
 from gate.errors import JudgeAuthError, JudgeUnavailable
 from gate.judge.base import JudgeRequest, Provider, Settled, ToolCall, ToolReply, worth_caching
@@ -41,7 +42,6 @@ from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, TOOLS, To
 from gate.judge.verify import Material, check
 from gate.judgement import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
 from gate.model import Run
-from gate.source_rules import rule_source_type
 
 T = TypeVar("T")
 BREAKER_AFTER = 3

@@ -27,11 +27,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
+from gate.checks.passage import PageIndex
 from gate.config import Config
 from gate.errors import RecordError
 from gate.files.jsonio import dump_json, validate, write_atomic
 from gate.model import Case, Citation, Finding, Page, Run, SearchResult
-from gate.passage import PageIndex
 from gate.record.freeze import Searched, freeze
 from gate.record.guard import guard
 from gate.record.providers import detect, parse_results

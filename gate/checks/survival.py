@@ -1,6 +1,6 @@
 """Which of a case's constraints and entities the agent's queries kept: a rule, no model needed.
 
-A phrase survives when some query has all its content words and numbers (:func:`gate.passage.terms`)
+A phrase survives when some query has all its content words and numbers (:func:`gate.checks.passage.terms`)
 or matches it closely (fuzzy partial ratio of at least ``FUZZY_SURVIVAL``). Pure and offline.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from gate.passage import normalise, terms
+from gate.checks.passage import normalise, terms
 
 __all__ = ["FUZZY_SURVIVAL", "dropped", "survives"]
 
