@@ -17,9 +17,9 @@ _EXPORTS: dict[str, str] = {
     "run_set": "gate.pipeline",
     "SetRequest": "gate.pipeline",
     "run_paths": "gate.pipeline",
-    "evaluate_run": "gate.evaluate",
-    "build_report": "gate.evaluate",
-    "decide": "gate.decide",
+    "evaluate_run": "gate.score.evaluate",
+    "build_report": "gate.verdict.decide",
+    "decide": "gate.verdict.decide",
     # formats
     "load_golden": "gate.load.golden",
     "load_trace": "gate.load.golden",
@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "GoldenSet": "gate.model",
     "Finding": "gate.model",
     "Outcome": "gate.model",
-    "Report": "gate.results",
+    "Report": "gate.verdict.report",
     "CaseResult": "gate.results",
     "CaseWarning": "gate.results",
     # checks and their building blocks
@@ -47,8 +47,8 @@ _EXPORTS: dict[str, str] = {
     "canonical": "gate.urls",
     "extract_urls": "gate.urls",
     "registered_domain": "gate.urls",
-    "compare": "gate.compare",
-    "Comparison": "gate.compare",
+    "compare": "gate.verdict.compare",
+    "Comparison": "gate.verdict.compare",
     "SnapshotStore": "gate.snapshot",
     "JudgeSession": "gate.judge",
     "RunJudgement": "gate.judge",
@@ -119,17 +119,18 @@ if TYPE_CHECKING:
     from gate.checks import CHECKS, Check, Subject
     from gate.checks.passage import PageIndex, find_passage
     from gate.cli import main
-    from gate.compare import Comparison, compare
     from gate.config import Config, load_config
-    from gate.decide import decide
     from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, RecordError, SnapshotMiss
-    from gate.evaluate import build_report, evaluate_run
     from gate.importers import convert
     from gate.judge import JudgeSession, RunJudgement
     from gate.load.golden import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
     from gate.pipeline import SetRequest, run_paths, run_set
     from gate.record import Recorder
-    from gate.results import CaseResult, CaseWarning, Report
+    from gate.results import CaseResult, CaseWarning
+    from gate.score.evaluate import evaluate_run
     from gate.snapshot import SnapshotStore
     from gate.urls import canonical, extract_urls, registered_domain
+    from gate.verdict.compare import Comparison, compare
+    from gate.verdict.decide import build_report, decide
+    from gate.verdict.report import Report

@@ -2,7 +2,7 @@
 
 A baseline is a report (``sourcegate-report/1``) with a ``baseline`` stamp saying when it was
 written and whether ``--force`` made a failing run the baseline. This is an I/O edge: it touches
-files, the clock (through its caller) and ``git``; :mod:`gate.compare` only sees values.
+files, the clock (through its caller) and ``git``; :mod:`gate.verdict.compare` only sees values.
 
 **The PR cannot lower its own bar.** With a git revision (the PR's base commit), the baseline is
 read with ``git show REV:path`` from that revision, so a PR that edits ``baseline.json`` is still
@@ -21,14 +21,15 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from gate.comparison import BaselineOrigin
 from gate.files.jsonio import parse_yaml, read_text, validate
 from gate.files.outputs import write_file
 from gate.git.revision import Revision, base_folder, base_path, changed_files, resolve_set, show
 from gate.load.golden import GOLDEN_NAME
 from gate.report.serialise import case_from_dict, dump_report, report_from_dict
 from gate.reportstream import read_report, read_report_text
-from gate.results import BaselineStamp, CaseResult, Counts, Report
+from gate.results import CaseResult, Counts
+from gate.verdict.comparison import BaselineOrigin
+from gate.verdict.report import BaselineStamp, Report
 
 __all__ = [
     "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "for_comparison", "read_at_ref",
@@ -51,7 +52,7 @@ def parse_report(data: object, source: str) -> Report:
 
 
 def for_comparison(report: Report) -> Report:
-    """``report`` with each case cut to what :func:`gate.compare.compare_cases` reads of a baseline
+    """``report`` with each case cut to what :func:`gate.verdict.compare.compare_cases` reads of a baseline
     case: its id, hard failures, soft figures, judgement and whether retrieval succeeded. A baseline
     of 8,000 cases is then a few megabytes while the run is compared with it, not tens."""
     return replace(report, cases=tuple(_compared(c) for c in report.cases))

@@ -4,7 +4,7 @@
 case results as the pipeline produces them; up to :data:`IN_MEMORY` of them stay in memory as
 values, past that each is written as it comes to a spill file, as the report's own JSON text of
 that case (:func:`gate.report.serialise.case_record`), and read back on demand (an index of
-offsets serves ``store[i]``). Alongside, it keeps the :class:`gate.tally.Tally` the decision and
+offsets serves ``store[i]``). Alongside, it keeps the :class:`gate.verdict.tally.Tally` the decision and
 the report's summary need, so neither has to read the cases again.
 
 The JSON reporter copies those records into the report as they are (no parse, no re-serialising):
@@ -31,7 +31,7 @@ from typing import overload
 
 from gate.report.serialise import case_from_dict, case_record
 from gate.results import CaseResult
-from gate.tally import Tally, TallyBuilder
+from gate.verdict.tally import Tally, TallyBuilder
 
 __all__ = ["IN_MEMORY", "CaseStore", "Spill", "records_of"]
 

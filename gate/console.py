@@ -21,9 +21,9 @@ import os
 import sys
 
 from gate.report.terminal import TerminalReporter, verdict_line
-from gate.results import Report
 from gate.term.color import COLOR_CHOICES, use_color
 from gate.term.progress import Progress, for_cli
+from gate.verdict.report import Report
 
 __all__ = ["add_options", "progress", "show", "terminal_mode"]
 

@@ -30,8 +30,9 @@ from gate.load.shards import ShardMark, ids_digest
 from gate.model import Finding
 from gate.report.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
 from gate.reportstream import read_report_items
-from gate.results import CHECK_ERROR, Report
-from gate.tally import TallyBuilder
+from gate.results import CHECK_ERROR
+from gate.verdict.report import Report
+from gate.verdict.tally import TallyBuilder
 
 __all__ = ["Merged", "Partial", "Read", "baseline_digest", "merge_cases", "read_partial"]
 
@@ -39,7 +40,7 @@ __all__ = ["Merged", "Partial", "Read", "baseline_digest", "merge_cases", "read_
 @dataclass(frozen=True, slots=True)
 class Read:
     """One case of a partial report as the merge keeps it: where its record is in the spill file,
-    and what the tally reads of it (:meth:`gate.tally.TallyBuilder.add_parts`)."""
+    and what the tally reads of it (:meth:`gate.verdict.tally.TallyBuilder.add_parts`)."""
 
     place: tuple[int, int]
     id: str

@@ -24,9 +24,9 @@ from gate.load.goldensets import per_set_file
 from gate.load.shards import config_digest
 from gate.merge import Partial, merge_cases, read_partial
 from gate.pipeline import decide_set, golden_with_runs, rules_baseline_digest
-from gate.results import Report
 from gate.rules import resolve_rules
 from gate.store import rederive
+from gate.verdict.report import Report
 
 __all__ = ["MergeRequest", "merged_report"]
 

@@ -6,10 +6,10 @@
 2. the rules are read once, before anything runs (:func:`gate.rules.resolve_rules`): the
    configuration, the baseline and its origin, the trusted judge-cache entries; with a base
    revision, all of them as that revision has them (``git show``);
-3. every run is checked (:mod:`gate.evaluate`) and, unless the judge is off, judged;
-4. the case results are compared with the baseline (:func:`gate.compare.compare_cases`, figure
+3. every run is checked (:mod:`gate.score.evaluate`) and, unless the judge is off, judged;
+4. the case results are compared with the baseline (:func:`gate.verdict.compare.compare_cases`, figure
    statuses included);
-5. :func:`gate.decide.decide` is called once, and the :class:`Report` built from its answer.
+5. :func:`gate.verdict.decide.decide` is called once, and the :class:`Report` built from its answer.
 
 With a shard (``check --shard i/n``, :mod:`gate.load.shards`), only that shard's cases are checked and
 judged, nothing is compared, and the report carries the :class:`gate.load.shards.ShardMark` that
@@ -29,13 +29,8 @@ from datetime import UTC, datetime
 
 from gate.casestore import CaseStore
 from gate.checks import CHECKS, Check
-from gate.compare import compare_cases
-from gate.comparison import Comparison
 from gate.config import Config, load_config, with_judge_provider
-from gate.decide import decide
 from gate.errors import InputError
-from gate.evaluate import evaluate_pairing, evaluate_run
-from gate.goldenage import snapshot_age_warning
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
 from gate.load.golden import Pairing, iter_pairings, load_golden, load_trace
@@ -43,9 +38,15 @@ from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
 from gate.merge import baseline_digest
 from gate.model import Case, GoldenSet
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
 from gate.rules import Rules, resolve_rules
+from gate.score.evaluate import evaluate_pairing, evaluate_run
 from gate.term.progress import Progress
+from gate.verdict.compare import compare_cases
+from gate.verdict.comparison import Comparison
+from gate.verdict.decide import decide
+from gate.verdict.goldenage import snapshot_age_warning
+from gate.verdict.report import Report
 
 __all__ = ["TRACES_NAME", "SetRequest", "decide_set", "golden_with_runs", "rules_baseline_digest", "run_paths",
            "run_set", "set_rules"]

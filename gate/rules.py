@@ -5,7 +5,7 @@ Without a git revision, everything comes from the working tree, as a local run e
 comes from that revision, so nothing in a pull request can weaken the gate that judges it:
 
 - the configuration (``sourcegate.yaml`` beside the set, or the ``--config`` file) is read at REV;
-  the PR's own configuration is only compared with it (:func:`gate.configdiff.config_changes`) and
+  the PR's own configuration is only compared with it (:func:`gate.verdict.configdiff.config_changes`) and
   applies from the next pull request after the merge. A ``--config`` file that REV does not have is
   used only with ``--trust-config`` (the pull request that adds the gate);
 - the baseline is read at REV (:func:`gate.baseline.read_at_ref`); the cases are the working tree's
@@ -27,13 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.baseline import baseline_file, read_at_ref, read_baseline
-from gate.comparison import BaselineOrigin
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
-from gate.configdiff import ConfigChange, config_changes
 from gate.errors import InputError
 from gate.git.revision import Revision, base_folder, base_path, resolve_set, show, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
-from gate.results import Report
+from gate.verdict.comparison import BaselineOrigin
+from gate.verdict.configdiff import ConfigChange, config_changes
+from gate.verdict.report import Report
 
 __all__ = ["Rules", "resolve_config", "resolve_rules"]
 

@@ -16,7 +16,7 @@ from gate.baseline import for_comparison, parse_report, read_baseline
 from gate.errors import InputError
 from gate.files.jsonio import load_json
 from gate.report.serialise import dump_report
-from gate.results import Report
+from gate.verdict.report import Report
 from tests.support.report_factory import regression_pair
 
 ROOT = Path(__file__).resolve().parent.parent

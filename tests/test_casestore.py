@@ -19,15 +19,16 @@ import pytest
 import gate.casestore
 from gate.casestore import CaseStore
 from gate.cli import main
-from gate.compare import BaselineOrigin, compare
-from gate.decide import decide
 from gate.files.jsonio import load_json
 from gate.files.outputs import write_file
 from gate.pipeline import SetRequest, run_set
 from gate.report.registry import REPORTERS
 from gate.report.serialise import case_record, dump_report
-from gate.results import CaseResult, Report
-from gate.tally import tally
+from gate.results import CaseResult
+from gate.verdict.compare import BaselineOrigin, compare
+from gate.verdict.decide import decide
+from gate.verdict.report import Report
+from gate.verdict.tally import tally
 from tests.support.report_factory import CONFIG, regression_pair, regression_report
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ from gate.mergerun import MergeRequest, merged_report
 from gate.report.serialise import case_record
 from gate.reportstream import read_report_items
 from gate.results import CHECK_ERROR
-from gate.tally import tally
+from gate.verdict.tally import tally
 from tests.conftest import EXAMPLE
 from tests.support.checked_once import checked, merged_shards, shards
 from tests.support.report_factory import regression_report

@@ -16,7 +16,8 @@ import pytest
 from gate.casestore import CaseStore
 from gate.report.registry import REPORTERS
 from gate.report.terminal import TerminalReporter, verdict_line
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
+from gate.verdict.report import Report
 from tests.support.report_factory import regression_report
 
 MAX_PASSES = {"json": 1, "markdown": 1, "comment": 1, "summary": 1, "junit": 1, "terminal": 1}

@@ -6,8 +6,9 @@ import json
 from datetime import UTC, date, datetime
 
 from gate.model import Citation, Finding, Page, Run, SearchResult
-from gate.results import CaseResult, CaseWarning, CheckStatus, Counts, Report
+from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
 from gate.spans import build_spans
+from gate.verdict.report import Report
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

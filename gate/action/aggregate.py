@@ -27,7 +27,7 @@ from statistics import fmean
 from gate.action.commands import workflow_command
 from gate.action.outcome import SetOutcome, figure
 from gate.errors import EXIT_INCONCLUSIVE, EXIT_PASS
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = ["VERDICT_SEVERITY", "SetRun", "combined_verdict", "sets_output", "step_outputs", "failure_annotation"]
 

@@ -2,7 +2,7 @@
 
 Checks that the baseline commit is in the checkout, then
 for each golden set calls the gate as Python: :func:`gate.pipeline.run_set` (in merge mode
-:func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.results.Report`, and
+:func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.verdict.report.Report`, and
 :func:`gate.commands.check.deliver` writes its report files, job summary file and PR comment, the
 code path of ``sourcegate check``, so the two cannot disagree. Workflow commands are stopped
 meanwhile. Then the step writes ``GITHUB_OUTPUT``, appends to ``GITHUB_STEP_SUMMARY``, annotates
@@ -50,10 +50,11 @@ from gate.publish import comment_authors, run_url
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
-from gate.results import CHECK_ERROR, Report
+from gate.results import CHECK_ERROR
 from gate.rules import resolve_config
 from gate.term.progress import PlainProgress, Progress
 from gate.text.escape import md, md_code
+from gate.verdict.report import Report
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext

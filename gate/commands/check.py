@@ -42,9 +42,10 @@ from gate.load.shards import Shard, parse_shard
 from gate.pipeline import SetRequest, run_set, set_rules
 from gate.publish import comment_authors, emit, post_comment, run_url, summary_target, write_summary
 from gate.report.registry import REPORTERS, file_reporters, rendering
-from gate.results import CHECK_ERROR, Report
+from gate.results import CHECK_ERROR
 from gate.rules import Rules
 from gate.spans import otlp_deadline, preflight, prepare
+from gate.verdict.report import Report
 
 __all__ = ["Delivery", "Outputs", "CheckPlan", "add_parser", "check_outputs", "check_plan", "deliver",
            "file_flags", "plan", "report_flags", "request_rules", "run"]

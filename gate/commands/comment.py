@@ -21,7 +21,7 @@ from gate.exitcodes import ExitCode
 from gate.files.jsonio import load_json
 from gate.publish import comment_authors, emit, gate_run_url, post_comment
 from gate.report.registry import REPORTERS
-from gate.results import Report
+from gate.verdict.report import Report
 
 if TYPE_CHECKING:
     from gate.github import UpsertResult

@@ -27,17 +27,18 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import TypeVar
 
-from gate.comparison import Comparison, FigureChange
-from gate.figurediff import SET_FIGURES
-from gate.figures import AXES
 from gate.judge.model import Usage
 from gate.model import Finding
 from gate.report.configchanges import config_changes_section
 from gate.report.judged import batch_note, judge_cache_line
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
-from gate.results import CaseResult, CaseWarning, Report
+from gate.results import CaseResult, CaseWarning
+from gate.score.figures import AXES
 from gate.text.escape import md, md_code, md_url
 from gate.text.marker import marker
+from gate.verdict.comparison import Comparison, FigureChange
+from gate.verdict.figurediff import SET_FIGURES
+from gate.verdict.report import Report
 from gate.version import __version__
 
 __all__ = ["COMMENT_LIMIT", "CaseRead", "CommentReporter", "baseline_origin", "body_sections", "changed_lists",
@@ -211,7 +212,7 @@ class CaseRead:
     usages: list[Usage] = field(default_factory=list)
     """the judge's usage of each judged case"""
     figures: dict[str, list[float]] = field(default_factory=dict)
-    """each set figure's values (:data:`gate.figurediff.SET_FIGURES`) over the cases it selects, in order"""
+    """each set figure's values (:data:`gate.verdict.figurediff.SET_FIGURES`) over the cases it selects, in order"""
 
     def add(self, c: CaseResult, cmp: Comparison | None) -> None:
         """Take what is shown of one case."""

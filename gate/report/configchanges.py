@@ -8,10 +8,10 @@ YAML (a model name in ``judge.prices``), so every one passes through :mod:`gate.
 
 from __future__ import annotations
 
-from gate.configdiff import ConfigChange, Value
 from gate.report.sections import Section, table
-from gate.results import Report
 from gate.text.escape import md, md_code
+from gate.verdict.configdiff import ConfigChange, Value
+from gate.verdict.report import Report
 
 __all__ = ["APPLIES_AFTER_MERGE", "config_changes_section"]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from gate.casestore import records_of
 from gate.report.serialise import report_chunks
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = ["JsonReporter"]
 

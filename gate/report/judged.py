@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from gate.judge.model import RunJudgement, Usage
 from gate.judge.summary import summarise
 from gate.report.sections import num, table
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
 from gate.text.escape import md, md_code, md_url
+from gate.verdict.report import Report
 
 
 def _cost(u: Usage) -> str:

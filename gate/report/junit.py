@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from gate.compare import Comparison
-from gate.results import INPUT_ERROR, CaseResult, Report
+from gate.results import INPUT_ERROR, CaseResult
 from gate.text.escape import plain
+from gate.verdict.compare import Comparison
+from gate.verdict.report import Report
 
 __all__ = ["JUnitReporter"]
 

@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from tabulate import tabulate
 
 from gate.checks import CHECKS
-from gate.comparison import Comparison
 from gate.report.comment import baseline_origin, blocking, changed_lists, notes, summary
 from gate.report.configchanges import config_changes_section
 from gate.report.judged import judged_lines
 from gate.report.sections import golden_set
 from gate.report.vector import VectorLines
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
 from gate.text.escape import md, md_code
+from gate.verdict.comparison import Comparison
+from gate.verdict.report import Report
 
 ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
 

@@ -20,7 +20,7 @@ from gate.report.junit import JUnitReporter
 from gate.report.markdown import MarkdownReporter
 from gate.report.summary import SummaryReporter
 from gate.report.terminal import TerminalReporter
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = ["REPORTERS", "PieceReporter", "Reporter", "ReporterEntry", "file_reporters", "rendering"]
 

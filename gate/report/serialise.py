@@ -15,9 +15,6 @@ from dataclasses import asdict
 from types import MappingProxyType
 from typing import Any
 
-from gate.claimdiff import ClaimFlip
-from gate.comparison import BaselineOrigin, CaseChange, Comparison, FigureChange, FigureStatus, Moved, RemovedCase
-from gate.configdiff import ConfigChange
 from gate.files.jsonio import dump_json
 from gate.files.jsontext import indented
 from gate.judge import model as jm
@@ -25,8 +22,20 @@ from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.load.shards import ShardMark
 from gate.model import Finding
-from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
-from gate.tally import tally_of
+from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
+from gate.verdict.claimdiff import ClaimFlip
+from gate.verdict.comparison import (
+    BaselineOrigin,
+    CaseChange,
+    Comparison,
+    FigureChange,
+    FigureStatus,
+    Moved,
+    RemovedCase,
+)
+from gate.verdict.configdiff import ConfigChange
+from gate.verdict.report import BaselineStamp, Report
+from gate.verdict.tally import tally_of
 from gate.version import __version__
 
 __all__ = [

@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.comparison import Comparison
 from gate.model import Finding
-from gate.results import CaseResult, Report
-from gate.tally import tally_of
+from gate.results import CaseResult
 from gate.text.escape import plain
+from gate.verdict.comparison import Comparison
+from gate.verdict.report import Report
+from gate.verdict.tally import tally_of
 
 __all__ = ["TerminalReporter", "failure_rows", "verdict_line"]
 

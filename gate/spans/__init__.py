@@ -22,10 +22,10 @@ from urllib.parse import urlsplit
 
 from gate.errors import InputError
 from gate.model import Run
-from gate.results import Report
 from gate.spans.model import SpanEvent, SpanSpec
 from gate.spans.otel import DEFAULT_DEADLINE, SpanExportError, encode_json_lines, require_extra, send, shown_endpoint
 from gate.spans.tree import build_spans
+from gate.verdict.report import Report
 
 __all__ = ["DEADLINE_VARIABLE", "DEFAULT_DEADLINE", "SpanEvent", "SpanExportError", "SpanSpec", "build_spans",
            "export_otlp", "load_runs", "otlp_deadline", "otlp_json", "preflight", "prepare", "traces_endpoint",

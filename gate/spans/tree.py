@@ -23,10 +23,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from gate.model import Page, Run, SearchResult
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
 from gate.spans.ids import span_id, trace_id
 from gate.spans.model import AttributeValue, SpanEvent, SpanSpec
 from gate.spans.sources import SourceFacts, source_facts
+from gate.verdict.report import Report
 
 if TYPE_CHECKING:
     from gate.judge.model import RunJudgement

@@ -1,6 +1,6 @@
 """The comparison of a report with its baseline, as values: what changed per case and per set figure.
 
-:mod:`gate.compare` builds a :class:`Comparison` (pure); :mod:`gate.decide` reads it, and gives
+:mod:`gate.verdict.compare` builds a :class:`Comparison` (pure); :mod:`gate.verdict.decide` reads it, and gives
 each set figure its :class:`FigureStatus`; the reporters render it. These values sit below the
 report (a report carries its comparison), so nothing here imports the results.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from gate.claimdiff import ClaimFlip
-from gate.figures import HIGHER_IS_BETTER
 from gate.model import Finding, Verdict
+from gate.score.figures import HIGHER_IS_BETTER
+from gate.verdict.claimdiff import ClaimFlip
 
 __all__ = [
     "MOVED", "BaselineOrigin", "CaseChange", "Comparison", "FigureChange", "FigureStatus", "Moved", "RemovedCase",
@@ -48,7 +48,7 @@ class FigureChange:
     p_value: float | None
     """one-sided sign-test probability of at least ``worse`` regressions by chance; None without pairs"""
     status: FigureStatus | None = None
-    """against the bounds, the baseline and judge noise: set by :func:`gate.compare.compare_cases`"""
+    """against the bounds, the baseline and judge noise: set by :func:`gate.verdict.compare.compare_cases`"""
 
     @property
     def delta(self) -> float | None:

@@ -4,7 +4,7 @@ A set mean can move past its tolerance because the judge changed its mind on one
 Each :class:`FigureChange` therefore carries a paired per-case sign test: over the common cases
 where the figure moved, how many got worse and how many better, and the one-sided probability of
 at least that many "worse" if worse and better were equally likely (``p_value``). The decision
-(:mod:`gate.decide`) calls a regression *beyond noise* only when that probability is at most
+(:mod:`gate.verdict.decide`) calls a regression *beyond noise* only when that probability is at most
 ``compare.significance`` over at least ``compare.min_cases`` paired cases.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from math import comb
 from statistics import fmean
 
-from gate.comparison import MOVED, FigureChange, FigureStatus
 from gate.config import Config
-from gate.figures import HIGHER_IS_BETTER
 from gate.results import CaseResult
+from gate.score.figures import HIGHER_IS_BETTER
+from gate.verdict.comparison import MOVED, FigureChange, FigureStatus
 
 __all__ = [
     "MOVED", "SET_FIGURES", "FigureChange", "FigureStatus", "figure_change", "figure_status", "paired_change",

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gate.checks.base import Subject
-from gate.figures import Axis
 from gate.model import Finding
+from gate.score.figures import Axis
 from gate.urls import canonical
 
 if TYPE_CHECKING:

@@ -1,27 +1,26 @@
-"""The pure core: a case and its run in, a :class:`CaseResult` out; results in, a verdict out.
+"""The pure core of one case: a case and its run in, a :class:`CaseResult` out.
 
 No I/O here: loading happens before, rendering after.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gate.alignment import citation_validity
-from gate.case_warnings import case_warnings, dropped_terms
 from gate.checks import CHECKS, Check, Subject
 from gate.checks.domains import cited_domains
 from gate.checks.run_findings import run_findings
 from gate.checks.stale_sources import median_age_days
 from gate.config import Config
-from gate.decide import decide
-from gate.figures import diversity, freshness
 from gate.load.golden import Pairing
 from gate.model import Case, Finding, Freshness, Outcome, Run
-from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts, Report
+from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts
+from gate.score.alignment import citation_validity
+from gate.score.case_warnings import case_warnings, dropped_terms
+from gate.score.figures import diversity, freshness
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
@@ -134,12 +133,3 @@ def evaluate_pairing(p: Pairing, config: Config, checks: Mapping[str, Check] = C
     if p.problem is not None or p.run is None:
         return problem_result(p.case, p.problem or "no run")
     return evaluate_run(p.run, p.case, config, checks=checks)
-
-
-def build_report(name: str, version: int | None, cases: Iterable[CaseResult], config: Config,
-                 *, judge_mode: str = "off", warnings: tuple[str, ...] = ()) -> Report:
-    """Collect case results into a report with its verdict."""
-    done = tuple(cases)
-    verdict, reasons = decide(done, config)
-    return Report(verdict=verdict, reasons=reasons, golden_name=name, golden_version=version, cases=done,
-                  config_source=config.source, judge_mode=judge_mode, warnings=warnings)

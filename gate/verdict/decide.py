@@ -8,7 +8,7 @@ Pure: values in, values out. The rules, in order:
 3. a soft figure configured with ``block: true`` out of bounds -> ``fail``; otherwise a warning;
 4. otherwise ``pass``.
 
-With a baseline :class:`~gate.compare.Comparison`, rules 1 and 3 read the comparison:
+With a baseline :class:`~gate.verdict.compare.Comparison`, rules 1 and 3 read the comparison:
 
 1. each hard failure is *new* or *already in the baseline* (both are named); with
    ``compare.block_on: new`` only new ones block. A baseline case this run does not have keeps its
@@ -33,12 +33,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from gate.checks import CHECKS
-from gate.comparison import Comparison
 from gate.config import Config
-from gate.figurediff import figure_status
-from gate.figures import SOFT_FIGURES
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, Verdict
-from gate.tally import Tally, tally_of
+from gate.score.figures import SOFT_FIGURES
+from gate.verdict.comparison import Comparison
+from gate.verdict.figurediff import figure_status
+from gate.verdict.report import Report
+from gate.verdict.tally import Tally, tally_of
 
 
 def set_mean(cases: Iterable[CaseResult], name: str) -> float | None:
@@ -260,7 +261,7 @@ def decide(cases: Iterable[CaseResult], config: Config,
     A failing verdict's first reason sums up what blocks (:func:`headline`); the blocking reasons
     follow, then the non-blocking ones (failures the baseline already had under ``block_on: new``,
     fixed failures, the unscored share, soft warnings). The cases are read once, into their
-    :class:`gate.tally.Tally` (a case store's own, when they are in one).
+    :class:`gate.verdict.tally.Tally` (a case store's own, when they are in one).
     """
     t = tally_of(cases)
     if comparison is None:
@@ -302,3 +303,11 @@ def decide(cases: Iterable[CaseResult], config: Config,
         reasons.append("no hard check failed")
     return verdict, tuple(reasons)
 
+
+def build_report(name: str, version: int | None, cases: Iterable[CaseResult], config: Config,
+                 *, judge_mode: str = "off", warnings: tuple[str, ...] = ()) -> Report:
+    """Collect case results into a report with its verdict."""
+    done = tuple(cases)
+    verdict, reasons = decide(done, config)
+    return Report(verdict=verdict, reasons=reasons, golden_name=name, golden_version=version, cases=done,
+                  config_source=config.source, judge_mode=judge_mode, warnings=warnings)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from types import MappingProxyType
 
-from gate.figures import SOFT_FIGURES
 from gate.model import Finding
 from gate.results import CHECK_ERROR, CaseResult
+from gate.score.figures import SOFT_FIGURES
 
 __all__ = ["Tally", "TallyBuilder", "tally", "tally_of"]
 

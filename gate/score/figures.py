@@ -11,7 +11,7 @@ Each axis of one case is an :class:`Axis`: its value and a line saying why (``do
   floor, the per-domain cap (the case's ``about_domains`` exempt), and the share of primary sources
   (unknown sources never primary) against ``checks.min_primary_share``. The note names what failed;
 - ``citation_validity`` (0-1): of the (claim, cited URL) pairs, the share passing all three
-  sub-checks (:mod:`gate.alignment`).
+  sub-checks (:mod:`gate.score.alignment`).
 
 Judged rates: ``grounding_rate``, ``hallucination_rate``, ``primary_share``.
 """

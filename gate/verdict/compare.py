@@ -1,14 +1,14 @@
 """Baseline report vs current report -> a :class:`Comparison` value. Pure: no I/O, no clock.
 
-The comparison states facts; :mod:`gate.decide` turns them into a verdict. Only the cases the
+The comparison states facts; :mod:`gate.verdict.decide` turns them into a verdict. Only the cases the
 two reports share are compared (added and removed cases are listed, never silently dropped), so
 a set figure's baseline and PR values are always means over the same cases. With a baseline read
 at a git revision (``--baseline-ref``), a removed case keeps its baseline result for the decision
 (:attr:`Comparison.removed_results`): a pull request cannot pass by deleting its failing cases.
 
 Per case: hard failures new, kept and fixed (matched by check and canonical URL, not wording), soft figures
-that moved, claims that flipped (:mod:`gate.claimdiff`), unscored claims. Per set: each figure with
-its paired sign test (:mod:`gate.figurediff`).
+that moved, claims that flipped (:mod:`gate.verdict.claimdiff`), unscored claims. Per set: each figure with
+its paired sign test (:mod:`gate.verdict.figurediff`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from gate.claimdiff import claim_flips, unscored_count
-from gate.comparison import (
+from gate.config import Config
+from gate.model import Finding
+from gate.results import CaseResult
+from gate.urls import canonical
+from gate.verdict.claimdiff import claim_flips, unscored_count
+from gate.verdict.comparison import (
     MOVED,
     BaselineOrigin,
     CaseChange,
@@ -30,11 +34,8 @@ from gate.comparison import (
     Moved,
     RemovedCase,
 )
-from gate.config import Config
-from gate.figurediff import SET_FIGURES, Selector, figure_status, paired_change, sign_test
-from gate.model import Finding
-from gate.results import CaseResult, Report
-from gate.urls import canonical
+from gate.verdict.figurediff import SET_FIGURES, Selector, figure_status, paired_change, sign_test
+from gate.verdict.report import Report
 
 __all__ = [
     "MOVED", "SET_FIGURES", "BaselineOrigin", "CaseChange", "Comparison", "FigureChange", "FigureStatus",
@@ -176,7 +177,7 @@ def compare_cases(baseline: Report, cases: Iterable[CaseResult], version: int | 
 
 
 class _Values:
-    """One set figure's values over the paired cases (see :func:`gate.figurediff.paired_change`)."""
+    """One set figure's values over the paired cases (see :func:`gate.verdict.figurediff.paired_change`)."""
 
     def __init__(self) -> None:
         self.base: array[float] = array("d")
