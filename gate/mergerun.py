@@ -6,7 +6,7 @@
 The golden set (``golden.yaml``) is loaded once. The rules (configuration, baseline, trusted
 judge-cache entries) are resolved from the golden set as ``check`` resolves them, and every partial
 report must have run under the same configuration and would have been compared with the same
-baseline (:mod:`gate.merge` refuses anything else, naming the file). The cases are put back in the
+baseline (:mod:`gate.store.merge` refuses anything else, naming the file). The cases are put back in the
 run's order and each is checked again from its trace (:mod:`gate.store.rederive`: a partial report
 cannot claim what its trace does not give), then compared with the baseline and decided once by the
 pipeline (:func:`gate.pipeline.decide_set`): the result is the report an unsharded ``check``
@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from gate.casestore import Spill
 from gate.load.goldensets import per_set_file
 from gate.load.shards import config_digest
-from gate.merge import Partial, merge_cases, read_partial
 from gate.pipeline import decide_set, golden_with_runs, rules_baseline_digest
 from gate.rules import resolve_rules
-from gate.store import rederive
+from gate.store.casestore import Spill
+from gate.store.merge import Partial, merge_cases, read_partial
+from gate.store.rederive import rederive
 from gate.verdict.report import Report
 
 __all__ = ["MergeRequest", "merged_report"]

@@ -27,7 +27,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from gate.casestore import CaseStore
 from gate.checks import CHECKS, Check
 from gate.config import Config, load_config, with_judge_provider
 from gate.errors import InputError
@@ -36,11 +35,12 @@ from gate.judge.session import JudgeSession
 from gate.load.golden import Pairing, iter_pairings, load_golden, load_trace
 from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
-from gate.merge import baseline_digest
 from gate.model import Case, GoldenSet
 from gate.results import CaseResult
 from gate.rules import Rules, resolve_rules
 from gate.score.evaluate import evaluate_pairing, evaluate_run
+from gate.store.casestore import CaseStore
+from gate.store.merge import baseline_digest
 from gate.term.progress import Progress
 from gate.verdict.compare import compare_cases
 from gate.verdict.comparison import Comparison

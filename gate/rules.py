@@ -8,7 +8,7 @@ comes from that revision, so nothing in a pull request can weaken the gate that 
   the PR's own configuration is only compared with it (:func:`gate.verdict.configdiff.config_changes`) and
   applies from the next pull request after the merge. A ``--config`` file that REV does not have is
   used only with ``--trust-config`` (the pull request that adds the gate);
-- the baseline is read at REV (:func:`gate.baseline.read_at_ref`); the cases are the working tree's
+- the baseline is read at REV (:func:`gate.store.baseline.read_at_ref`); the cases are the working tree's
   ``golden.yaml``, REV's only says which of them the pull request redefined;
 - judge-cache entries are trusted only when REV has them with the same content
   (:class:`gate.judge.cache.TrustedEntries`).
@@ -26,11 +26,11 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.baseline import baseline_file, read_at_ref, read_baseline
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.errors import InputError
 from gate.git.revision import Revision, base_folder, base_path, resolve_set, show, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
+from gate.store.baseline import baseline_file, read_at_ref, read_baseline
 from gate.verdict.comparison import BaselineOrigin
 from gate.verdict.configdiff import ConfigChange, config_changes
 from gate.verdict.report import Report

@@ -11,8 +11,8 @@ import pytest
 from gate.config import DEFAULT_SOFT, CompareConfig, Config, SoftBound
 from gate.judge.model import QUOTE_NOT_FOUND, Claim, ClaimVerdict, RunJudgement
 from gate.model import Finding
-from gate.report.serialise import comparison_from_dict, comparison_to_dict
 from gate.results import CaseResult, Counts
+from gate.store.serialise import comparison_from_dict, comparison_to_dict
 from gate.verdict.compare import BaselineOrigin, Comparison, RemovedCase, compare, sign_test
 from gate.verdict.decide import decide
 from gate.verdict.report import BaselineStamp, Report

@@ -21,9 +21,9 @@ from gate.load.golden import parse_trace
 from gate.model import Case, Run
 from gate.report.json import JsonReporter
 from gate.report.markdown import MarkdownReporter
-from gate.report.serialise import report_from_dict
 from gate.score.case_warnings import case_warnings
 from gate.score.evaluate import evaluate_run
+from gate.store.serialise import report_from_dict
 from gate.verdict.decide import build_report
 from tests.support.golden_factory import QUOTE, run_for
 

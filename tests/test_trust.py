@@ -25,7 +25,7 @@ from gate.judge.cache import NOT_VERIFIED
 from gate.report.comment import CommentReporter
 from gate.report.json import JsonReporter
 from gate.report.markdown import MarkdownReporter
-from gate.report.serialise import report_from_dict
+from gate.store.serialise import report_from_dict
 from gate.verdict.configdiff import config_changes
 from gate.verdict.report import Report
 from tests.support.anthropic_server import AnthropicServer, Reply, Request

@@ -12,7 +12,6 @@ import os
 import sys
 from datetime import UTC, datetime
 
-from gate.baseline import baseline_file, refusal, stamped, write_baseline
 from gate.commands.base import Parser, Subparsers
 from gate.commands.sets import each_set
 from gate.commands.targets import Target, check_targets, reads_of, set_name
@@ -21,6 +20,7 @@ from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
+from gate.store.baseline import baseline_file, refusal, stamped, write_baseline
 
 __all__ = ["add_parser", "run"]
 

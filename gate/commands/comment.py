@@ -14,13 +14,13 @@ import sys
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, TextIO
 
-from gate.baseline import parse_report
 from gate.commands.base import Subparsers, add_comment_author
 from gate.commands.targets import Target, check_targets
 from gate.exitcodes import ExitCode
 from gate.files.jsonio import load_json
 from gate.publish import comment_authors, emit, gate_run_url, post_comment
 from gate.report.registry import REPORTERS
+from gate.store.baseline import parse_report
 from gate.verdict.report import Report
 
 if TYPE_CHECKING:

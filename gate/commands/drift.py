@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from gate.baseline import read_baseline
 from gate.commands.base import Subparsers
 from gate.commands.check import write_all
 from gate.commands.targets import Target, check_targets, reads_of
@@ -30,6 +29,7 @@ from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.load.golden import load_golden
 from gate.pipeline import SetRequest
+from gate.store.baseline import read_baseline
 from gate.term.progress import for_cli
 
 __all__ = ["add_parser", "run"]

@@ -22,7 +22,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from gate.baseline import baseline_file
 from gate.config import CONFIG_NAME
 from gate.errors import InputError
 from gate.files.outputs import resolve_within, shared_target, unwritable
@@ -33,6 +32,7 @@ from gate.load.goldensets import NAME_FIELD, per_set_file
 from gate.mergerun import MergeRequest
 from gate.pipeline import TRACES_NAME, SetRequest
 from gate.snapshot.store import SNAPSHOT_DIR
+from gate.store.baseline import baseline_file
 
 __all__ = ["Target", "check_targets", "reads_of", "set_name"]
 

@@ -7,7 +7,7 @@ case to a different shard, and every machine agrees on it without talking to the
 A shard's report carries a :class:`ShardMark`: which shard it is, the configuration it ran under
 (a digest of every effective setting), the baseline it would be compared with (a digest), and
 the ids of the whole run in order with the positions of its own cases among them.
-``sourcegate merge`` (:mod:`gate.merge`) checks those before it puts the shards back together.
+``sourcegate merge`` (:mod:`gate.store.merge`) checks those before it puts the shards back together.
 
 Pure: no I/O, no clock.
 """

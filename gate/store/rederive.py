@@ -16,7 +16,7 @@ naming the partial report, the case and the field) a partial report
 * that leaves out the judgement of a run the judge sees, or gives one to a run it does not.
 
 What is left to the shard is the judge's reply itself: which claims a page supports. A judgement
-must read back as its own claims make it (:func:`gate.merge.read_partial`), but its verdicts on
+must read back as its own claims make it (:func:`gate.store.merge.read_partial`), but its verdicts on
 claims come from the shard's judge, which is why the shards of the sharded workflow run in jobs
 where no pull-request code ran (``docs/trust.md``).
 
@@ -34,11 +34,11 @@ from gate.config import Config
 from gate.errors import InputError
 from gate.files.jsonio import excerpt
 from gate.load.golden import Pairing, iter_pairings
-from gate.merge import Merged
 from gate.model import GoldenSet
-from gate.report.serialise import case_from_dict, case_record
 from gate.results import CaseResult
 from gate.score.evaluate import evaluate_run, problem_result
+from gate.store.merge import Merged
+from gate.store.serialise import case_from_dict, case_record
 
 __all__ = ["rederive"]
 

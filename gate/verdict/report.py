@@ -33,7 +33,7 @@ class Report:
     golden_name: str
     golden_version: int | None
     cases: Sequence[CaseResult]
-    """each case, in order: a tuple, or for a run of many cases a :class:`gate.casestore.CaseStore`
+    """each case, in order: a tuple, or for a run of many cases a :class:`gate.store.casestore.CaseStore`
     that reads them back from a file one at a time (iterate it; do not make a list of it)"""
     config_source: str | None = None
     warnings: tuple[str, ...] = ()
@@ -50,7 +50,7 @@ class Report:
     @property
     def check_errors(self) -> tuple[Finding, ...]:
         """The findings of checks that raised (an internal error: the run exits 4)."""
-        kept = getattr(self.cases, "tally", None)  # a case store's (gate.casestore): no case read back
+        kept = getattr(self.cases, "tally", None)  # a case store's (gate.store.casestore): no case read back
         if kept is not None:
             return tuple(kept.check_errors)
         return tuple(f for c in self.cases for f in c.hard_failures if f.check == CHECK_ERROR)

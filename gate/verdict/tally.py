@@ -1,6 +1,6 @@
 """What the verdict and the report's summary need from every case, taken in one pass. Pure.
 
-A report of 8,000 cases keeps its cases in a file (:mod:`gate.casestore`); the decision and the
+A report of 8,000 cases keeps its cases in a file (:mod:`gate.store.casestore`); the decision and the
 summary read this instead: counts by check, the failing cases' ids and the checks that failed
 them, each soft figure's values (small numbers per case), and the judge's unscored share. Its
 means are :func:`statistics.fmean` over the same values in the same order as a mean over the cases,
@@ -106,7 +106,7 @@ def tally(cases: Iterable[CaseResult]) -> Tally:
 
 
 def tally_of(cases: Iterable[CaseResult]) -> Tally:
-    """The tally of ``cases``: the one a case store kept (:class:`gate.casestore.CaseStore`), else
+    """The tally of ``cases``: the one a case store kept (:class:`gate.store.casestore.CaseStore`), else
     taken now in one pass."""
     kept = getattr(cases, "tally", None)
     return kept if isinstance(kept, Tally) else tally(cases)

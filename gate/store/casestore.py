@@ -3,7 +3,7 @@
 :class:`CaseStore` is a read-only ``Sequence[CaseResult]``. :meth:`CaseStore.collect` takes the
 case results as the pipeline produces them; up to :data:`IN_MEMORY` of them stay in memory as
 values, past that each is written as it comes to a spill file, as the report's own JSON text of
-that case (:func:`gate.report.serialise.case_record`), and read back on demand (an index of
+that case (:func:`gate.store.serialise.case_record`), and read back on demand (an index of
 offsets serves ``store[i]``). Alongside, it keeps the :class:`gate.verdict.tally.Tally` the decision and
 the report's summary need, so neither has to read the cases again.
 
@@ -29,8 +29,8 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
-from gate.report.serialise import case_from_dict, case_record
 from gate.results import CaseResult
+from gate.store.serialise import case_from_dict, case_record
 from gate.verdict.tally import Tally, TallyBuilder
 
 __all__ = ["IN_MEMORY", "CaseStore", "Spill", "records_of"]
@@ -135,7 +135,7 @@ class CaseStore(Sequence[CaseResult]):
         return data
 
     def records(self) -> Iterator[str]:
-        """Each case as it stands in the report's ``cases`` list (:func:`gate.report.serialise.case_record`)."""
+        """Each case as it stands in the report's ``cases`` list (:func:`gate.store.serialise.case_record`)."""
         if self._held is not None:
             yield from (case_record(c) for c in self._held)
             return
@@ -183,7 +183,7 @@ def _write(fd: int, record: str | bytes, offset: int) -> int:
 class Spill:
     """Case records written as they come, in any order, then placed in the run's order as a store.
 
-    :meth:`write` appends one record (a case's JSON text as :func:`gate.report.serialise.case_record`
+    :meth:`write` appends one record (a case's JSON text as :func:`gate.store.serialise.case_record`
     writes it) and says where it is; :meth:`store` gives the :class:`CaseStore` of the records at
     the places given, in that order, which then owns the file.
     """

@@ -9,7 +9,7 @@ is validated against the report schema (the error's path names the item: ``$.cas
 the rest of the report too. The file's size limit is the one of any JSON file.
 
 :func:`read_report_items` walks the same way for a reader that checks each case itself (the merge,
-:mod:`gate.merge`): each item comes with its text as read, and nothing is validated.
+:mod:`gate.store.merge`): each item comes with its text as read, and nothing is validated.
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ from gate.files.jsonio import parse_yaml, read_text, validate
 from gate.files.outputs import write_file
 from gate.git.revision import Revision, base_folder, base_path, changed_files, resolve_set, show
 from gate.load.golden import GOLDEN_NAME
-from gate.report.serialise import case_from_dict, dump_report, report_from_dict
-from gate.reportstream import read_report, read_report_text
 from gate.results import CaseResult, Counts
+from gate.store.reportstream import read_report, read_report_text
+from gate.store.serialise import case_from_dict, dump_report, report_from_dict
 from gate.verdict.comparison import BaselineOrigin
 from gate.verdict.report import BaselineStamp, Report
 
@@ -82,7 +82,7 @@ def _report(fields: dict[str, Any], cases: tuple[CaseResult, ...]) -> Report:
 def read_baseline(file: str, root: str | None = None) -> Report | None:
     """The baseline in ``file`` (inside ``root``, when given), or None when there is none yet; its
     cases as the comparison reads them (:func:`for_comparison`), read one at a time
-    (:mod:`gate.reportstream`)."""
+    (:mod:`gate.store.reportstream`)."""
     if not os.path.exists(file):
         return None
     return _report(*read_report(file, _keep, root=root))

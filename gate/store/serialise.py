@@ -1,6 +1,6 @@
 """The report as JSON data (``sourcegate-report/1``) and back: the one place the format is written and read.
 
-The JSON reporter (:mod:`gate.report.json`) and the baseline store (:mod:`gate.baseline`) both use
+The JSON reporter (:mod:`gate.report.json`) and the baseline store (:mod:`gate.store.baseline`) both use
 it; a baseline is such a report with a ``baseline`` stamp. The ``comparison`` block is read back
 too, so that a second, trusted workflow can render the PR comment from the report artifact of an
 untrusted one (``sourcegate comment REPORT``, see ``docs/fork-safe.md``): the artifact is validated

@@ -1,13 +1,13 @@
 """Shards back into one run: checks that partial reports belong together, then their cases in order.
 
 :func:`read_partial` reads a partial report a case at a time: each case is checked once, its JSON
-record written to a spill file (:class:`gate.casestore.Spill`) and only what the tally reads of it
+record written to a spill file (:class:`gate.store.casestore.Spill`) and only what the tally reads of it
 kept, so the merge's memory does not grow with the set. :func:`merge_cases` refuses (an
 :class:`InputError` naming the files) partial reports that are not shards, that come from another
 golden set or version, that ran under another configuration or would be compared with another
 baseline, that ran with another judge mode, or that do not make up the whole run: a shard given
 twice, a shard missing, cases that do not cover the run exactly once. What it returns is what an
-unsharded run evaluates, in the same order (a :class:`gate.casestore.CaseStore` of the records);
+unsharded run evaluates, in the same order (a :class:`gate.store.casestore.CaseStore` of the records);
 the caller builds the report from it, then compares it with the baseline and decides, once.
 """
 
@@ -21,16 +21,16 @@ from functools import cache
 from sys import intern
 from typing import Any
 
-from gate.casestore import CaseStore, Spill
 from gate.errors import InputError
 from gate.files.jsonio import json_path, parse_json, schema, validate
 from gate.files.shapes import Mismatch, Shape, compile_shape
 from gate.judge.summary import BATCH_FIELDS, judgement_to_dict
 from gate.load.shards import ShardMark, ids_digest
 from gate.model import Finding
-from gate.report.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
-from gate.reportstream import read_report_items
 from gate.results import CHECK_ERROR
+from gate.store.casestore import CaseStore, Spill
+from gate.store.reportstream import read_report_items
+from gate.store.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
 from gate.verdict.report import Report
 from gate.verdict.tally import TallyBuilder
 
@@ -186,7 +186,7 @@ def baseline_digest(baseline: Report | None, commit: str | None = None) -> str |
     """A digest of the baseline a run is compared with (its report JSON, and the revision it came from)."""
     if baseline is None:
         return None
-    from gate.report.serialise import dump_report
+    from gate.store.serialise import dump_report
 
     text = dump_report(baseline) + "\0" + (commit or "")
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
