@@ -16,10 +16,10 @@ import pytest
 
 from gate.cli import main
 from gate.config import SoftBound
+from gate.deliver.publish import COMMENT_AUTHORS_ENV, comment_authors, is_login, parse_logins
 from gate.errors import InputError
 from gate.github import ACTIONS_BOT_LOGIN, marker
 from gate.model import Finding
-from gate.publish import COMMENT_AUTHORS_ENV, comment_authors, is_login, parse_logins
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
 from gate.report.json import JsonReporter
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.commands.targets import Target, check_targets
+from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError
 from gate.files.outputs import unwritable
 from tests.support.anthropic_server import AnthropicServer, error_reply

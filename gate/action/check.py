@@ -3,7 +3,7 @@
 Checks that the baseline commit is in the checkout, then
 for each golden set calls the gate as Python: :func:`gate.pipeline.run_set` (in merge mode
 :func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.verdict.report.Report`, and
-:func:`gate.commands.check.deliver` writes its report files, job summary file and PR comment, the
+:func:`gate.deliver.delivery.deliver` writes its report files, job summary file and PR comment, the
 code path of ``sourcegate check``, so the two cannot disagree. Workflow commands are stopped
 meanwhile. Then the step writes ``GITHUB_OUTPUT``, appends to ``GITHUB_STEP_SUMMARY``, annotates
 each hard failure and maps the verdicts and ``fail-on`` to the exit code, all from the Report values
@@ -34,9 +34,10 @@ from gate.action.notrun import (
 )
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import SetPlan, plan_check
-from gate.commands.check import Delivery, Outputs, deliver
-from gate.commands.targets import check_targets, reads_of
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER
+from gate.deliver.delivery import Delivery, Outputs, deliver
+from gate.deliver.publish import comment_authors, run_url
+from gate.deliver.targets import check_targets, reads_of
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
 from gate.files.outputs import resolve_within
@@ -46,7 +47,6 @@ from gate.load.golden import load_golden
 from gate.load.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
 from gate.mergerun import MergeRequest, merged_report
 from gate.pipeline import TRACES_NAME, SetRequest, run_set
-from gate.publish import comment_authors, run_url
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
@@ -115,7 +115,7 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     Every report file must resolve inside ``GITHUB_WORKSPACE`` (the working folder when unset): a
     report folder or file committed as a symlink that leads out of it is an input error (exit 2)
     before anything is written or removed, and so is a report file that cannot be written or that a
-    set reads (:mod:`gate.commands.targets`)."""
+    set reads (:mod:`gate.deliver.targets`)."""
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
     pr = _pr_context(env)
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None) or None

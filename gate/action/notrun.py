@@ -124,7 +124,7 @@ def post_not_run(name: str, error: str, code: int, env: Mapping[str, str], autho
                  out: TextIO) -> None:
     """Update the set's PR comment from an earlier push, if it has one, to say it could not run (none is
     created: the failed check says it); a failure is said on ``out``."""
-    from gate.publish import post_comment, run_url
+    from gate.deliver.publish import post_comment, run_url
 
     done = post_comment(not_run_comment(name, error, code, run_url(env)), name, env, err=out, authors=authors,
                         update_only=True)

@@ -2,7 +2,7 @@
 
 Each golden set gets its ``baseline.json``, only from a passing run unless ``--force`` (the
 baseline then says it was forced). Several sets run in turn, as with ``check``; every set's target
-is checked before the first set runs (:mod:`gate.commands.targets`).
+is checked before the first set runs (:mod:`gate.deliver.targets`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 
 from gate.commands.base import Parser, Subparsers
 from gate.commands.sets import each_set
-from gate.commands.targets import Target, check_targets, reads_of, set_name
 from gate.config import JUDGE_MODES
+from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets

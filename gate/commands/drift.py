@@ -17,9 +17,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
-from gate.commands.check import write_all
-from gate.commands.targets import Target, check_targets, reads_of
 from gate.config import load_config
+from gate.deliver.delivery import write_all
+from gate.deliver.targets import Target, check_targets, reads_of
 from gate.drift.cited import cited_urls
 from gate.drift.hosts import Limits
 from gate.drift.model import DriftVerdict

@@ -9,7 +9,7 @@ refused unless ``--force``; a trace with no question is written, with a warning.
 
 One ``DIR/<case>.json`` per input; the case id is ``--case`` (one input only) or the input's file
 name without its extensions. Every target is checked first (a folder that cannot be written,
-an input that would be overwritten: :mod:`gate.commands.targets`), then every input is read and
+an input that would be overwritten: :mod:`gate.deliver.targets`), then every input is read and
 converted, and every trace validated, before anything is written: one bad input writes nothing and
 exits 2 naming the file and the JSON path. Each file is written whole (``gate.files.outputs.write_file``);
 the same input gives the same bytes.
@@ -24,7 +24,7 @@ import re
 import sys
 
 from gate.commands.base import Subparsers
-from gate.commands.targets import Target, check_targets
+from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.files.jsonio import dump_json, read_text

@@ -7,7 +7,7 @@ folder, the repository's root) from the example workflow, unless that workflow e
 left as it is, even with ``--force`` (it may gate other sets), and the message says how it picks up
 the new set. Traces from ``--from-runs`` are copied to ``DIR/runs/<case>.json``, where
 ``sourcegate check DIR`` reads them. Every trace is read and validated, and every target checked
-(:func:`gate.commands.targets.check_targets`: a file in the way of a folder, no permission),
+(:func:`gate.deliver.targets.check_targets`: a file in the way of a folder, no permission),
 before anything is written: an existing file is refused unless ``--force``, and nothing is
 half-written.
 """
@@ -19,7 +19,7 @@ import os
 import sys
 
 from gate.commands.base import Subparsers
-from gate.commands.targets import Target, check_targets
+from gate.deliver.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.files.outputs import write_file
 from gate.load.golden import RUNS_DIR, load_trace

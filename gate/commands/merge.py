@@ -13,12 +13,13 @@ import os
 from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
-from gate.commands.check import Delivery, Outputs, add_report_options, add_runs_option, deliver, report_flags
-from gate.commands.targets import check_targets, reads_of, set_name
-from gate.console import terminal_mode
+from gate.commands.check import add_report_options, add_runs_option, report_flags
+from gate.deliver.console import terminal_mode
+from gate.deliver.delivery import Delivery, Outputs, deliver
+from gate.deliver.publish import comment_authors
+from gate.deliver.targets import check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.mergerun import MergeRequest, merged_report
-from gate.publish import comment_authors
 
 __all__ = ["add_parser", "run"]
 

@@ -17,7 +17,7 @@ entry and snapshot entry goes through.
   the path and the reason (exit 2), never a traceback.
 
 :func:`unwritable` asks the same questions without writing, so that a command can refuse an output
-path before its work starts (:mod:`gate.commands.targets`); the write still answers for itself,
+path before its work starts (:mod:`gate.deliver.targets`); the write still answers for itself,
 since the path can change in between.
 
 Temporary files are named ``.sourcegate-*``; one left behind by a killed write (older than

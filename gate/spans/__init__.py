@@ -71,7 +71,7 @@ def otlp_json(report: Report, runs: Mapping[str, Run]) -> str:
 
 def write_otlp_json(report: Report, runs: Mapping[str, Run], file: str) -> None:
     """Write the report's spans as OTLP/JSON to ``file`` (whole, or not at all; '-' for stdout)."""
-    from gate.publish import emit
+    from gate.deliver.publish import emit
 
     emit(file, otlp_json(report, runs))
 
@@ -117,7 +117,7 @@ def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,
     body = encode_json_lines(specs)
 
     def finish() -> None:
-        from gate.publish import emit
+        from gate.deliver.publish import emit
 
         emit(json_file, body)
         if url is not None:

@@ -21,7 +21,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from gate.files.jsonio import parse_yaml, read_text, validate
+from gate.files.jsonio import load_json, parse_yaml, read_text, validate
 from gate.files.outputs import write_file
 from gate.git.revision import Revision, base_folder, base_path, changed_files, resolve_set, show
 from gate.load.golden import GOLDEN_NAME
@@ -32,8 +32,8 @@ from gate.verdict.comparison import BaselineOrigin
 from gate.verdict.report import BaselineStamp, Report
 
 __all__ = [
-    "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "for_comparison", "read_at_ref",
-    "read_baseline", "refusal", "stamped", "write_baseline",
+    "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "for_comparison", "read_artifact",
+    "read_at_ref", "read_baseline", "refusal", "stamped", "write_baseline",
 ]
 
 BASELINE_NAME = "baseline.json"
@@ -158,3 +158,8 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
         file=rel_file, ref=ref, commit=commit, changed_files=changed_files(top, commit, sorted(set(watched))),
         redefined_cases=redefined_cases(before, after),
     ))
+
+
+def read_artifact(file: str) -> Report:
+    """A JSON report artifact, validated against its schema (it may come from an untrusted workflow)."""
+    return parse_report(load_json(file), file)

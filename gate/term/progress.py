@@ -11,7 +11,7 @@ where the output goes:
     progress.close()
 
 ``advance(0, calls=..., ...)`` adds spending without a finished case. A command gets its progress
-from :func:`gate.console.progress` (``-q`` and ``--color`` taken into account) and passes it on as a
+from :func:`gate.deliver.console.progress` (``-q`` and ``--color`` taken into account) and passes it on as a
 value: ``run_set(request, progress=console.progress(args))`` or ``JudgeSession(..., progress=...)``,
 which reports each run judged; any other long loop (``sourcegate run``'s agent runs) calls
 ``start``/``advance``/``close`` itself. Implementations are
