@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from gate.commands import COMMANDS, Parser
 from gate.commands.base import unrecognized
+from gate.commands.helptext import add_examples
 from gate.commands.run import split_argv
 from gate.exitcodes import ExitCode, Interrupted, guarded
-from gate.helptext import add_examples
 from gate.version import __version__
 
 __all__ = ["build_parser", "main"]

@@ -205,7 +205,7 @@ SETTINGS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 """Where each field of :class:`Config` (all but ``source``) is written in ``sourcegate.yaml``, in the
 order ``sourcegate init`` writes them. :func:`config_from_dict` reads through it and
-:func:`gate.scaffold.config_data` writes through it, so the two cannot disagree."""
+:func:`gate.commands.scaffold.config_data` writes through it, so the two cannot disagree."""
 
 
 def _section(data: Mapping[str, Any] | None, *keys: str) -> Mapping[str, Any]:

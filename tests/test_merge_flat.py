@@ -15,7 +15,7 @@ import pytest
 
 import gate.store.casestore
 from gate.cli import main
-from gate.mergerun import MergeRequest, merged_report
+from gate.pipeline import MergeRequest, merged_report
 from gate.results import CHECK_ERROR
 from gate.store.casestore import CaseStore, Spill
 from gate.store.merge import _as_written

@@ -2,7 +2,7 @@
 
 Checks that the baseline commit is in the checkout, then
 for each golden set calls the gate as Python: :func:`gate.pipeline.run_set` (in merge mode
-:func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.verdict.report.Report`, and
+:func:`gate.pipeline.merged_report`) gives the set's :class:`~gate.verdict.report.Report`, and
 :func:`gate.deliver.delivery.deliver` writes its report files, job summary file and PR comment, the
 code path of ``sourcegate check``, so the two cannot disagree. Workflow commands are stopped
 meanwhile. Then the step writes ``GITHUB_OUTPUT``, appends to ``GITHUB_STEP_SUMMARY``, annotates
@@ -45,8 +45,7 @@ from gate.files.paths import real_is_below
 from gate.git.revision import has_commit
 from gate.load.golden import load_golden
 from gate.load.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
-from gate.mergerun import MergeRequest, merged_report
-from gate.pipeline import TRACES_NAME, SetRequest, run_set
+from gate.pipeline import TRACES_NAME, MergeRequest, SetRequest, merged_report, run_set
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
@@ -70,7 +69,7 @@ class Gate(Protocol):
 
 
 def run_gate(request: SetRequest | MergeRequest, progress: Progress) -> Report:
-    """The gate: :func:`gate.pipeline.run_set` for a set, :func:`gate.mergerun.merged_report` for a merge."""
+    """The gate: :func:`gate.pipeline.run_set` for a set, :func:`gate.pipeline.merged_report` for a merge."""
     now = datetime.now(UTC)
     if isinstance(request, MergeRequest):
         return merged_report(request, now=now)

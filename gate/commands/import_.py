@@ -24,6 +24,7 @@ import re
 import sys
 
 from gate.commands.base import Subparsers
+from gate.commands.scaffold import NewCase, append_cases, golden_yaml, set_name
 from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
@@ -31,7 +32,6 @@ from gate.files.jsonio import dump_json, read_text
 from gate.files.outputs import write_file
 from gate.importers import FORMATS, convert
 from gate.load.golden import load_golden
-from gate.scaffold import NewCase, append_cases, golden_yaml, set_name
 
 __all__ = ["FORMAT_IDS", "add_parser", "case_id", "run"]
 

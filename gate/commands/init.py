@@ -1,8 +1,8 @@
 """``sourcegate init [DIR] [--from-runs RUNS]``: start a golden set from recorded runs.
 
 Writes ``DIR/golden.yaml`` (one case per trace in ``RUNS``, or in ``DIR/runs/`` when no
-``--from-runs``; :func:`gate.scaffold.golden_yaml`), ``DIR/sourcegate.yaml`` with every default
-(:func:`gate.scaffold.config_yaml`) and ``.github/workflows/sourcegate.yml`` (under the current
+``--from-runs``; :func:`gate.commands.scaffold.golden_yaml`), ``DIR/sourcegate.yaml`` with every default
+(:func:`gate.commands.scaffold.config_yaml`) and ``.github/workflows/sourcegate.yml`` (under the current
 folder, the repository's root) from the example workflow, unless that workflow exists: it is then
 left as it is, even with ``--force`` (it may gate other sets), and the message says how it picks up
 the new set. Traces from ``--from-runs`` are copied to ``DIR/runs/<case>.json``, where
@@ -19,11 +19,11 @@ import os
 import sys
 
 from gate.commands.base import Subparsers
+from gate.commands.scaffold import NewCase, config_yaml, golden_yaml, set_name, workflow_yaml
 from gate.deliver.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.files.outputs import write_file
 from gate.load.golden import RUNS_DIR, load_trace
-from gate.scaffold import NewCase, config_yaml, golden_yaml, set_name, workflow_yaml
 
 __all__ = ["WORKFLOW_FILE", "add_parser", "run"]
 

@@ -1,7 +1,7 @@
 """``sourcegate merge GOLDEN PARTIAL...``: the shards of one golden set back into one report.
 
 The partial reports of ``check GOLDEN --shard i/n --json FILE`` are merged, each case checked again
-from its trace, compared with the baseline and decided once (:mod:`gate.mergerun`), then written
+from its trace, compared with the baseline and decided once (:func:`gate.pipeline.merged_report`), then written
 and published as ``check`` writes and publishes one set's report: the same report options, job
 summary and PR comment.
 """
@@ -19,7 +19,7 @@ from gate.deliver.delivery import Delivery, Outputs, deliver
 from gate.deliver.publish import comment_authors
 from gate.deliver.targets import check_targets, reads_of, set_name
 from gate.errors import InputError
-from gate.mergerun import MergeRequest, merged_report
+from gate.pipeline import MergeRequest, merged_report
 
 __all__ = ["add_parser", "run"]
 

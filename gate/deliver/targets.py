@@ -29,8 +29,7 @@ from gate.files.paths import is_below
 from gate.judge.cache import JUDGEMENTS_DIR
 from gate.load.golden import GOLDEN_NAME, RUNS_DIR, golden_identity
 from gate.load.goldensets import NAME_FIELD, per_set_file
-from gate.mergerun import MergeRequest
-from gate.pipeline import TRACES_NAME, SetRequest
+from gate.pipeline import TRACES_NAME, MergeRequest, SetRequest
 from gate.snapshot.store import SNAPSHOT_DIR
 from gate.store.baseline import baseline_file
 
