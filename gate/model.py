@@ -60,6 +60,13 @@ class ReplayMiss:
     provider: str | None = None
 
 
+STDOUT_KEPT = 8 * 1024 * 1024
+"""Bytes of the end of an agent's stdout kept for its answer (8 MiB; an answer needing more can be
+saved as a trace, ``$SOURCEGATE_TRACE_FILE``, read within the JSON limits)."""
+STDERR_KEPT = 4 * 1024
+"""Bytes of the end of an agent's stderr kept for its ``agent_error``."""
+
+
 @dataclass(frozen=True)
 class Replay:
     """How ``sourcegate run`` produced a trace: the command, what it missed, how it failed.

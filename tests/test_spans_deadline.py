@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
+from gate.deliver.spans import DEFAULT_DEADLINE, SpanExportError, export_otlp, load_runs, otlp_deadline
+from gate.deliver.spans.otel import shown_endpoint
 from gate.files.jsonio import load_json
-from gate.spans import DEFAULT_DEADLINE, SpanExportError, export_otlp, load_runs, otlp_deadline
-from gate.spans.otel import shown_endpoint
 from gate.store.baseline import parse_report
 from tests.support.otlp_receiver import otlp_receiver
 

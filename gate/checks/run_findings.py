@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gate.config import Config
-from gate.model import Finding, ReplayMiss, Run
+from gate.model import STDERR_KEPT, STDOUT_KEPT, Finding, ReplayMiss, Run
 from gate.results import CaseWarning
-from gate.runner.output import STDERR_KEPT, STDOUT_KEPT, size
+from gate.text.units import byte_size
 
 __all__ = ["RECORD_COMMAND", "RUN_FINDINGS", "RunFindingKind", "run_findings"]
 
@@ -78,12 +78,12 @@ def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[C
     if replay.agent_error is not None:
         failures.append(Finding("agent_error", f"the agent gave no answer: {replay.agent_error}"))
     failures.extend(Finding("cross_case_request", message) for message in replay.cross_case)
-    dropped = [f"{size(n)} of {stream}" for stream, n in (("stdout", replay.stdout_dropped),
+    dropped = [f"{byte_size(n)} of {stream}" for stream, n in (("stdout", replay.stdout_dropped),
                                                          ("stderr", replay.stderr_dropped)) if n]
     if dropped:
         warnings.append(CaseWarning("agent_output_dropped", (
-            f"the agent printed more than the gate keeps (the last {size(STDOUT_KEPT)} of stdout, where its answer "
-            f"is read, and {size(STDERR_KEPT)} of stderr): {' and '.join(dropped)} counted and dropped")))
+            f"the agent printed more than the gate keeps (the last {byte_size(STDOUT_KEPT)} of stdout, where its "
+            f"answer is read, and {byte_size(STDERR_KEPT)} of stderr): {' and '.join(dropped)} counted and dropped")))
     if replay.outside_connections:
         warnings.append(CaseWarning("outside_connections", (
             f"{replay.outside_connections} connection(s) with this case's replay URL came from a process outside "

@@ -28,6 +28,7 @@ from gate.deliver.console import add_options as add_console_options
 from gate.deliver.console import progress, terminal_mode
 from gate.deliver.delivery import Delivery, Outputs, deliver
 from gate.deliver.publish import comment_authors
+from gate.deliver.spans import preflight
 from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
@@ -38,7 +39,6 @@ from gate.load.shards import Shard, parse_shard
 from gate.pipeline import SetRequest, run_set, set_rules
 from gate.report.registry import REPORTERS, file_reporters
 from gate.rules import Rules
-from gate.spans import preflight
 
 __all__ = ["CheckPlan", "add_parser", "check_outputs", "check_plan", "file_flags", "plan", "report_flags",
            "request_rules", "run"]

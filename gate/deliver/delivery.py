@@ -18,6 +18,7 @@ from typing import TextIO
 
 from gate.deliver.console import show
 from gate.deliver.publish import emit, post_comment, run_url, summary_target, write_summary
+from gate.deliver.spans import otlp_deadline, prepare
 from gate.deliver.targets import Target
 from gate.errors import InputError
 from gate.exitcodes import report_exit
@@ -25,7 +26,6 @@ from gate.files.outputs import TEMP_PREFIX, is_stdout, write_file
 from gate.load.goldensets import per_set_file
 from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR
-from gate.spans import otlp_deadline, prepare
 from gate.verdict.report import Report
 
 __all__ = ["SUMMARY", "Delivery", "Outputs", "deliver", "write_all"]

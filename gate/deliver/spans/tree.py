@@ -22,11 +22,11 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from gate.deliver.spans.ids import span_id, trace_id
+from gate.deliver.spans.model import AttributeValue, SpanEvent, SpanSpec
+from gate.deliver.spans.sources import SourceFacts, source_facts
 from gate.model import Page, Run, SearchResult
 from gate.results import CaseResult
-from gate.spans.ids import span_id, trace_id
-from gate.spans.model import AttributeValue, SpanEvent, SpanSpec
-from gate.spans.sources import SourceFacts, source_facts
 from gate.verdict.report import Report
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The spans of one golden-set run as plain values, before any OpenTelemetry type is involved.
 
-Building spans (:mod:`gate.spans.tree`) is pure and needs no optional package; only encoding and
-sending them (:mod:`gate.spans.otel`) imports the OpenTelemetry SDK.
+Building spans (:mod:`gate.deliver.spans.tree`) is pure and needs no optional package; only encoding and
+sending them (:mod:`gate.deliver.spans.otel`) imports the OpenTelemetry SDK.
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from gate.deadline import DeadlineExceeded, call_by
+from gate.deliver.spans.model import SpanSpec
 from gate.errors import EXIT_INPUT, GateError, InputError
-from gate.spans.model import SpanSpec
 from gate.urls.parse import split_rest
 from gate.version import __version__
 
@@ -46,7 +46,7 @@ _IDS = ("traceId", "spanId", "parentSpanId")
 
 DEFAULT_DEADLINE = 30.0
 """Seconds one OTLP/HTTP export may take in all: connecting, the exporter's retries and the reply,
-however slowly it comes (``SOURCEGATE_OTLP_DEADLINE`` sets another: :func:`gate.spans.otlp_deadline`)."""
+however slowly it comes (``SOURCEGATE_OTLP_DEADLINE`` sets another: :func:`gate.deliver.spans.otlp_deadline`)."""
 RETRY_SECONDS = 10.0
 """How long the exporter itself goes on retrying a transient error (within the deadline)."""
 HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")

@@ -6,11 +6,11 @@
 ``runs`` maps case ids to the recorded runs the report judged (:func:`load_runs` reads them from the
 paths the report was run on). One trace per case: a CHAIN root with the verdict, the soft figures
 and every hard failure, a RETRIEVER span per search, a TOOL span per search call and page fetch, an
-LLM span for the answer (:mod:`gate.spans.tree`; the attributes are listed in docs/spans.md). Ids
+LLM span for the answer (:mod:`gate.deliver.spans.tree`; the attributes are listed in docs/spans.md). Ids
 are derived from the golden set and the case, so a re-run gives the same trace.
 
 Building spans is pure; writing and sending them needs the optional extra
-(``pip install '.[otel]'`` in a checkout), imported only then (:mod:`gate.spans.otel`).
+(``pip install '.[otel]'`` in a checkout), imported only then (:mod:`gate.deliver.spans.otel`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,18 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from gate.deliver.spans.model import SpanEvent, SpanSpec
+from gate.deliver.spans.otel import (
+    DEFAULT_DEADLINE,
+    SpanExportError,
+    encode_json_lines,
+    require_extra,
+    send,
+    shown_endpoint,
+)
+from gate.deliver.spans.tree import build_spans
 from gate.errors import InputError
 from gate.model import Run
-from gate.spans.model import SpanEvent, SpanSpec
-from gate.spans.otel import DEFAULT_DEADLINE, SpanExportError, encode_json_lines, require_extra, send, shown_endpoint
-from gate.spans.tree import build_spans
 from gate.verdict.report import Report
 
 __all__ = ["DEADLINE_VARIABLE", "DEFAULT_DEADLINE", "SpanEvent", "SpanExportError", "SpanSpec", "build_spans",
