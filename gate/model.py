@@ -6,6 +6,7 @@ checks and judges read these and return new values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
@@ -14,6 +15,14 @@ Freshness = Literal["insensitive", "slow", "fast", "realtime"]
 FRESHNESS_REGIMES: tuple[Freshness, ...] = ("insensitive", "slow", "fast", "realtime")
 Verdict = Literal["pass", "fail", "inconclusive"]
 """The gate's verdict on a golden set."""
+
+
+Clock = Callable[[], datetime]
+"""Where the time comes from: the wall clock in production, a fixed or recorded time in replay and tests."""
+
+TRACE_FORMAT = "sourcegate-trace/1"
+"""The format id of a trace file (gate/schemas/trace.json), as the Recorder, ``sourcegate run`` and the
+importers write it."""
 
 
 @dataclass(frozen=True)

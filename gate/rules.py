@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.errors import InputError
-from gate.git.revision import Revision, base_folder, base_path, resolve_set, show, tree_blobs
+from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.store.baseline import baseline_file, read_at_ref, read_baseline
 from gate.verdict.comparison import BaselineOrigin
@@ -63,7 +63,7 @@ def _base_config(at: Revision, root: str, config_file: str | None, ref: str,
     """The configuration at the revision, and a warning when ``--trust-config`` had to be used."""
     file = config_file or os.path.join(root, CONFIG_NAME)
     rel = base_path(at, file, within=None if config_file else os.path.realpath(root))
-    text = show(at.top, at.commit, rel, ref)
+    text = show_file(at.top, at.commit, rel, ref)
     if text is not None:
         return parse_config(text, f"{ref}:{rel}"), ()
     if config_file is None:

@@ -32,7 +32,7 @@ def whole_cut() -> Report:
 @pytest.mark.parametrize("chunk", [1 << 20, 7, 1])
 def test_the_streamed_baseline_is_the_whole_read_cut_for_comparison(chunk: int, whole_cut: Report,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.store.reportstream, "CHUNK", chunk)
+    monkeypatch.setattr(gate.store.reportstream, "TEXT_CHUNK", chunk)
     assert read_baseline(str(EXAMPLE_BASELINE)) == whole_cut
 
 

@@ -27,7 +27,7 @@ from gate.action.inputs import SNAPSHOT_ROOT
 from gate.errors import GateError
 from gate.files.jsonio import dump_json, load_json, validate
 from gate.files.outputs import write_file
-from gate.git.revision import Revision, relative, resolve, show, tree_entries
+from gate.git.revision import Revision, relative, resolve_revision, show_file, tree_entries
 from gate.report.sections import golden_set
 from gate.text.escape import md_code
 from gate.text.marker import marker
@@ -67,7 +67,7 @@ class DroppedSet:
 def _base_name(at: Revision, rel: str) -> str:
     """The set's ``name`` in its ``golden.yaml`` at the revision; its folder's name when that cannot be read."""
     try:
-        data = yaml.safe_load(show(at.top, at.commit, f"{rel}/golden.yaml") or "")
+        data = yaml.safe_load(show_file(at.top, at.commit, f"{rel}/golden.yaml") or "")
     except (yaml.YAMLError, GateError):
         data = None
     if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
@@ -81,7 +81,7 @@ def dropped_sets(root: str, commit: str, found: Collection[str]) -> tuple[Droppe
     checked by hash). Empty when the commit cannot be read (not a git checkout, a missing commit,
     changed objects): the gate itself then says what it cannot read at the base."""
     try:
-        at = resolve(root, commit)
+        at = resolve_revision(root, commit)
         snapshots = relative(at.top, os.path.join(root, SNAPSHOT_ROOT))
         folders = [name for name, (kind, _) in tree_entries(at.top, at.commit, snapshots).items() if kind == "tree"]
         rels = {f"{snapshots}/{name}" if snapshots != "." else name: os.path.join(SNAPSHOT_ROOT, name)

@@ -24,7 +24,7 @@ import re
 import sys
 
 from gate.commands.base import Subparsers
-from gate.commands.scaffold import NewCase, append_cases, golden_yaml, set_name
+from gate.commands.scaffold import NewCase, append_cases, golden_yaml, scaffold_name
 from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
@@ -118,7 +118,7 @@ def _golden_update(root: str, cases: list[NewCase]) -> tuple[str, str] | None:
     """(golden.yaml, its new text) with the cases it does not list yet; a new file when there is none."""
     file = os.path.join(root, "golden.yaml")
     if not os.path.exists(file):
-        return file, golden_yaml(set_name(os.path.basename(os.path.abspath(root))), cases)
+        return file, golden_yaml(scaffold_name(os.path.basename(os.path.abspath(root))), cases)
     known = {c.id for c in load_golden(root).cases}
     new = [c for c in cases if c.id not in known]
     return (file, append_cases(read_text(file), new, file)) if new else None

@@ -19,7 +19,7 @@ import os
 import sys
 
 from gate.commands.base import Subparsers
-from gate.commands.scaffold import NewCase, config_yaml, golden_yaml, set_name, workflow_yaml
+from gate.commands.scaffold import NewCase, config_yaml, golden_yaml, scaffold_name, workflow_yaml
 from gate.deliver.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.files.outputs import write_file
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sourcegate: warning: no trace in {source}: golden.yaml gets one placeholder case",
               file=sys.stderr)
         cases.append(NewCase("first-case", None))
-    name = set_name(os.path.basename(os.path.abspath(root)))
+    name = scaffold_name(os.path.basename(os.path.abspath(root)))
     planned[os.path.join(root, "golden.yaml")] = golden_yaml(name, cases)
     planned[os.path.join(root, "sourcegate.yaml")] = config_yaml()
     # An existing workflow is left as it is, even with --force: it may gate other sets already.

@@ -26,8 +26,8 @@ from gate.config import SETTINGS, Config, SearchProviderConfig
 from gate.errors import InputError
 from gate.files.jsonio import schema
 
-__all__ = ["EXAMPLE_GOLDEN_SET", "NewCase", "append_cases", "config_data", "config_yaml", "golden_yaml", "set_name",
-           "workflow_yaml"]
+__all__ = ["EXAMPLE_GOLDEN_SET", "NewCase", "append_cases", "config_data", "config_yaml", "golden_yaml",
+           "scaffold_name", "workflow_yaml"]
 
 EXAMPLE_GOLDEN_SET = "cached-snapshots/example"
 """The golden-set path the example workflow names (replaced by the new set's)."""
@@ -45,7 +45,7 @@ class NewCase:
     question: str | None
 
 
-def set_name(folder_name: str) -> str:
+def scaffold_name(folder_name: str) -> str:
     """A golden-set name (``[A-Za-z0-9._-]+``, not starting with a dot) from a folder's name."""
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", folder_name).strip("-.")
     return name or "golden-set"

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gate.errors import InputError
 from gate.files.paths import is_below, real_is_below
-from gate.git import changed_files as _changed_files
 from gate.git import commit_of, entry_at, git, object_id, read_blob, read_trees, walk
 
-__all__ = ["Revision", "base_folder", "base_path", "blob_id", "changed_files", "has_commit", "relative", "resolve",
-           "resolve_commit", "resolve_set", "show", "toplevel", "tree_blobs", "tree_entries"]
+__all__ = ["Revision", "base_folder", "base_path", "blob_id", "has_commit", "relative", "resolve_revision",
+           "resolve_commit", "resolve_set", "show_file", "toplevel", "tree_blobs", "tree_entries"]
 
 _FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -94,7 +93,7 @@ class Revision:
     ref: str
 
 
-def resolve(folder: str, ref: str) -> Revision:
+def resolve_revision(folder: str, ref: str) -> Revision:
     """``ref`` in the git repository holding ``folder`` (input errors as :func:`toplevel` and
     :func:`resolve_commit` raise them)."""
     top = toplevel(folder)
@@ -174,14 +173,14 @@ def base_path(at: Revision, path: str, *, within: str | None = None, folder: boo
 
 
 def resolve_set(root: str, ref: str) -> Revision:
-    """``ref`` in the git repository holding the golden set ``root`` (:func:`resolve`); a set folder that
+    """``ref`` in the git repository holding the golden set ``root`` (:func:`resolve_revision`); a set folder that
     is a symbolic link is refused first, wherever it leads: the set's rules are read at the base
     revision by the set's own path (:func:`base_path`)."""
     if os.path.islink(os.path.abspath(root)):
         raise InputError("the golden set folder is a symbolic link; with --baseline-ref, what decides the "
                          "verdict is read at the base revision by the set's path, so the set may not be a "
                          "link: give the set's own folder", file=root)
-    return resolve(root, ref)
+    return resolve_revision(root, ref)
 
 
 def base_folder(at: Revision, root: str) -> str:
@@ -190,11 +189,11 @@ def base_folder(at: Revision, root: str) -> str:
     return base_path(at, root, folder=True)
 
 
-def show(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:
+def show_file(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:
     """The text of ``rel`` at ``commit``, or None when the file is not there.
 
     ``ref`` is how the user named the commit, for messages; text that is not UTF-8 is an input error.
-    A folder reads as ``git show`` lists one (``tree REV:path``, a blank line, its names, folders with
+    A folder reads as ``git show_file`` lists one (``tree REV:path``, a blank line, its names, folders with
     a ``/``); a submodule's entry is not there (its commit is another repository's).
     """
     entry = entry_at(top, commit, rel)
@@ -209,12 +208,6 @@ def show(top: str, commit: str, rel: str, ref: str | None = None) -> str | None:
         return data.decode("utf-8", errors="strict")
     except UnicodeDecodeError as e:  # the file's problem, as with a file of the working tree
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=f"{ref or commit}:{rel}") from e
-
-
-def changed_files(top: str, commit: str, rels: Sequence[str]) -> tuple[str, ...]:
-    """Files under ``rels`` that differ between ``commit`` and the working tree (untracked included),
-    worked out by hashing the files, not by asking git about the working tree (:mod:`gate.git.worktree`)."""
-    return _changed_files(top, commit, rels)
 
 
 def tree_entries(top: str, commit: str, rel_dir: str) -> Mapping[str, tuple[str, str]]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from gate.files.jsonio import check_depth
 from gate.importers.base import Context, TraceBuilder, Where, publication_date
-from gate.importers.jsontext import embedded
+from gate.importers.embedded import embedded
 from gate.importers.spanfile import Span, read_spans
 
 _KIND = "openinference.span.kind"

@@ -33,7 +33,7 @@ from gate.git.revision import blob_id
 from gate.judge.base import ToolCall
 from gate.judgement import Usage
 
-FORMAT = "sourcegate-judgement/1"
+CACHE_FORMAT = "sourcegate-judgement/1"
 JUDGEMENTS_DIR = "judgements"
 NOT_VERIFIED = "judgement added by this pull request, not verified"
 """Why a claim whose only judgement is one the pull request brought along stays unscored."""
@@ -142,7 +142,7 @@ class JudgeCache:
     def put(self, call: ToolCall, tool_input: Mapping[str, Any], usage: Usage) -> None:
         """Store a validated, complete reply."""
         entry = {
-            "format": FORMAT,
+            "format": CACHE_FORMAT,
             "key": call.key,
             "model": call.model,
             "prompt": call.tool.prompt,

@@ -101,7 +101,7 @@ class ShardMark:
     """where each of this shard's cases stands in the whole run's order"""
 
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 class ShardSelection:
@@ -120,7 +120,7 @@ class ShardSelection:
         """Whether ``case_id`` is this shard's (what a loader may skip before validating)."""
         return in_shard(case_id, self.shard)
 
-    def select(self, items: Iterable[T], case_id: Any) -> Iterator[T]:
+    def select(self, items: Iterable[_T], case_id: Any) -> Iterator[_T]:
         """The items of this shard; ``case_id(item)`` names each item's case."""
         for position, item in enumerate(items):
             cid: str = case_id(item)

@@ -44,7 +44,7 @@ from gate.version import __version__
 __all__ = ["COMMENT_LIMIT", "CaseRead", "CommentReporter", "baseline_origin", "body_sections", "changed_lists",
            "read_cases"]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 COMMENT_LIMIT = 65_536
 """GitHub's limit on a comment body, marker included."""
@@ -63,7 +63,7 @@ LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity"
          "citation_validity": "citation validity"}
 
 
-def _capped(items: Sequence[T], render: Callable[[T], str], more: Callable[[int], str],
+def _capped(items: Sequence[_T], render: Callable[[_T], str], more: Callable[[int], str],
             max_chars: int = KEPT_CHARS, max_rows: int | None = None) -> list[str]:
     """The first rendered items (at most ``max_rows``) that fit in ``max_chars``, then ``more(n)`` for the
     ``n`` left out. Items are rendered (and their untrusted text escaped) only as far as they are kept."""
@@ -326,7 +326,7 @@ def baseline_origin(cmp: Comparison) -> str:
     return f"baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}{version}{when}{forced}"
 
 
-def usage_line(report: Report, usages: list[Usage]) -> str:
+def judge_usage_line(report: Report, usages: list[Usage]) -> str:
     """API calls, tokens, prompt-cache tokens, estimated cost, and how many runs the judge cache served."""
     if not usages:
         return f"Judge: {report.judge_mode}, no run judged."
@@ -345,7 +345,7 @@ def footer(report: Report, read: CaseRead, run_url: str | None = None) -> Sectio
     if cmp is not None:
         where += f" · {baseline_origin(cmp)}"
     full = "the job summary" if run_url is None else f"the [job summary]({run_url})"
-    return Section((f"<sub>{usage_line(report, read.usages)}<br>{where} · sourcegate {__version__}<br>"
+    return Section((f"<sub>{judge_usage_line(report, read.usages)}<br>{where} · sourcegate {__version__}<br>"
                     f"Full report: {full} and the report artifact of this workflow run.</sub>",), keep=True)
 
 

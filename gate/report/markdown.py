@@ -15,14 +15,12 @@ from gate.checks import CHECKS
 from gate.report.comment import baseline_origin, blocking, changed_lists, notes, summary
 from gate.report.configchanges import config_changes_section
 from gate.report.judged import judged_lines
-from gate.report.sections import golden_set
+from gate.report.sections import ICON, golden_set
 from gate.report.vector import VectorLines
 from gate.results import CaseResult
 from gate.text.escape import md, md_code
 from gate.verdict.comparison import Comparison
 from gate.verdict.report import Report
-
-ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
 
 
 def _check_table(statuses: Counter[tuple[str, str]]) -> str:

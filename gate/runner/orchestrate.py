@@ -29,7 +29,7 @@ from gate.errors import EXIT_FAIL, GateError, InputError
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.load.golden import RUNS_DIR, load_golden, load_trace
-from gate.model import Case, GoldenSet, Run
+from gate.model import Case, Clock, GoldenSet, Run
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble
@@ -43,7 +43,6 @@ from gate.term.progress import NullProgress, Progress
 __all__ = ["REPLAY_URL_ENV", "EveryAgentFailed", "RunOptions", "RunSummary", "run_agent"]
 
 REPLAY_URL_ENV = "SOURCEGATE_REPLAY_URL"
-Clock = Callable[[], datetime]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ written and whether ``--force`` made a failing run the baseline. This is an I/O 
 files, the clock (through its caller) and ``git``; :mod:`gate.verdict.compare` only sees values.
 
 **The PR cannot lower its own bar.** With a git revision (the PR's base commit), the baseline is
-read with ``git show REV:path`` from that revision, so a PR that edits ``baseline.json`` is still
+read with ``git show_file REV:path`` from that revision, so a PR that edits ``baseline.json`` is still
 compared with the base's; ``golden.yaml`` is read there too, to list the cases the PR redefined.
 ``git`` runs with an argument list (never a shell), through :mod:`gate.git.revision`. The configuration
 is read there too (:mod:`gate.rules`).
@@ -23,7 +23,8 @@ from typing import Any
 
 from gate.files.jsonio import load_json, parse_yaml, read_text, validate
 from gate.files.outputs import write_file
-from gate.git.revision import Revision, base_folder, base_path, changed_files, resolve_set, show
+from gate.git import changed_files
+from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file
 from gate.load.golden import GOLDEN_NAME
 from gate.results import CaseResult, Counts
 from gate.store.reportstream import read_report, read_report_text
@@ -147,10 +148,10 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     rel_file = base_path(at, file or baseline_file(golden_root), within=None if file else inside)
     rel_golden = base_path(at, os.path.join(golden_root, GOLDEN_NAME), within=inside)
     source = f"{ref}:{rel_file}"
-    text = show(top, commit, rel_file, ref)
+    text = show_file(top, commit, rel_file, ref)
     report = None if text is None else _report(*read_report_text(text, source, _keep))
     del text
-    before = _golden_cases(show(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
+    before = _golden_cases(show_file(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
     after = _golden_cases(read_text(here, root=golden_root, kind="YAML"), here) if os.path.isfile(here) else {}
     watched = [rel_root, rel_file, *(base_path(at, x) for x in extra)]

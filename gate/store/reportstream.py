@@ -25,7 +25,7 @@ from gate.results import CaseResult
 
 __all__ = ["read_report", "read_report_items", "read_report_text"]
 
-CHUNK = 1 << 20
+TEXT_CHUNK = 1 << 20
 """How much of the file is read at a time."""
 _WS = re.compile(r"[ \t\n\r]*")
 _SCANNER = json.JSONDecoder()
@@ -47,7 +47,7 @@ class _Reader:
     def more(self, at_least: int | None = None) -> bool:
         if self.eof or isinstance(self.f, str):
             return False
-        chunk = self.f.read(at_least or CHUNK)
+        chunk = self.f.read(at_least or TEXT_CHUNK)
         if not chunk:
             self.eof = True
             return False
@@ -77,7 +77,7 @@ class _Reader:
         """The next JSON value, parsed leniently (a repeated key keeps its last value, NaN is read),
         and its text."""
         self.peek()
-        grow = CHUNK
+        grow = TEXT_CHUNK
         while True:
             try:
                 value, end = _SCANNER.raw_decode(self.buf, self.pos)

@@ -18,7 +18,7 @@ from gate.errors import InputError
 from gate.files.jsonio import dump_json, inside, load_json, validate
 from gate.files.outputs import write_file
 
-FORMAT = "sourcegate-batch/1"
+BATCH_FORMAT = "sourcegate-batch/1"
 FILE_NAME = ".batch.json"
 
 
@@ -53,7 +53,7 @@ class PendingBatches:
         if not batches:
             self._remove()
             return
-        data = {"format": FORMAT, "batches": [{"id": b.id, "keys": sorted(b.keys)} for b in batches]}
+        data = {"format": BATCH_FORMAT, "batches": [{"id": b.id, "keys": sorted(b.keys)} for b in batches]}
         write_file(self.file, dump_json(data), within=self.root)
 
     def add(self, batch: PendingBatch) -> None:
