@@ -17,13 +17,13 @@ _EXPORTS: dict[str, str] = {
     "run_set": "gate.pipeline",
     "SetRequest": "gate.pipeline",
     "run_paths": "gate.pipeline",
-    "evaluate_run": "gate.evaluate",
-    "build_report": "gate.evaluate",
-    "decide": "gate.decide",
+    "evaluate_run": "gate.score.evaluate",
+    "build_report": "gate.verdict.decide",
+    "decide": "gate.verdict.decide",
     # formats
-    "load_golden": "gate.load",
-    "load_trace": "gate.load",
-    "parse_trace": "gate.load",
+    "load_golden": "gate.load.golden",
+    "load_trace": "gate.load.golden",
+    "parse_trace": "gate.load.golden",
     "load_config": "gate.config",
     "Config": "gate.config",
     # values
@@ -35,20 +35,20 @@ _EXPORTS: dict[str, str] = {
     "GoldenSet": "gate.model",
     "Finding": "gate.model",
     "Outcome": "gate.model",
-    "Report": "gate.results",
+    "Report": "gate.verdict.report",
     "CaseResult": "gate.results",
     "CaseWarning": "gate.results",
     # checks and their building blocks
     "CHECKS": "gate.checks",
     "Check": "gate.checks",
     "Subject": "gate.checks",
-    "find_passage": "gate.passage",
-    "PageIndex": "gate.passage",
+    "find_passage": "gate.checks.passage",
+    "PageIndex": "gate.checks.passage",
     "canonical": "gate.urls",
     "extract_urls": "gate.urls",
     "registered_domain": "gate.urls",
-    "compare": "gate.compare",
-    "Comparison": "gate.compare",
+    "compare": "gate.verdict.compare",
+    "Comparison": "gate.verdict.compare",
     "SnapshotStore": "gate.snapshot",
     "JudgeSession": "gate.judge",
     "RunJudgement": "gate.judge",
@@ -117,19 +117,20 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 if TYPE_CHECKING:
     from gate.checks import CHECKS, Check, Subject
+    from gate.checks.passage import PageIndex, find_passage
     from gate.cli import main
-    from gate.compare import Comparison, compare
     from gate.config import Config, load_config
-    from gate.decide import decide
     from gate.errors import GateError, GitHubError, InputError, JudgeUnavailable, RecordError, SnapshotMiss
-    from gate.evaluate import build_report, evaluate_run
     from gate.importers import convert
     from gate.judge import JudgeSession, RunJudgement
-    from gate.load import load_golden, load_trace, parse_trace
+    from gate.load.golden import load_golden, load_trace, parse_trace
     from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
-    from gate.passage import PageIndex, find_passage
     from gate.pipeline import SetRequest, run_paths, run_set
     from gate.record import Recorder
-    from gate.results import CaseResult, CaseWarning, Report
+    from gate.results import CaseResult, CaseWarning
+    from gate.score.evaluate import evaluate_run
     from gate.snapshot import SnapshotStore
     from gate.urls import canonical, extract_urls, registered_domain
+    from gate.verdict.compare import Comparison, compare
+    from gate.verdict.decide import build_report, decide
+    from gate.verdict.report import Report

@@ -7,7 +7,7 @@ Each sub-command is a module of :mod:`gate.commands`; exceptions become exit cod
     · 5 the PR comment could not be posted (``sourcegate comment``) · 130 interrupted (Ctrl-C)
 
 With several golden sets, each set's errors are mapped on their own and the run exits with the
-most severe code of all: 2, then 4, 5, 1, 3, 0 (see ``gate.goldensets``).
+most severe code of all: 2, then 4, 5, 1, 3, 0 (see ``gate.load.goldensets``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from gate.commands import COMMANDS, Parser
 from gate.commands.base import unrecognized
+from gate.commands.helptext import add_examples
 from gate.commands.run import split_argv
 from gate.exitcodes import ExitCode, Interrupted, guarded
-from gate.helptext import add_examples
 from gate.version import __version__
 
 __all__ = ["build_parser", "main"]

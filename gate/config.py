@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gate.errors import InputError
-from gate.jsonio import parse_yaml, read_text, schema_errors, validate
+from gate.files.jsonio import parse_yaml, read_text, schema_errors, validate
 
 CONFIG_NAME = "sourcegate.yaml"
 MAX_CONFIG_ERRORS = 20
@@ -205,7 +205,7 @@ SETTINGS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 """Where each field of :class:`Config` (all but ``source``) is written in ``sourcegate.yaml``, in the
 order ``sourcegate init`` writes them. :func:`config_from_dict` reads through it and
-:func:`gate.scaffold.config_data` writes through it, so the two cannot disagree."""
+:func:`gate.commands.scaffold.config_data` writes through it, so the two cannot disagree."""
 
 
 def _section(data: Mapping[str, Any] | None, *keys: str) -> Mapping[str, Any]:
@@ -321,7 +321,7 @@ def validate_config(data: Any, source: str) -> None:
     """Every unknown or invalid key at once (up to :data:`MAX_CONFIG_ERRORS`), each with its JSON path.
 
     A configuration is written by hand: fixing one key per run is slow, so all are listed. Then
-    the checks :func:`gate.jsonio.validate` adds (nesting depth) run as for any file.
+    the checks :func:`gate.files.jsonio.validate` adds (nesting depth) run as for any file.
     """
     errors, more = schema_errors(data, "config", MAX_CONFIG_ERRORS)
     if len(errors) == 1 and not more:

@@ -16,14 +16,14 @@ from typing import TypeVar
 
 __all__ = ["DeadlineExceeded", "call_by"]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 class DeadlineExceeded(Exception):
     """The call did not finish by its deadline (translated at each boundary, never shown as is)."""
 
 
-def call_by(deadline: float, fn: Callable[[], T], *, clock: Callable[[], float] = time.monotonic) -> T:
+def call_by(deadline: float, fn: Callable[[], _T], *, clock: Callable[[], float] = time.monotonic) -> _T:
     """``fn()``'s value (or exception) if it is done by ``deadline`` on ``clock``, else :class:`DeadlineExceeded`."""
     outcome: list[tuple[bool, object]] = []
     done = threading.Event()

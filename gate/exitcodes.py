@@ -33,7 +33,7 @@ from gate.errors import (
     EXIT_PUBLISH,
     GateError,
 )
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = ["VERDICT_EXIT", "ExitCode", "Interrupted", "error_line", "guarded", "report_exit"]
 

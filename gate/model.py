@@ -1,11 +1,12 @@
 """The values the gate works on: golden-set cases, recorded runs, findings.
 
-Everything here is a frozen dataclass built once by ``gate.load`` and never changed after:
+Everything here is a frozen dataclass built once by ``gate.load.golden`` and never changed after:
 checks and judges read these and return new values.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
@@ -14,6 +15,14 @@ Freshness = Literal["insensitive", "slow", "fast", "realtime"]
 FRESHNESS_REGIMES: tuple[Freshness, ...] = ("insensitive", "slow", "fast", "realtime")
 Verdict = Literal["pass", "fail", "inconclusive"]
 """The gate's verdict on a golden set."""
+
+
+Clock = Callable[[], datetime]
+"""Where the time comes from: the wall clock in production, a fixed or recorded time in replay and tests."""
+
+TRACE_FORMAT = "sourcegate-trace/1"
+"""The format id of a trace file (gate/schemas/trace.json), as the Recorder, ``sourcegate run`` and the
+importers write it."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,13 @@ class ReplayMiss:
     key: str
     """the query (for a search) or the URL"""
     provider: str | None = None
+
+
+STDOUT_KEPT = 8 * 1024 * 1024
+"""Bytes of the end of an agent's stdout kept for its answer (8 MiB; an answer needing more can be
+saved as a trace, ``$SOURCEGATE_TRACE_FILE``, read within the JSON limits)."""
+STDERR_KEPT = 4 * 1024
+"""Bytes of the end of an agent's stderr kept for its ``agent_error``."""
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,19 @@
 2. the rules are read once, before anything runs (:func:`gate.rules.resolve_rules`): the
    configuration, the baseline and its origin, the trusted judge-cache entries; with a base
    revision, all of them as that revision has them (``git show``);
-3. every run is checked (:mod:`gate.evaluate`) and, unless the judge is off, judged;
-4. the case results are compared with the baseline (:func:`gate.compare.compare_cases`, figure
+3. every run is checked (:mod:`gate.score.evaluate`) and, unless the judge is off, judged;
+4. the case results are compared with the baseline (:func:`gate.verdict.compare.compare_cases`, figure
    statuses included);
-5. :func:`gate.decide.decide` is called once, and the :class:`Report` built from its answer.
+5. :func:`gate.verdict.decide.decide` is called once, and the :class:`Report` built from its answer.
 
-With a shard (``check --shard i/n``, :mod:`gate.shards`), only that shard's cases are checked and
-judged, nothing is compared, and the report carries the :class:`gate.shards.ShardMark` that
-``sourcegate merge`` needs; the merge compares and decides the merged cases once
-(:func:`decide_set`).
+With a shard (``check --shard i/n``, :mod:`gate.load.shards`), only that shard's cases are checked and
+judged, nothing is compared, and the report carries the :class:`gate.load.shards.ShardMark` that
+``sourcegate merge`` needs. :func:`merged_report` is the merge's one function: the golden set loaded
+once, the rules resolved as ``check`` resolves them, every partial report made under the same
+configuration and baseline (:mod:`gate.store.merge` refuses anything else, naming the file), every
+case checked again from its trace (:mod:`gate.store.rederive`: a partial report cannot claim what its
+trace does not give), then compared and decided once (:func:`decide_set`): the report an unsharded
+``check`` writes.
 
 Reading files and git happens here and in the modules it calls at the edge; evaluation, comparison
 and decision are pure. Nothing is decided and then patched.
@@ -27,28 +31,30 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from gate.casestore import CaseStore
 from gate.checks import CHECKS, Check
-from gate.compare import compare_cases
-from gate.comparison import Comparison
 from gate.config import Config, load_config, with_judge_provider
-from gate.decide import decide
 from gate.errors import InputError
-from gate.evaluate import evaluate_pairing, evaluate_run
-from gate.goldenage import snapshot_age_warning
-from gate.goldensets import per_set_file, split_sets
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
-from gate.load import Pairing, iter_pairings, load_golden, load_trace
-from gate.merge import baseline_digest
+from gate.load.golden import Pairing, iter_pairings, load_golden, load_trace
+from gate.load.goldensets import per_set_file, split_sets
+from gate.load.shards import Shard, ShardSelection, config_digest
 from gate.model import Case, GoldenSet
-from gate.progress import Progress
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
 from gate.rules import Rules, resolve_rules
-from gate.shards import Shard, ShardSelection, config_digest
+from gate.score.evaluate import evaluate_pairing, evaluate_run
+from gate.store.casestore import CaseStore, Spill
+from gate.store.merge import Partial, baseline_digest, merge_cases, read_partial
+from gate.store.rederive import rederive
+from gate.term.progress import Progress
+from gate.verdict.compare import compare_cases
+from gate.verdict.comparison import Comparison
+from gate.verdict.decide import decide
+from gate.verdict.goldenage import snapshot_age_warning
+from gate.verdict.report import Report
 
-__all__ = ["TRACES_NAME", "SetRequest", "decide_set", "golden_with_runs", "rules_baseline_digest", "run_paths",
-           "run_set", "set_rules"]
+__all__ = ["TRACES_NAME", "MergeRequest", "SetRequest", "decide_set", "golden_with_runs", "merged_report",
+           "rules_baseline_digest", "run_paths", "run_set", "set_rules"]
 
 TRACES_NAME = "traces"
 """The name of the report of loose trace files (they have no golden.yaml to name them)."""
@@ -59,7 +65,7 @@ class SetRequest:
     """What to run: one golden-set folder (or trace files), and under which rules."""
 
     paths: tuple[str, ...]
-    """one golden-set folder, or trace files (one set, as :func:`gate.goldensets.split_sets` makes)"""
+    """one golden-set folder, or trace files (one set, as :func:`gate.load.goldensets.split_sets` makes)"""
     config_file: str | None = None
     """``--config`` (None: ``sourcegate.yaml`` beside the set, else the defaults)"""
     judge_mode: str | None = None
@@ -277,3 +283,37 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
     if config is None:
         config = load_config(config_file, beside=source.root)
     return _run(source, Rules(config, trusted_judgements=trusted_judgements), judge_mode, now)
+
+
+@dataclass(frozen=True)
+class MergeRequest:
+    """Which golden set the shards ran on, their partial reports, and the rules to decide under."""
+
+    golden: str
+    """the golden-set folder"""
+    partials: tuple[str, ...]
+    """the partial reports (``check --shard i/n --json FILE``), in any order"""
+    config_file: str | None = None
+    baseline: str | None = None
+    """an explicit baseline file (None: the set's baseline.json)"""
+    baseline_ref: str | None = None
+    trust_config: bool = False
+    runs: str | None = None
+    """the golden set's traces, when they are not its ``runs/`` (``merge --runs DIR``): the merge checks
+    every case again from them (:func:`gate.store.rederive`)"""
+
+
+def merged_report(request: MergeRequest, *, now: datetime) -> Report:
+    """Read the partial reports, merge their cases, compare and decide once (``now`` dates the baseline)."""
+    golden = golden_with_runs(request.golden, request.runs)
+    name, version = golden.name, golden.version
+    rules = resolve_rules([request.golden], request.config_file, baseline=per_set_file(request.baseline, name),
+                          ref=request.baseline_ref, trust_config=request.trust_config)
+    spill = Spill()
+    partials: Sequence[Partial] = [read_partial(f, spill) for f in request.partials]
+    merged = merge_cases(partials, spill, golden_name=name, golden_version=version,
+                         config=config_digest(rules.config), baseline=rules_baseline_digest(rules))
+    # The partial reports are claims of other jobs: every case is checked again from its trace.
+    rederive(merged, golden, rules.config)
+    return decide_set(merged.golden_name, merged.golden_version, merged.cases, rules, merged.judge_mode,
+                      warnings=merged.warnings, now=now)

@@ -5,17 +5,17 @@ Without a git revision, everything comes from the working tree, as a local run e
 comes from that revision, so nothing in a pull request can weaken the gate that judges it:
 
 - the configuration (``sourcegate.yaml`` beside the set, or the ``--config`` file) is read at REV;
-  the PR's own configuration is only compared with it (:func:`gate.configdiff.config_changes`) and
+  the PR's own configuration is only compared with it (:func:`gate.verdict.configdiff.config_changes`) and
   applies from the next pull request after the merge. A ``--config`` file that REV does not have is
   used only with ``--trust-config`` (the pull request that adds the gate);
-- the baseline is read at REV (:func:`gate.baseline.read_at_ref`); the cases are the working tree's
+- the baseline is read at REV (:func:`gate.store.baseline.read_at_ref`); the cases are the working tree's
   ``golden.yaml``, REV's only says which of them the pull request redefined;
 - judge-cache entries are trusted only when REV has them with the same content
   (:class:`gate.judge.cache.TrustedEntries`).
 
 Each of these is read at REV by its path as given, never through a symbolic link: a link the pull
 request put in place of a file REV has, a link out of the set, a link at REV, or a set that is a link
-is an input error (:func:`gate.gitrev.base_path`).
+is an input error (:func:`gate.git.revision.base_path`).
 
 This is an I/O edge (files and ``git``); what it returns is a value the pure core runs with.
 """
@@ -26,14 +26,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.baseline import baseline_file, read_at_ref, read_baseline
-from gate.comparison import BaselineOrigin
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
-from gate.configdiff import ConfigChange, config_changes
 from gate.errors import InputError
-from gate.gitrev import Revision, base_folder, base_path, resolve_set, show, tree_blobs
+from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
-from gate.results import Report
+from gate.store.baseline import baseline_file, read_at_ref, read_baseline
+from gate.verdict.comparison import BaselineOrigin
+from gate.verdict.configdiff import ConfigChange, config_changes
+from gate.verdict.report import Report
 
 __all__ = ["Rules", "resolve_config", "resolve_rules"]
 
@@ -63,7 +63,7 @@ def _base_config(at: Revision, root: str, config_file: str | None, ref: str,
     """The configuration at the revision, and a warning when ``--trust-config`` had to be used."""
     file = config_file or os.path.join(root, CONFIG_NAME)
     rel = base_path(at, file, within=None if config_file else os.path.realpath(root))
-    text = show(at.top, at.commit, rel, ref)
+    text = show_file(at.top, at.commit, rel, ref)
     if text is not None:
         return parse_config(text, f"{ref}:{rel}"), ()
     if config_file is None:

@@ -186,7 +186,7 @@ def time_naive(root: str, sample: int) -> float:
 
 
 def passage_percentiles(root: str, n: int) -> tuple[float, float]:
-    from gate.passage import PageIndex
+    from gate.checks.passage import PageIndex
 
     times: list[float] = []
     files = sorted(os.listdir(os.path.join(root, "runs")))[:n]
@@ -211,9 +211,9 @@ def time_guard(page_chars: int, repeats: int = 200) -> tuple[float, float, float
     checked again (as after a regeneration that kept its quotes); and the first call, which
     normalises the pages once for the recording.
     """
+    from gate.checks.passage import PageIndex
     from gate.config import Config
     from gate.model import Case
-    from gate.passage import PageIndex
     from gate.record import Recorder
     from gate.record.guard import guard
 

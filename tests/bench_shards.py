@@ -21,7 +21,7 @@ import time
 from datetime import UTC, datetime
 
 from gate.cli import main as cli
-from gate.mergerun import MergeRequest, merged_report
+from gate.pipeline import MergeRequest, merged_report
 from tests.support.bench_table import print_rows
 
 SHARDS = 4

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate.checks.paraphrase_drift import Drift, sentence_drift
-from gate.passage import normalise
+from gate.checks.passage import normalise
 
 FIXTURE = Path(__file__).parent / "fixtures" / "attribution" / "expertqa.rand_test.first59.jsonl"
 THRESHOLDS = tuple(range(0, 101, 5))

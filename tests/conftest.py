@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from gate.pipeline import run_paths
-from gate.results import Report
+from gate.verdict.report import Report
 from tests.support.action_runner import Runner
 from tests.support.compiled import compile_sources, runs_tests, worker_place
 from tests.support.fresh_import import FreshImport, fresh_import

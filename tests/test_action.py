@@ -29,11 +29,11 @@ from gate import action, cli
 from gate.action.plan import plan_check
 from gate.errors import InputError
 from gate.github import MARKER_PREFIX, marker, pr_context_from_env
-from gate.mergerun import MergeRequest
 from gate.model import Finding, Verdict
-from gate.pipeline import SetRequest
-from gate.progress import Progress
-from gate.results import CaseResult, Counts, Report
+from gate.pipeline import MergeRequest, SetRequest
+from gate.results import CaseResult, Counts
+from gate.term.progress import Progress
+from gate.verdict.report import Report
 from tests.support.action_runner import (
     FABRICATED,
     GOOD,

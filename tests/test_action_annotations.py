@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gate.action.outcome import MAX_ANNOTATIONS, outcome_from_report, set_annotation_lines
-from gate.comparison import BaselineOrigin, CaseChange, Comparison
 from gate.model import Finding
-from gate.results import CaseResult, Counts, Report
+from gate.results import CaseResult, Counts
+from gate.verdict.comparison import BaselineOrigin, CaseChange, Comparison
+from gate.verdict.report import Report
 
 
 def _failure(i: int, check: str = "fabricated_url") -> Finding:

@@ -19,11 +19,11 @@ import pytest
 
 from gate import action, cli
 from gate.github import marker
-from gate.mergerun import MergeRequest
 from gate.model import Finding, Verdict
-from gate.pipeline import SetRequest
-from gate.progress import Progress
-from gate.results import CaseResult, Counts, Report
+from gate.pipeline import MergeRequest, SetRequest
+from gate.results import CaseResult, Counts
+from gate.term.progress import Progress
+from gate.verdict.report import Report
 from tests.support.action_runner import FABRICATED, GOOD, PR_NUMBER, REPO, Runner, annotations, run, write_set
 
 

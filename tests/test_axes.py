@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from gate.config import Config
-from gate.evaluate import evaluate_run
 from gate.judge.model import Claim, ClaimVerdict, RunJudgement
-from gate.load import load_trace
+from gate.load.golden import load_trace
 from gate.model import Case
 from gate.results import CaseResult
+from gate.score.evaluate import evaluate_run
 
 AXES_DIR = Path(__file__).parent / "fixtures" / "axes"
 WARNINGS = {"missing_recency_caveat"}

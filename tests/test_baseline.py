@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from gate.baseline import read_at_ref, read_baseline
 from gate.cli import main
 from gate.errors import InputError
-from gate.report.serialise import report_from_dict, report_to_dict
+from gate.store.baseline import read_at_ref, read_baseline
+from gate.store.serialise import report_from_dict, report_to_dict
 from tests.support.golden_factory import run_for, write_golden
 
 

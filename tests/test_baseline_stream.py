@@ -1,4 +1,4 @@
-"""A baseline is read a case at a time (:mod:`gate.reportstream`), with the checks of a whole read.
+"""A baseline is read a case at a time (:mod:`gate.store.reportstream`), with the checks of a whole read.
 
 Each case is cut to what the comparison reads as soon as it is parsed; a malformed or invalid case
 is an input error naming the case by its place in the file.
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import gate.reportstream
-from gate.baseline import for_comparison, parse_report, read_baseline
+import gate.store.reportstream
 from gate.errors import InputError
-from gate.jsonio import load_json
-from gate.report.serialise import dump_report
-from gate.results import Report
+from gate.files.jsonio import load_json
+from gate.store.baseline import for_comparison, parse_report, read_baseline
+from gate.store.serialise import dump_report
+from gate.verdict.report import Report
 from tests.support.report_factory import regression_pair
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +32,7 @@ def whole_cut() -> Report:
 @pytest.mark.parametrize("chunk", [1 << 20, 7, 1])
 def test_the_streamed_baseline_is_the_whole_read_cut_for_comparison(chunk: int, whole_cut: Report,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.reportstream, "CHUNK", chunk)
+    monkeypatch.setattr(gate.store.reportstream, "TEXT_CHUNK", chunk)
     assert read_baseline(str(EXAMPLE_BASELINE)) == whole_cut
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.checks.passage import MAX_FUZZY_QUOTE_CHARS, MAX_FUZZY_SEGMENTS, MAX_PAGE_CHARS, PageIndex, WorkBudget
 from gate.cli import main
-from gate.passage import MAX_FUZZY_QUOTE_CHARS, MAX_FUZZY_SEGMENTS, MAX_PAGE_CHARS, PageIndex, WorkBudget
 from gate.urls import extract_urls
 from tests.support.golden_factory import run_for, write_golden
 

@@ -16,18 +16,19 @@ from pathlib import Path
 
 import pytest
 
-import gate.casestore
-from gate.casestore import CaseStore
+import gate.store.casestore
 from gate.cli import main
-from gate.compare import BaselineOrigin, compare
-from gate.decide import decide
-from gate.jsonio import load_json
-from gate.outputs import write_file
+from gate.files.jsonio import load_json
+from gate.files.outputs import write_file
 from gate.pipeline import SetRequest, run_set
 from gate.report.registry import REPORTERS
-from gate.report.serialise import case_record, dump_report
-from gate.results import CaseResult, Report
-from gate.tally import tally
+from gate.results import CaseResult
+from gate.store.casestore import CaseStore
+from gate.store.serialise import case_record, dump_report
+from gate.verdict.compare import BaselineOrigin, compare
+from gate.verdict.decide import decide
+from gate.verdict.report import Report
+from gate.verdict.tally import tally
 from tests.support.report_factory import CONFIG, regression_pair, regression_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +102,7 @@ def test_the_example_set_s_reports_are_the_same_spilled_or_not(judge: str, monke
     request = SetRequest((str(EXAMPLE),), judge_mode=judge)
     now = datetime(2026, 12, 1, tzinfo=UTC)
     whole = run_set(request, now=now)
-    monkeypatch.setattr(gate.casestore, "IN_MEMORY", 0)
+    monkeypatch.setattr(gate.store.casestore, "IN_MEMORY", 0)
     spilled = run_set(request, now=now)
     assert isinstance(spilled.cases, CaseStore) and spilled.cases.spilled
     assert spilled.verdict == whole.verdict and spilled.reasons == whole.reasons
@@ -111,7 +112,7 @@ def test_the_example_set_s_reports_are_the_same_spilled_or_not(judge: str, monke
 
 
 def test_check_writes_the_json_report_in_pieces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.casestore, "IN_MEMORY", 0)
+    monkeypatch.setattr(gate.store.casestore, "IN_MEMORY", 0)
     out = tmp_path / "report.json"
     assert main(["check", str(EXAMPLE), "--judge", "off", "--json", str(out)]) == 1
     assert load_json(str(out))["summary"]["cases"] == 18

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gate.checks import CHECKS, Subject
 from gate.exitcodes import ExitCode, report_exit
-from gate.jsonio import validate
+from gate.files.jsonio import validate
 from gate.model import Outcome
 from gate.pipeline import SetRequest, run_set
 from gate.report.json import JsonReporter

@@ -11,9 +11,9 @@ import pytest
 
 from gate.checks import CHECKS
 from gate.config import Config
-from gate.evaluate import evaluate_run
-from gate.load import load_trace
+from gate.load.golden import load_trace
 from gate.model import Case
+from gate.score.evaluate import evaluate_run
 
 RUNS = Path(__file__).parent / "fixtures" / "runs"
 

@@ -148,12 +148,12 @@ def test_bad_trace_exits_2_with_file_and_path(name: str, tmp_path: Path, capsys:
 
 def test_an_unreadable_file_is_an_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    import gate.jsonio
+    import gate.files.jsonio
 
     def denied(file: str, *_: object, **__: object) -> None:
         raise PermissionError(13, "Permission denied", file)
 
-    monkeypatch.setattr(gate.jsonio, "open", denied, raising=False)
+    monkeypatch.setattr(gate.files.jsonio, "open", denied, raising=False)
     assert main(["check", str(GOOD)]) == 2
     err = capsys.readouterr().err
     assert f"{GOOD}: cannot read it (Permission denied)" in err
@@ -253,7 +253,7 @@ def test_an_unknown_check_id_in_disabled_exits_2(tmp_path: Path, capsys: pytest.
 
 def test_the_config_schema_knows_every_check_id() -> None:
     from gate.checks import CHECKS
-    from gate.jsonio import schema
+    from gate.files.jsonio import schema
 
     assert schema("config")["properties"]["checks"]["properties"]["disabled"]["items"]["enum"] == list(CHECKS)
 
@@ -303,7 +303,7 @@ def test_minimal_shape_is_read_and_says_not_checked(tmp_path: Path) -> None:
 
 
 def test_report_validates_against_its_schema(tmp_path: Path) -> None:
-    from gate.jsonio import load_json, validate
+    from gate.files.jsonio import load_json, validate
 
     out = tmp_path / "r.json"
     main(["check", str(BAD), "--json", str(out)])

@@ -14,7 +14,7 @@ import pytest
 
 from gate import __version__
 from gate.cli import build_parser, main
-from gate.helptext import EXAMPLES, subparsers
+from gate.commands.helptext import EXAMPLES, subparsers
 from tests.support.golden_factory import write_golden
 from tests.support.pty_run import python_dash_m
 

@@ -16,14 +16,14 @@ import pytest
 
 from gate.cli import main
 from gate.config import SoftBound
+from gate.deliver.publish import COMMENT_AUTHORS_ENV, comment_authors, is_login, parse_logins
 from gate.errors import InputError
 from gate.github import ACTIONS_BOT_LOGIN, marker
 from gate.model import Finding
-from gate.publish import COMMENT_AUTHORS_ENV, comment_authors, is_login, parse_logins
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
 from gate.report.json import JsonReporter
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
-from gate.results import Report
+from gate.verdict.report import Report
 from tests.support.github_server import FIXTURES, FakeGitHub, forbidden_integration
 from tests.support.golden_factory import write_golden
 from tests.support.report_factory import (
@@ -69,7 +69,7 @@ def hostile_report() -> Report:
     flipped = replace(j, verdicts=(replace(j.verdicts[0], verdict="unsupported", overruled=True,
                                            overrule_reason="quote_not_found"),))
     cur = case("c|@x`</details>", {"grounding_rate": 0.0}, [bad], flipped)
-    from gate.compare import BaselineOrigin, compare
+    from gate.verdict.compare import BaselineOrigin, compare
     from tests.support.report_factory import decide_report
 
     before = Report("pass", (), "demo", 1, (base,))
@@ -105,7 +105,7 @@ def test_an_oversize_report_is_trimmed_under_the_limit() -> None:
     many = tuple(Finding("fabricated_url", "x" * 280, f"https://made-up.example.net/{i}/{'y' * 150}")
                  for i in range(2000))
     cur = replace(cur, cases=(*cur.cases, case("huge", {"query_quality": 1.0}, many)))
-    from gate.compare import BaselineOrigin, compare
+    from gate.verdict.compare import BaselineOrigin, compare
     from tests.support.report_factory import decide_report
 
     report = decide_report(cur, CONFIG, compare(base, cur, CONFIG, BaselineOrigin(file="baseline.json")))
@@ -128,7 +128,7 @@ def test_the_job_summary_fits_githubs_1_mib_counted_in_bytes() -> None:
     many = tuple(Finding("passage_missing", "引文不在页面上" * 45, f"https://example.cn/{i}/{'页面' * 90}")
                  for i in range(1500))
     cur = replace(cur, cases=(*cur.cases, case("huge", {"query_quality": 1.0}, many)))
-    from gate.compare import BaselineOrigin, compare
+    from gate.verdict.compare import BaselineOrigin, compare
     from tests.support.report_factory import decide_report
 
     report = decide_report(cur, CONFIG, compare(base, cur, CONFIG, BaselineOrigin(file="baseline.json")))
@@ -142,7 +142,7 @@ def test_the_job_summary_fits_githubs_1_mib_counted_in_bytes() -> None:
 
 def blocking_report(failures: tuple[Finding, ...] = ()) -> Report:
     """Grounding falls on ten cases out of ten, and the config says it blocks: beyond judge noise."""
-    from gate.compare import BaselineOrigin, compare
+    from gate.verdict.compare import BaselineOrigin, compare
     from tests.support.report_factory import decide_report
 
     cfg = replace(CONFIG, soft=MappingProxyType({**CONFIG.soft, "grounding_rate": SoftBound(floor=0.5, block=True)}))

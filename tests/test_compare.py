@@ -8,13 +8,14 @@ from types import MappingProxyType
 
 import pytest
 
-from gate.compare import BaselineOrigin, Comparison, RemovedCase, compare, sign_test
 from gate.config import DEFAULT_SOFT, CompareConfig, Config, SoftBound
-from gate.decide import decide
 from gate.judge.model import QUOTE_NOT_FOUND, Claim, ClaimVerdict, RunJudgement
 from gate.model import Finding
-from gate.report.serialise import comparison_from_dict, comparison_to_dict
-from gate.results import BaselineStamp, CaseResult, Counts, Report
+from gate.results import CaseResult, Counts
+from gate.store.serialise import comparison_from_dict, comparison_to_dict
+from gate.verdict.compare import BaselineOrigin, Comparison, RemovedCase, compare, sign_test
+from gate.verdict.decide import decide
+from gate.verdict.report import BaselineStamp, Report
 from tests.support.report_factory import decide_report
 
 ORIGIN = BaselineOrigin(file="cached-snapshots/demo/baseline.json")

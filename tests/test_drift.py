@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from gate.cli import main
-from gate.jsonio import load_json, validate
+from gate.files.jsonio import load_json, validate
 from gate.snapshot.records import PageRecord
 from gate.snapshot.store import SnapshotStore
 from tests.support.web_sites import Reply, Silent, Site, flaky, no_head, page, redirect, status

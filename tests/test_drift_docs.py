@@ -9,7 +9,7 @@ from gate.drift.hosts import MAX_RETRY_AFTER, Limits
 from gate.drift.live import HEAD_SHARE
 from gate.drift.model import VERDICTS, Answer, CitedUrl
 from gate.drift.render import MAX_ROWS, drift_markdown
-from gate.drift.verdict import build_report
+from gate.drift.verdict import drift_report
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "drift.md").read_text(encoding="utf-8")
 
@@ -32,7 +32,7 @@ def _sample() -> str:
         mute.url: Answer(error="no answer within 30 s (record.deadline_seconds, redirects included)", method="GET"),
         **{c.url: Answer(status=200, final_url=c.url, method="GET", text_hash="same") for c in same},
     }
-    report = build_report("news", 7, [gone, moved, changed, mute, *same], answers, content=True,
+    report = drift_report("news", 7, [gone, moved, changed, mute, *same], answers, content=True,
                           checked_at="2026-12-07T05:17:00Z")
     return drift_markdown(report)
 

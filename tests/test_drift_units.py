@@ -11,11 +11,11 @@ from datetime import UTC, datetime
 import pytest
 
 from gate.drift.checker import checked, interleaved
-from gate.drift.hosts import MAX_RETRY_AFTER, HostSlots, Limits, retry_after_seconds, retry_delay
+from gate.drift.hosts import MAX_RETRY_AFTER, HostSlots, Limits, next_delay, retry_after_seconds
 from gate.drift.model import Answer, CitedUrl, DriftReport, text_hash
 from gate.drift.render import MAX_ROWS, drift_data, drift_markdown
-from gate.drift.verdict import build_report, failing, parse_fail_on, verdict
-from gate.jsonio import validate
+from gate.drift.verdict import drift_report, failing, parse_fail_on, verdict
+from gate.files.jsonio import validate
 from tests.support.fake_time import FakeTime
 
 URL = "https://news.example.com/2026/story"
@@ -70,7 +70,7 @@ def test_the_report_lists_drifted_urls_first_and_fail_on_picks_its_verdicts() ->
     cited = [CitedUrl(f"https://s{i}.example.com/", (f"c{i}",), 200) for i in range(4)]
     answers = {cited[0].url: Answer(status=200), cited[1].url: Answer(error="refused"),
                cited[2].url: Answer(status=404), cited[3].url: Answer(status=200, final_url="https://x.example.org/")}
-    report = build_report("set", 3, cited, answers, content=False, checked_at="2026-12-07T05:17:00Z")
+    report = drift_report("set", 3, cited, answers, content=False, checked_at="2026-12-07T05:17:00Z")
     assert [u.verdict for u in report.urls] == ["gone", "moved", "error", "ok"]
     assert [u.url for u in failing(report, ("moved", "error"))] == [cited[3].url, cited[1].url]
     assert failing(report, ()) == ()
@@ -97,9 +97,9 @@ def test_retry_after_is_seconds_or_an_http_date() -> None:
 
 def test_the_backoff_doubles_and_a_server_s_own_wait_wins_up_to_a_cap() -> None:
     limits = Limits(retry_wait=0.5)
-    assert [retry_delay(n, None, limits) for n in (1, 2, 3)] == [0.5, 1.0, 2.0]
-    assert retry_delay(1, 7.0, limits) == 7.0
-    assert retry_delay(1, MAX_RETRY_AFTER + 1, limits) is None
+    assert [next_delay(n, None, limits) for n in (1, 2, 3)] == [0.5, 1.0, 2.0]
+    assert next_delay(1, 7.0, limits) == 7.0
+    assert next_delay(1, MAX_RETRY_AFTER + 1, limits) is None
 
 
 def test_checks_of_one_host_are_spaced_and_a_pause_holds_them_back() -> None:
@@ -168,7 +168,7 @@ def test_urls_are_handed_out_host_by_host_in_turn() -> None:
 
 
 def _report(url: str, reason_final: str, cases: tuple[str, ...] = ("case-a",)) -> DriftReport:
-    return build_report("news", 4, [CitedUrl(url, cases, 200)],
+    return drift_report("news", 4, [CitedUrl(url, cases, 200)],
                         {url: Answer(status=200, final_url=reason_final)}, content=False,
                         checked_at="2026-12-07T05:17:00Z")
 
@@ -183,7 +183,7 @@ def test_untrusted_urls_and_case_ids_stay_text_in_the_markdown() -> None:
 
 def test_the_markdown_is_marked_for_its_issue_and_capped() -> None:
     urls = [CitedUrl(f"https://s.example.com/{i}", ("c",), 200) for i in range(MAX_ROWS + 3)]
-    report = build_report("news set", 4, urls, {u.url: Answer(status=404) for u in urls}, content=False,
+    report = drift_report("news set", 4, urls, {u.url: Answer(status=404) for u in urls}, content=False,
                           checked_at="2026-12-07T05:17:00Z")
     md = drift_markdown(report)
     assert md.splitlines()[0] == "<!-- sourcegate:drift key=news-set -->"

@@ -14,7 +14,7 @@ import yaml
 
 from gate.drift.model import DriftReport
 from gate.drift.render import drift_markdown
-from gate.report.marker import marker
+from gate.text.marker import marker
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / "examples" / "resnapshot.yml"

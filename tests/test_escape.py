@@ -1,4 +1,4 @@
-"""Tests of gate.report.escape: untrusted text must render as the same characters and nothing more."""
+"""Tests of gate.text.escape: untrusted text must render as the same characters and nothing more."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from gate.report.escape import md, md_code, md_url
+from gate.text.escape import md, md_code, md_url
 
 ZWSP = "\u200b"
 # Characters that must never leave md() without a backslash in front of them.

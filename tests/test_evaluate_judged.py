@@ -15,15 +15,16 @@ from types import MappingProxyType
 
 import pytest
 
-from gate.case_warnings import case_warnings
 from gate.config import DEFAULT_DOMAIN_FLOOR, Config
-from gate.evaluate import build_report, evaluate_run
 from gate.judge.model import Claim, ClaimVerdict, RunJudgement, SourceType
-from gate.load import parse_trace
+from gate.load.golden import parse_trace
 from gate.model import Case, Run
 from gate.report.json import JsonReporter
 from gate.report.markdown import MarkdownReporter
-from gate.report.serialise import report_from_dict
+from gate.score.case_warnings import case_warnings
+from gate.score.evaluate import evaluate_run
+from gate.store.serialise import report_from_dict
+from gate.verdict.decide import build_report
 from tests.support.golden_factory import QUOTE, run_for
 
 CITED = "https://blog.rust-lang.org/2024/07/25/a.html"

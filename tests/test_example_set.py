@@ -13,9 +13,9 @@ import pytest
 
 from gate.checks import CHECKS
 from gate.config import load_config
-from gate.evaluate import evaluate_pairing
-from gate.load import iter_pairings, load_golden
+from gate.load.golden import iter_pairings, load_golden
 from gate.results import CaseResult
+from gate.score.evaluate import evaluate_pairing
 
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
 

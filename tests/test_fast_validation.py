@@ -1,6 +1,6 @@
 """Validation through compiled shapes: what a shape accepts, jsonschema accepts too.
 
-``gate.jsonio.validate`` trusts a schema's compiled shape when it accepts a value and asks
+``gate.files.jsonio.validate`` trusts a schema's compiled shape when it accepts a value and asks
 jsonschema otherwise. These tests take real documents of every format, break them in many ways,
 and check that no broken document gets past a shape that jsonschema would refuse.
 """
@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from gate.errors import InputError
-from gate.jsonio import fits, shape_of, validate, validator
+from gate.files.jsonio import fits, shape_of, validate, validator
 from tests.conftest import EXAMPLE
 
 GOLDEN = Path(__file__).parent / "golden"

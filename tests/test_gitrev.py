@@ -1,4 +1,4 @@
-"""Files as a git revision has them (``gate.gitrev.show``), read from a real repository."""
+"""Files as a git revision has them (``gate.git.revision.show_file``), read from a real repository."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from gate.errors import InputError
+from gate.git import changed_files
 from gate.git.objects import entry_at, read_objects
-from gate.gitrev import changed_files, resolve, show
+from gate.git.revision import resolve_revision, show_file
 from tests.support.gitrepo import GitRepo
 
 
@@ -31,37 +32,37 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
 
 def test_a_file_reads_as_the_revision_has_it(base: tuple[str, str]) -> None:
     top, commit = base
-    assert show(top, commit, "golden.yaml") == "cases: []\n"  # not the working tree's
-    assert show(top, commit, "set/baseline.json") == "{}"
-    assert show(top, commit, "empty.json") == ""
-    assert show(top, commit, " a name with spaces ") == "spaced\n"
+    assert show_file(top, commit, "golden.yaml") == "cases: []\n"  # not the working tree's
+    assert show_file(top, commit, "set/baseline.json") == "{}"
+    assert show_file(top, commit, "empty.json") == ""
+    assert show_file(top, commit, " a name with spaces ") == "spaced\n"
 
 
 def test_a_file_the_revision_lacks_is_none(base: tuple[str, str]) -> None:
     top, commit = base
-    assert show(top, commit, "untracked.yaml") is None
-    assert show(top, commit, "set/nope.json") is None
-    assert show(top, commit, "nope/baseline.json") is None
+    assert show_file(top, commit, "untracked.yaml") is None
+    assert show_file(top, commit, "set/nope.json") is None
+    assert show_file(top, commit, "nope/baseline.json") is None
 
 
 def test_a_folder_reads_as_git_show_lists_it(base: tuple[str, str]) -> None:
     top, commit = base
-    listing = show(top, commit, "set")
+    listing = show_file(top, commit, "set")
     assert listing is not None and listing.startswith("tree ") and "baseline.json" in listing
 
 
 def test_text_that_is_not_utf8_is_an_input_error_naming_the_revision(base: tuple[str, str]) -> None:
     top, commit = base
     with pytest.raises(InputError, match=r"HEAD:latin1\.yaml.*not UTF-8 text \(invalid continuation byte"):
-        show(top, commit, "latin1.yaml", "HEAD")
+        show_file(top, commit, "latin1.yaml", "HEAD")
 
 
 def test_a_revision_resolves_once_to_its_repository_and_commit(base: tuple[str, str]) -> None:
     top, commit = base
-    revision = resolve(str(Path(top) / "set"), "HEAD")
+    revision = resolve_revision(str(Path(top) / "set"), "HEAD")
     assert (revision.top, revision.commit, revision.ref) == (str(Path(top).resolve()), commit, "HEAD")
     with pytest.raises(InputError, match="not a commit of this repository"):
-        resolve(top, "no-such-branch")
+        resolve_revision(top, "no-such-branch")
 
 
 def test_changed_files_are_found_by_hashing_the_working_tree(tmp_path: Path) -> None:
@@ -105,6 +106,6 @@ def test_a_sha256_repository_reads_and_compares_the_same(tmp_path: Path) -> None
     (root / "set" / "sourcegate.yaml").write_text("judge:\n  mode: 'off'\n", encoding="utf-8")
     commit = repo.commit("base")
     assert len(commit) == 64
-    revision = resolve(str(root / "set"), commit)
-    assert show(revision.top, revision.commit, "set/sourcegate.yaml") == "judge:\n  mode: 'off'\n"
+    revision = resolve_revision(str(root / "set"), commit)
+    assert show_file(revision.top, revision.commit, "set/sourcegate.yaml") == "judge:\n  mode: 'off'\n"
     assert changed_files(revision.top, revision.commit, ["set"]) == ()

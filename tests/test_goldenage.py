@@ -10,8 +10,8 @@ import yaml
 
 from gate.cli import main
 from gate.config import Config
-from gate.goldenage import snapshot_age_warning
 from gate.model import Case, GoldenSet
+from gate.verdict.goldenage import snapshot_age_warning
 from tests.support.golden_factory import write_golden
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """Several golden sets in one ``sourcegate check`` (and ``baseline update``), through ``main(argv)``.
 
-The rules (``gate.goldensets``): each folder runs in turn with its own config, baseline and reports;
+The rules (``gate.load.goldensets``): each folder runs in turn with its own config, baseline and reports;
 with several sets a file output needs ``{name}`` (or is ``-``); two sets of one name, and folders
 mixed with trace files, are refused before anything runs; the exit code is the most severe of the
 sets' codes, in the order 2, 4, 1, 3, 0.
@@ -17,7 +17,7 @@ import pytest
 from gate.cli import main
 from gate.errors import InputError
 from gate.github import marker
-from gate.goldensets import combined_exit, per_set_file, require_name_field, split_sets
+from gate.load.goldensets import combined_exit, per_set_file, require_name_field, split_sets
 from tests.support.github_server import DEFAULT_TOKEN, FIXTURES, FakeGitHub
 from tests.support.golden_factory import write_golden
 

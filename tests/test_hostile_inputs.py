@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import gate.jsonio
+import gate.files.jsonio
 from gate.cli import main
 from gate.errors import InputError
 
@@ -239,7 +239,7 @@ def test_json_nested_past_the_limit_where_the_schema_allows_anything_is_an_input
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(gate.jsonio, "MAX_JSON_BYTES", 1000)
+    monkeypatch.setattr(gate.files.jsonio, "MAX_JSON_BYTES", 1000)
     file = tmp_path / "t.json"
     file.write_text(json.dumps({"question": "q" * 2000}))
     code, said = check(["check", str(file), "--judge", "off"], capsys)
@@ -250,7 +250,7 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
 
 def test_golden_yaml_has_its_own_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(gate.jsonio, "MAX_YAML_BYTES", 40)
+    monkeypatch.setattr(gate.files.jsonio, "MAX_YAML_BYTES", 40)
     code, said = check(["check", str(golden_set(tmp_path)), "--judge", "off"], capsys)
     assert code == 2 and "over the limit of 40 bytes for a YAML file; raise it with SOURCEGATE_MAX_YAML_BYTES" in said
 
@@ -262,14 +262,14 @@ HUGE = 50_000_000_000
 @pytest.mark.parametrize("kind", ["JSON", "YAML"])
 def test_a_small_file_under_a_huge_limit_costs_its_own_size(kind: str, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.jsonio, f"MAX_{kind}_BYTES", HUGE)
+    monkeypatch.setattr(gate.files.jsonio, f"MAX_{kind}_BYTES", HUGE)
     file = tmp_path / "t.json"
     text = json.dumps({"question": "q" * 200_000})
     file.write_text(text)
     tracemalloc.start()
     try:
-        assert gate.jsonio.read_text(str(file), kind=kind) == text
-        with gate.jsonio.open_json_text(str(file)) as f:
+        assert gate.files.jsonio.read_text(str(file), kind=kind) == text
+        with gate.files.jsonio.open_json_text(str(file)) as f:
             assert f.read() == text
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -279,24 +279,24 @@ def test_a_small_file_under_a_huge_limit_costs_its_own_size(kind: str, tmp_path:
 
 def test_a_check_under_a_huge_size_limit_runs(monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(gate.jsonio, "MAX_JSON_BYTES", HUGE)
-    monkeypatch.setattr(gate.jsonio, "MAX_YAML_BYTES", HUGE)
+    monkeypatch.setattr(gate.files.jsonio, "MAX_JSON_BYTES", HUGE)
+    monkeypatch.setattr(gate.files.jsonio, "MAX_YAML_BYTES", HUGE)
     code, said = check(["check", str(GOOD), "--judge", "off"], capsys)
     assert code == 0, said
 
 
 def test_a_pipe_is_read_up_to_the_limit_and_refused_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.jsonio, "MAX_JSON_BYTES", 100_000)
+    monkeypatch.setattr(gate.files.jsonio, "MAX_JSON_BYTES", 100_000)
     for length, fits in ((100_000, True), (100_001, False), (300_000, False)):
         read, write = os.pipe()
         feeding = threading.Thread(target=_feed, args=(write, b"x" * length))
         feeding.start()
         try:
             if fits:
-                assert len(gate.jsonio.read_text(f"/dev/fd/{read}")) == length
+                assert len(gate.files.jsonio.read_text(f"/dev/fd/{read}")) == length
             else:
                 with pytest.raises(InputError, match="over the limit of 100,000 bytes for a JSON file"):
-                    gate.jsonio.read_text(f"/dev/fd/{read}")
+                    gate.files.jsonio.read_text(f"/dev/fd/{read}")
         finally:
             os.close(read)
             feeding.join()
@@ -312,16 +312,17 @@ def _feed(fd: int, data: bytes) -> None:
 
 def test_a_file_that_grows_past_the_limit_after_its_size_was_taken_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.jsonio, "MAX_JSON_BYTES", 1000)
+    monkeypatch.setattr(gate.files.jsonio, "MAX_JSON_BYTES", 1000)
     file = tmp_path / "t.json"
     file.write_text("[" + "1," * 200 + "1]")
     with open(file, "rb") as f:  # fstat said 403 bytes; by the read it holds 2,403
         with open(file, "ab") as grow:
             grow.write(b" " * 2000)
-        data, over = gate.jsonio._read_within(f, 403, 1000)
+        data, over = gate.files.jsonio._read_within(f, 403, 1000)
     assert over and len(data) == 1001
     file.write_text("[" + "1," * 200 + "1]")
-    with pytest.raises(InputError, match="over the limit of 1,000 bytes"), gate.jsonio.open_json_text(str(file)) as f:
+    with (pytest.raises(InputError, match="over the limit of 1,000 bytes"),
+          gate.files.jsonio.open_json_text(str(file)) as f):
         with open(file, "ab") as grow:
             grow.write(b" " * 2000)
         f.read()
@@ -330,7 +331,7 @@ def test_a_file_that_grows_past_the_limit_after_its_size_was_taken_is_refused(
 @pytest.mark.parametrize(("value", "read"), [("123", 123), ("64_000", 64_000), ("", 7), ("-1", 7), ("lots", 7)])
 def test_limits_are_raised_through_the_environment(value: str, read: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCEGATE_MAX_DEPTH", value)
-    assert gate.jsonio._limit("SOURCEGATE_MAX_DEPTH", 7) == read
+    assert gate.files.jsonio._limit("SOURCEGATE_MAX_DEPTH", 7) == read
 
 
 # -- a root for every read -------------------------------------------------------------------------

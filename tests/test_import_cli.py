@@ -14,9 +14,9 @@ import pytest
 import gate.importers
 from gate.cli import main
 from gate.commands.import_ import FORMAT_IDS, case_id
+from gate.files.jsonio import dump_json
 from gate.importers import FORMATS, convert
-from gate.jsonio import dump_json
-from gate.load import load_trace
+from gate.load.golden import load_trace
 from tests.support.fresh_import import FreshImport
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"

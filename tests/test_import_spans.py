@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from gate.cli import main
+from gate.deliver.spans import load_runs, write_otlp_json
 from gate.errors import InputError
 from gate.importers import convert
-from gate.load import load_trace
+from gate.load.golden import load_trace
 from gate.model import Run
 from gate.pipeline import run_paths
-from gate.results import Report
-from gate.spans import load_runs, write_otlp_json
 from gate.urls import extract_urls
+from gate.verdict.report import Report
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 SPEC_TRACE = FIXTURES / "openinference" / "openinference-spec.first-trace.json"

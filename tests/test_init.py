@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from gate.cli import main
+from gate.commands.scaffold import config_yaml, workflow_yaml
 from gate.config import SETTINGS, Config, parse_config
-from gate.jsonio import schema
-from gate.load import load_golden
-from gate.scaffold import config_yaml, workflow_yaml
+from gate.files.jsonio import schema
+from gate.load.golden import load_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "import"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from gate.jsonio import dump_json
-from gate.jsontext import indented
+from gate.files.jsonio import dump_json
+from gate.files.jsontext import indented
 from tests.conftest import EXAMPLE
 from tests.support.checked_once import checked
 

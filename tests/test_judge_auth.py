@@ -15,7 +15,7 @@ import pytest
 from gate.cli import main
 from gate.config import Config, JudgeConfig
 from gate.errors import EXIT_INCONCLUSIVE
-from gate.jsonio import load_json, validate
+from gate.files.jsonio import load_json, validate
 from gate.judge.session import JudgeSession
 from gate.model import Case
 from tests.support.anthropic_server import AnthropicServer, Reply, Request

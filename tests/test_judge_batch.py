@@ -15,7 +15,7 @@ import pytest
 from gate.cli import main
 from gate.config import Config, JudgeConfig
 from gate.errors import EXIT_INCONCLUSIVE, InputError
-from gate.jsonio import load_json, validate
+from gate.files.jsonio import load_json, validate
 from gate.judge.batch import Polling
 from gate.judge.batch.pending import FILE_NAME
 from gate.judge.session import JudgeSession

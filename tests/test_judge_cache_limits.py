@@ -19,8 +19,8 @@ import yaml
 
 from gate.cli import main
 from gate.errors import InputError
-from gate.gitrev import blob_id
-from gate.jsonio import MAX_DEPTH, MAX_JSON_BYTES
+from gate.files.jsonio import MAX_DEPTH, MAX_JSON_BYTES
+from gate.git.revision import blob_id
 from gate.judge.base import ToolCall
 from gate.judge.batch import PendingBatches
 from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries

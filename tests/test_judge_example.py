@@ -10,8 +10,8 @@ import json
 import os
 from pathlib import Path
 
-from gate.jsonio import load_json, validate
-from gate.results import Report
+from gate.files.jsonio import load_json, validate
+from gate.verdict.report import Report
 from tests.support.fresh_import import HASH_SEED, FreshImport
 
 ROOT = Path(__file__).resolve().parent.parent

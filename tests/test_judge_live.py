@@ -20,7 +20,7 @@ import pytest
 
 from gate.cli import main
 from gate.config import Config
-from gate.jsonio import load_json, validate
+from gate.files.jsonio import load_json, validate
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, QUOTE_UNRELATED, RunJudgement
 from gate.judge.session import JudgeSession
 from gate.judge.summary import judgement_to_dict

@@ -16,7 +16,7 @@ from gate.action.inputs import JUDGE_KEYS, read_inputs, resolve_judge
 from gate.cli import main
 from gate.config import DEFAULT_MODELS, Config, JudgeConfig, config_from_dict, parse_config, with_judge_provider
 from gate.errors import InputError, JudgeUnavailable
-from gate.jsonio import load_json, schema
+from gate.files.jsonio import load_json, schema
 from gate.judge.base import KEY_VERSION, ToolCall
 from gate.judge.cost import priced
 from gate.judge.providers import PROVIDERS, build_provider

@@ -6,15 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from gate.config import Config
-from gate.evaluate import evaluate_run
 from gate.judge.evidence import select_snippets
 from gate.judge.model import Claim, RunJudgement
 from gate.judge.render import assess_user, grade_user
 from gate.judge.verify import Graded, Material, check
-from gate.load import parse_trace
+from gate.load.golden import parse_trace
 from gate.model import Case, Page, SearchResult
 from gate.pipeline import run_paths
 from gate.report.markdown import MarkdownReporter
+from gate.score.evaluate import evaluate_run
 from tests.support.golden_factory import run_for
 
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from gate.checks.source_rules import rule_source_type
+from gate.checks.survival import dropped
 from gate.config import DEFAULT_PRICES, Config, JudgeConfig
 from gate.errors import InputError, JudgeUnavailable
 from gate.judge.base import ToolCall
@@ -28,15 +30,13 @@ from gate.judge.model import (
     Usage,
 )
 from gate.judge.parse import parse_assessment, parse_claims, parse_verdicts
-from gate.judge.render import marker, wrap
+from gate.judge.render import run_marker, wrap
 from gate.judge.session import JudgeSession, ordered_map
 from gate.judge.summary import summarise
 from gate.judge.tools import EXTRACT_CLAIMS
 from gate.judge.verify import Graded, Material, check
 from gate.model import Page, Run
 from gate.results import CaseResult, Counts
-from gate.source_rules import rule_source_type
-from gate.survival import dropped
 
 PAGE = Page("https://example.org/a",
             "Intro.\n\nThe bridge opened in 1932 and is 503 metres long. It carries rail.")
@@ -139,9 +139,9 @@ def test_the_grader_sees_the_relevant_passages_of_every_page_within_budget() -> 
 
 def test_the_marker_is_stable_for_the_same_run_and_changes_with_any_input() -> None:
     run = Run(case="c", question="q", answer="a", pages=(PAGE,))
-    assert marker(run) == marker(Run(case="other", question="q", answer="a", pages=(PAGE,)))
-    assert marker(run) != marker(Run(case="c", question="q", answer="a!", pages=(PAGE,)))
-    assert len(marker(run)) == 32
+    assert run_marker(run) == run_marker(Run(case="other", question="q", answer="a", pages=(PAGE,)))
+    assert run_marker(run) != run_marker(Run(case="c", question="q", answer="a!", pages=(PAGE,)))
+    assert len(run_marker(run)) == 32
 
 
 def test_a_page_cannot_forge_the_delimiter_or_break_an_attribute() -> None:

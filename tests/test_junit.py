@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.comparison import RemovedCase
 from gate.model import Finding
 from gate.report.junit import JUnitReporter
-from gate.results import INPUT_ERROR, Report
+from gate.results import INPUT_ERROR
+from gate.verdict.comparison import RemovedCase
+from gate.verdict.report import Report
 from tests.support.golden_factory import write_golden
 from tests.support.report_factory import CHECKS, assert_golden, case, regression_pair, regression_report
 

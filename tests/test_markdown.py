@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from gate.judge.model import NOT_IN_CACHE, Usage
 from gate.report.markdown import MarkdownReporter
-from gate.results import Report
+from gate.verdict.report import Report
 from tests.support.report_factory import assert_golden, regression_pair, regression_report
 
 

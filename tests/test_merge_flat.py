@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-import gate.casestore
-from gate.casestore import CaseStore, Spill
+import gate.store.casestore
 from gate.cli import main
-from gate.merge import _as_written
-from gate.mergerun import MergeRequest, merged_report
-from gate.report.serialise import case_record
-from gate.reportstream import read_report_items
+from gate.pipeline import MergeRequest, merged_report
 from gate.results import CHECK_ERROR
-from gate.tally import tally
+from gate.store.casestore import CaseStore, Spill
+from gate.store.merge import _as_written
+from gate.store.reportstream import read_report_items
+from gate.store.serialise import case_record
+from gate.verdict.tally import tally
 from tests.conftest import EXAMPLE
 from tests.support.checked_once import checked, merged_shards, shards
 from tests.support.report_factory import regression_report
@@ -40,7 +40,7 @@ def temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.parametrize("in_memory", [0, 100])
 def test_a_spill_places_records_written_in_any_order(in_memory: int, temp_dir: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.casestore, "IN_MEMORY", in_memory)
+    monkeypatch.setattr(gate.store.casestore, "IN_MEMORY", in_memory)
     cases = tuple(regression_report().cases)
     spill = Spill()
     places = {c.id: spill.write(case_record(c)) for c in reversed(cases)}
@@ -52,7 +52,7 @@ def test_a_spill_places_records_written_in_any_order(in_memory: int, temp_dir: P
 
 
 def test_a_spill_writes_in_batches_and_reads_back_past_one(temp_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.casestore, "_BATCH", 10)
+    monkeypatch.setattr(gate.store.casestore, "_BATCH", 10)
     cases = tuple(regression_report().cases)
     spill = Spill()
     places = [spill.write(case_record(c)) for c in cases]
@@ -61,7 +61,7 @@ def test_a_spill_writes_in_batches_and_reads_back_past_one(temp_dir: Path, monke
 
 def test_a_large_merge_keeps_its_cases_in_a_spill_file_and_is_the_unsharded_report(
         tmp_path: Path, temp_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.casestore, "IN_MEMORY", 1)
+    monkeypatch.setattr(gate.store.casestore, "IN_MEMORY", 1)
     code, full, full_md = checked(EXAMPLE, tmp_path)
     files = shards(EXAMPLE, tmp_path, 4)
     merged, merged_md = tmp_path / "merged.json", tmp_path / "merged.md"
@@ -139,7 +139,7 @@ _AGE = re.compile(r'"age_days": [^,\n]*')
 
 
 def test_a_merged_report_counts_from_its_tally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gate.casestore, "IN_MEMORY", 1)
+    monkeypatch.setattr(gate.store.casestore, "IN_MEMORY", 1)
     files = shards(EXAMPLE, tmp_path, 2)
     report = merged_report(MergeRequest(str(EXAMPLE), tuple(map(str, files))), now=datetime.now(UTC))
     assert isinstance(report.cases, CaseStore) and report.cases.spilled

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from gate.cli import main
-from gate.shards import ids_digest
+from gate.load.shards import ids_digest
 from tests.conftest import EXAMPLE
 from tests.support.checked_once import checked, shards
 

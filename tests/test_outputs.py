@@ -16,12 +16,12 @@ import pytest
 
 from gate.cli import main
 from gate.errors import InputError
-from gate.goldensets import file_name, per_set_file
+from gate.files.outputs import STALE_AFTER, TEMP_PREFIX, write_file
 from gate.judge.base import ToolCall
 from gate.judge.cache import JudgeCache
 from gate.judge.model import Usage
 from gate.judge.tools import EXTRACT_CLAIMS
-from gate.outputs import STALE_AFTER, TEMP_PREFIX, write_file
+from gate.load.goldensets import file_name, per_set_file
 from tests.support.golden_factory import write_golden
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.commands.targets import Target, check_targets
+from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError
-from gate.outputs import unwritable
+from gate.files.outputs import unwritable
 from tests.support.anthropic_server import AnthropicServer, error_reply
 from tests.support.golden_factory import write_golden
 from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from gate.checks.paraphrase_drift import MAX_SENTENCE_CHARS, drift, names_of, sentence_drift
+from gate.checks.passage import normalise
 from gate.config import Config, config_from_dict
 from gate.errors import InputError
-from gate.evaluate import evaluate_run
-from gate.jsonio import validate
+from gate.files.jsonio import validate
 from gate.model import Case, Page, Run, SearchResult
-from gate.passage import normalise
+from gate.score.evaluate import evaluate_run
 from gate.urls.supported import cited_sentences
 from tests import calibrate_drift
 

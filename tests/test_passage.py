@@ -1,10 +1,10 @@
-"""Behaviour of gate.passage: is a quoted passage really on the page?"""
+"""Behaviour of gate.checks.passage: is a quoted passage really on the page?"""
 
 from __future__ import annotations
 
 import pytest
 
-from gate.passage import Match, PageIndex, find_passage, normalise, terms
+from gate.checks.passage import Match, PageIndex, find_passage, normalise, terms
 
 # A page as fetched: HTML entities, typographic quotes and dashes, odd whitespace, a soft hyphen.
 PAGE = (

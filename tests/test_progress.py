@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.progress import NullProgress, PlainProgress, RichProgress, for_cli
+from gate.term.progress import NullProgress, PlainProgress, RichProgress, for_cli
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.golden_factory import write_golden
 from tests.support.pty_run import gate_under_pty

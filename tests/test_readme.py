@@ -14,7 +14,7 @@ from pathlib import Path
 
 from gate.pipeline import SetRequest, run_set
 from gate.report.comment import CommentReporter
-from gate.results import Report
+from gate.verdict.report import Report
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"

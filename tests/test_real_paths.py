@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.paths import is_below, real_is_below
+from gate.files.paths import is_below, real_is_below
 
 NAMES = ["a", "b", "c", "f", "out", "in", "up", "cl", "x", "y", "..", ".", "", "nope", "alink"]
 

@@ -18,7 +18,7 @@ import pytest
 import gate
 from gate.cli import main
 from gate.errors import RecordError
-from gate.load import load_trace
+from gate.load.golden import load_trace
 from gate.model import Citation, Page
 from gate.record import Recorder
 from gate.snapshot import SnapshotStore

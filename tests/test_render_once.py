@@ -1,6 +1,6 @@
 """Each reporter reads a spilled report's cases a fixed number of times, whatever it renders.
 
-A report of many cases keeps them in a file (:mod:`gate.casestore`), and every pass over them
+A report of many cases keeps them in a file (:mod:`gate.store.casestore`), and every pass over them
 decodes each case from JSON again: a reporter walks them once, keeping per case only the lines
 and numbers it shows, so its cost does not grow with the number of its sections.
 """
@@ -13,10 +13,11 @@ from typing import overload
 
 import pytest
 
-from gate.casestore import CaseStore
 from gate.report.registry import REPORTERS
 from gate.report.terminal import TerminalReporter, verdict_line
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
+from gate.store.casestore import CaseStore
+from gate.verdict.report import Report
 from tests.support.report_factory import regression_report
 
 MAX_PASSES = {"json": 1, "markdown": 1, "comment": 1, "summary": 1, "junit": 1, "terminal": 1}

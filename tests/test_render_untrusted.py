@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.figurediff import FigureStatus
 from gate.model import Finding
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
-from gate.report.escape import md, md_code, plain
 from gate.report.junit import JUnitReporter
 from gate.report.markdown import MarkdownReporter
 from gate.report.summary import SummaryReporter
+from gate.text.escape import md, md_code, plain
+from gate.verdict.figurediff import FigureStatus
 from tests.support.golden_factory import write_golden
 from tests.support.report_factory import case, regression_pair, regression_report
 

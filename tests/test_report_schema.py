@@ -17,7 +17,7 @@ import pytest
 
 from gate.cli import main
 from gate.errors import InputError
-from gate.jsonio import load_json, validate
+from gate.files.jsonio import load_json, validate
 from gate.report.json import JsonReporter
 from tests.support.checked_once import checked
 from tests.support.report_factory import regression_report

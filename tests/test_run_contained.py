@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gate.cli import main
-from gate.runner.output import STDERR_KEPT, STDOUT_KEPT
+from gate.model import STDERR_KEPT, STDOUT_KEPT
 from tests.support.hostile_agent import PLAN_ENV, hostile_agent, plan_env
 from tests.support.pty_run import start_gate
 from tests.support.run_golden import faithful_plan, make_golden

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from gate.errors import InputError
+from gate.model import STDERR_KEPT, STDOUT_KEPT
 from gate.runner.assemble import stdout_answer
 from gate.runner.keeper import Proc, descendants, process_table
-from gate.runner.output import STDERR_KEPT, STDOUT_KEPT, Tail
+from gate.runner.output import Tail
 from gate.runner.owners import CrossCase, diag_inode, holder, proc_net_address, socket_inode, table_inode
 from gate.runner.process import Processes
 from gate.runner.scope import MAX_REFUSALS, CaseScope

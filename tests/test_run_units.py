@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from gate.checks.run_findings import RUN_FINDINGS, run_findings
 from gate.config import Config, ReplayConfig, parse_config
 from gate.errors import InputError
-from gate.jsonio import validate
-from gate.load import parse_trace
+from gate.files.jsonio import validate
+from gate.load.golden import parse_trace
 from gate.model import Case, Citation, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble, stdout_answer
-from gate.runner.findings import RUN_FINDINGS, run_findings
 from gate.runner.scope import CaseScope
 
 CASE = Case(id="c1", question="Which?")

@@ -12,8 +12,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gate.cli import main
-from gate.jsonio import schema
-from gate.shapes import Mismatch, compile_shape
+from gate.files.jsonio import schema
+from gate.files.shapes import Mismatch, compile_shape
 from tests.conftest import EXAMPLE
 
 SCHEMA = {

@@ -12,8 +12,8 @@ import pytest
 
 from gate.cli import main
 from gate.errors import InputError
-from gate.load import golden_identity, load_golden
-from gate.shards import Shard, in_shard, parse_shard
+from gate.load.golden import golden_identity, load_golden
+from gate.load.shards import Shard, in_shard, parse_shard
 from tests.conftest import EXAMPLE
 from tests.support.checked_once import checked, shards
 from tests.support.golden_factory import write_golden

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.case_warnings import case_warnings
 from gate.cli import main
 from gate.model import Case, Run
 from gate.report.comment import CommentReporter
 from gate.report.json import JsonReporter
+from gate.score.case_warnings import case_warnings
 from tests.support.report_factory import regression_report
 
 ROOT = Path(__file__).resolve().parent.parent

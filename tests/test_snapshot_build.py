@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gate.model import Page, Run, SearchResult
-from gate.snapshot.build import build, extract_anchors, plan
+from gate.snapshot.build import build, build_plan, extract_anchors
 from gate.snapshot.records import Anchor
 from gate.snapshot.store import SnapshotStore
 
@@ -30,7 +30,7 @@ def test_each_query_gets_its_results_in_the_neutral_shape() -> None:
                      published=date(2026, 6, 21)),
         SearchResult(query=1, position=1, title="U", url="https://numpy.org/b", snippet=""),
     ))
-    p = plan([run])
+    p = build_plan([run])
     by_query = {s.query: s for s in p.searches}
     assert set(by_query) == {"numpy 2.5 notes", "numpy 2.5 deprecations"}
     assert by_query["numpy 2.5 notes"].provider == "trace"
@@ -43,14 +43,14 @@ def test_each_query_gets_its_results_in_the_neutral_shape() -> None:
 
 
 def test_a_query_with_no_results_is_recorded_as_empty() -> None:
-    p = plan([_run(queries=("nothing here",))])
+    p = build_plan([_run(queries=("nothing here",))])
     assert [s.response for s in p.searches] == [{"results": []}]
 
 
 def test_minimal_results_split_where_positions_restart() -> None:
     results = tuple(SearchResult(query=None, position=n, title="", url=f"https://a.test/{i}", snippet="")
                     for i, n in enumerate([1, 2, 3, 1, 2]))
-    p = plan([_run(queries=("first", "second"), results=results)])
+    p = build_plan([_run(queries=("first", "second"), results=results)])
     by_query = {s.query: [r["url"] for r in s.response["results"]] for s in p.searches}
     assert by_query == {"first": ["https://a.test/0", "https://a.test/1", "https://a.test/2"],
                         "second": ["https://a.test/3", "https://a.test/4"]}
@@ -59,7 +59,7 @@ def test_minimal_results_split_where_positions_restart() -> None:
 def test_results_that_cannot_be_attributed_are_not_guessed() -> None:
     results = tuple(SearchResult(query=None, position=n, title="", url=f"https://a.test/{n}", snippet="")
                     for n in [1, 2, 3])
-    p = plan([_run(queries=("first", "second"), results=results)])
+    p = build_plan([_run(queries=("first", "second"), results=results)])
     assert p.searches == ()
     assert len(p.notes) == 1 and "its queries are not recorded" in p.notes[0]
 
@@ -69,7 +69,7 @@ def test_pages_and_extractions_come_from_what_was_read() -> None:
     page = Page(url="https://numpy.org/doc/stable/x", text="See [the notes](../2.5/notes.html).",
                 final_url="https://numpy.org/doc/2.5/x", status=200, fetched_at=fetched,
                 published=date(2026, 6, 21))
-    p = plan([_run(pages=(page,))])
+    p = build_plan([_run(pages=(page,))])
     (fetch,) = p.pages
     assert (fetch.url, fetch.status, fetch.final_url, fetch.body, fetch.fetched_at) == (
         page.url, 200, page.final_url, page.text, fetched)
@@ -81,7 +81,7 @@ def test_pages_and_extractions_come_from_what_was_read() -> None:
 
 def test_a_transient_failure_in_a_run_is_not_recorded() -> None:
     page = Page(url="https://a.test/", text="Service Unavailable", status=503)
-    p = plan([_run(pages=(page,))])
+    p = build_plan([_run(pages=(page,))])
     assert p.pages == () and p.extractions == ()
     assert "HTTP 503 is a transient failure" in p.notes[0]
 
@@ -89,11 +89,11 @@ def test_a_transient_failure_in_a_run_is_not_recorded() -> None:
 def test_two_runs_that_disagree_keep_the_first_and_say_so() -> None:
     one = _run("one", pages=(Page(url="https://a.test/x", text="first", status=200),))
     two = _run("two", pages=(Page(url="http://www.a.test/x/", text="second", status=200),))
-    p = plan([one, two])
+    p = build_plan([one, two])
     assert [r.body for r in p.pages] == ["first"]
     assert any("runs/two.json recorded it differently from runs/one.json" in n for n in p.notes)
     # The same answer twice is not a disagreement.
-    assert plan([one, one]).notes == ()
+    assert build_plan([one, one]).notes == ()
 
 
 def test_anchors_inline_reference_and_autolinks_but_not_images_or_code() -> None:

@@ -26,8 +26,7 @@ import pytest
 from gate.cli import main
 from gate.config import RecordConfig, SearchProviderConfig
 from gate.errors import InputError
-from gate.load import load_golden
-from gate.progress import PlainProgress
+from gate.load.golden import load_golden
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live import LiveWeb
 from gate.snapshot.recording import NEW_EPISODES, RECORD, RecordingSource, finish
@@ -35,6 +34,7 @@ from gate.snapshot.records import PAGES, Anchor, PageRecord, SearchRecord, searc
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 from gate.snapshot.version import NOTE, bump_version, bumped_text
+from gate.term.progress import PlainProgress
 from tests.support.loopback import ServerThread, get_json
 
 KEY = "sk-live-0123456789abcdef"

@@ -16,9 +16,9 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from gate.cli import main
+from gate.deliver.spans import traces_endpoint
+from gate.deliver.spans.ids import span_id, trace_id
 from gate.errors import InputError
-from gate.spans import traces_endpoint
-from gate.spans.ids import span_id, trace_id
 from tests.support.fresh_import import FreshImport
 from tests.support.otlp_receiver import attributes, decode_json_lines, otlp_receiver, spans_of
 

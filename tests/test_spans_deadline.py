@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.baseline import parse_report
 from gate.cli import main
-from gate.jsonio import load_json
-from gate.spans import DEFAULT_DEADLINE, SpanExportError, export_otlp, load_runs, otlp_deadline
-from gate.spans.otel import shown_endpoint
+from gate.deliver.spans import DEFAULT_DEADLINE, SpanExportError, export_otlp, load_runs, otlp_deadline
+from gate.deliver.spans.otel import shown_endpoint
+from gate.files.jsonio import load_json
+from gate.store.baseline import parse_report
 from tests.support.otlp_receiver import otlp_receiver
 
 ROOT = Path(__file__).parent.parent

@@ -1,13 +1,14 @@
-"""``gate.spans.build_spans``: the span tree of hand-made runs, as plain values (no OpenTelemetry)."""
+"""``gate.deliver.spans.build_spans``: the span tree of hand-made runs, as plain values (no OpenTelemetry)."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, date, datetime
 
+from gate.deliver.spans import build_spans
 from gate.model import Citation, Finding, Page, Run, SearchResult
-from gate.results import CaseResult, CaseWarning, CheckStatus, Counts, Report
-from gate.spans import build_spans
+from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
+from gate.verdict.report import Report
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gate.color import use_color
 from gate.model import Finding
-from gate.report.escape import plain
 from gate.report.terminal import TerminalReporter, failure_rows, verdict_line
+from gate.term.color import use_color
+from gate.text.escape import plain
 from tests.support.pty_run import gate_under_pty
 from tests.support.report_factory import assert_golden, regression_pair, regression_report
 

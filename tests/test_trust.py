@@ -20,14 +20,14 @@ import yaml
 
 from gate.cli import main
 from gate.config import CompareConfig, Config, JudgeConfig, SoftBound
-from gate.configdiff import config_changes
-from gate.jsonio import validate
+from gate.files.jsonio import validate
 from gate.judge.cache import NOT_VERIFIED
 from gate.report.comment import CommentReporter
 from gate.report.json import JsonReporter
 from gate.report.markdown import MarkdownReporter
-from gate.report.serialise import report_from_dict
-from gate.results import Report
+from gate.store.serialise import report_from_dict
+from gate.verdict.configdiff import config_changes
+from gate.verdict.report import Report
 from tests.support.anthropic_server import AnthropicServer, Reply, Request
 from tests.support.environ import environ_overlay
 from tests.support.gitrepo import GitRepo

@@ -19,7 +19,7 @@ import pytest
 
 from gate.cli import main
 from gate.errors import InputError
-from gate.gitrev import relative, toplevel
+from gate.git.revision import relative, toplevel
 from tests.support.gitrepo import GitRepo
 from tests.support.golden_factory import write_golden
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from gate.checks.source_rules import rule_source_type
 from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused
 from gate.model import Citation
@@ -33,7 +34,6 @@ from gate.snapshot.recording import NEW_EPISODES, RecordingSource, finish
 from gate.snapshot.records import PageRecord
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
-from gate.source_rules import rule_source_type
 from gate.urls import canonical, host
 from tests.support.loopback import ServerThread, get_json
 

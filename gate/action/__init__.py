@@ -4,7 +4,7 @@ The container runs ``python -m gate.action`` (``__main__.py``). Inputs arrive as
 variables named by the runner as ``INPUT_`` + the input name upper-cased with spaces turned into
 ``_`` (dashes are kept: ``golden-set`` is ``INPUT_GOLDEN-SET``); nothing is ever interpolated into
 a shell. The gate runs in-process as Python, through the functions the commands use
-(:func:`gate.pipeline.run_set`, :func:`gate.commands.check.deliver`, ...), so the action and
+(:func:`gate.pipeline.run_set`, :func:`gate.deliver.delivery.deliver`, ...), so the action and
 ``sourcegate check`` cannot disagree; the action gets the report back as a value, and passes the
 judge's key and the GitHub token on as values too: it never builds a command line, never changes
 the process environment and never reads back a file it wrote.

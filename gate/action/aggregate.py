@@ -5,9 +5,9 @@ one thing. The rules, pure:
 
 * ``verdict``: the most severe of the sets' verdicts, in the order of :data:`VERDICT_SEVERITY`
   (``error`` when a set could not run, then ``fail``, ``inconclusive``, ``pass``), matching the
-  exit-code order of :mod:`gate.goldensets`.
+  exit-code order of :mod:`gate.load.goldensets`.
 * ``exit-code``: the most severe of the exit codes each set alone would give under ``fail-on``
-  (:func:`gate.goldensets.combined_exit`).
+  (:func:`gate.load.goldensets.combined_exit`).
 * ``hard-failures`` and ``soft-warnings``: sums over the sets that ran.
 * ``grounding-rate`` and ``hallucination-rate``: the mean over every judged case of every set, the
   same figure as for one set (where it is the mean over that set's judged cases).
@@ -27,7 +27,7 @@ from statistics import fmean
 from gate.action.commands import workflow_command
 from gate.action.outcome import SetOutcome, figure
 from gate.errors import EXIT_INCONCLUSIVE, EXIT_PASS
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = ["VERDICT_SEVERITY", "SetRun", "combined_verdict", "sets_output", "step_outputs", "failure_annotation"]
 

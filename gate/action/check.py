@@ -2,8 +2,8 @@
 
 Checks that the baseline commit is in the checkout, then
 for each golden set calls the gate as Python: :func:`gate.pipeline.run_set` (in merge mode
-:func:`gate.mergerun.merged_report`) gives the set's :class:`~gate.results.Report`, and
-:func:`gate.commands.check.deliver` writes its report files, job summary file and PR comment, the
+:func:`gate.pipeline.merged_report`) gives the set's :class:`~gate.verdict.report.Report`, and
+:func:`gate.deliver.delivery.deliver` writes its report files, job summary file and PR comment, the
 code path of ``sourcegate check``, so the two cannot disagree. Workflow commands are stopped
 meanwhile. Then the step writes ``GITHUB_OUTPUT``, appends to ``GITHUB_STEP_SUMMARY``, annotates
 each hard failure and maps the verdicts and ``fail-on`` to the exit code, all from the Report values
@@ -34,26 +34,26 @@ from gate.action.notrun import (
 )
 from gate.action.outcome import exit_code, outcome_from_report, set_annotation_lines
 from gate.action.plan import SetPlan, plan_check
-from gate.commands.check import Delivery, Outputs, deliver
-from gate.commands.targets import check_targets, reads_of
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER
+from gate.deliver.delivery import Delivery, Outputs, deliver
+from gate.deliver.publish import comment_authors, run_url
+from gate.deliver.targets import check_targets, reads_of
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
 from gate.exitcodes import error_line, guarded
-from gate.gitrev import has_commit
-from gate.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
-from gate.load import load_golden
-from gate.mergerun import MergeRequest, merged_report
-from gate.outputs import resolve_within
-from gate.paths import real_is_below
-from gate.pipeline import TRACES_NAME, SetRequest, run_set
-from gate.progress import PlainProgress, Progress
-from gate.publish import comment_authors, run_url
-from gate.report.escape import md, md_code
+from gate.files.outputs import resolve_within
+from gate.files.paths import real_is_below
+from gate.git.revision import has_commit
+from gate.load.golden import load_golden
+from gate.load.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
+from gate.pipeline import TRACES_NAME, MergeRequest, SetRequest, merged_report, run_set
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
-from gate.results import CHECK_ERROR, Report
+from gate.results import CHECK_ERROR
 from gate.rules import resolve_config
+from gate.term.progress import PlainProgress, Progress
+from gate.text.escape import md, md_code
+from gate.verdict.report import Report
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext
@@ -69,7 +69,7 @@ class Gate(Protocol):
 
 
 def run_gate(request: SetRequest | MergeRequest, progress: Progress) -> Report:
-    """The gate: :func:`gate.pipeline.run_set` for a set, :func:`gate.mergerun.merged_report` for a merge."""
+    """The gate: :func:`gate.pipeline.run_set` for a set, :func:`gate.pipeline.merged_report` for a merge."""
     now = datetime.now(UTC)
     if isinstance(request, MergeRequest):
         return merged_report(request, now=now)
@@ -114,7 +114,7 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     Every report file must resolve inside ``GITHUB_WORKSPACE`` (the working folder when unset): a
     report folder or file committed as a symlink that leads out of it is an input error (exit 2)
     before anything is written or removed, and so is a report file that cannot be written or that a
-    set reads (:mod:`gate.commands.targets`)."""
+    set reads (:mod:`gate.deliver.targets`)."""
     root = os.path.abspath(env.get("GITHUB_WORKSPACE") or os.getcwd())
     pr = _pr_context(env)
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None) or None

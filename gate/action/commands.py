@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from gate.errors import InputError
-from gate.outputs import append_file
+from gate.files.outputs import append_file
 
 __all__ = [
     "RunnerFileError",

@@ -1,8 +1,8 @@
 """Comment mode (``comment-from`` set): the second job of the fork-safe pair.
 
 It does the job of ``sourcegate comment REPORT --pr N`` as Python, on a report that an untrusted
-workflow uploaded (:func:`gate.commands.comment.read_artifact`, then
-:func:`~gate.commands.comment.post_report`): the report is validated against its schema and
+workflow uploaded (:func:`gate.store.baseline.read_artifact`, then
+:func:`~gate.deliver.comment.post_report`): the report is validated against its schema and
 rendered again by the comment renderer, whose escaping keeps every string in it as text. The pull
 request number comes from the ``pr-number`` input, which the workflow takes from GitHub, never from
 the artifact. No gate runs.
@@ -32,11 +32,12 @@ from gate.action.aggregate import combined_verdict
 from gate.action.commands import append_runner_file, commands_stopped, output_block, workflow_command
 from gate.action.inputs import Inputs
 from gate.action.notrun import NOT_RUN_FILE, not_run_comment, read_not_run
-from gate.commands.comment import post_report, read_artifact
+from gate.deliver.comment import post_report
+from gate.deliver.publish import comment_authors, gate_run_url, post_comment
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, guarded
-from gate.goldensets import combined_exit
-from gate.publish import comment_authors, gate_run_url, post_comment
+from gate.load.goldensets import combined_exit
+from gate.store.baseline import read_artifact
 
 __all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]
 

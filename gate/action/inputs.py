@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER, JUDGE_MODES
+from gate.deliver.publish import parse_logins
 from gate.errors import InputError
 from gate.judge.providers import PROVIDERS
-from gate.publish import parse_logins
-from gate.shards import parse_shard
+from gate.load.shards import parse_shard
 
 __all__ = [
     "FAIL_ON",

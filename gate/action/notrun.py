@@ -25,12 +25,12 @@ import yaml
 
 from gate.action.inputs import SNAPSHOT_ROOT
 from gate.errors import GateError
-from gate.gitrev import Revision, relative, resolve, show, tree_entries
-from gate.jsonio import dump_json, load_json, validate
-from gate.outputs import write_file
-from gate.report.escape import md_code
-from gate.report.marker import marker
+from gate.files.jsonio import dump_json, load_json, validate
+from gate.files.outputs import write_file
+from gate.git.revision import Revision, relative, resolve_revision, show_file, tree_entries
 from gate.report.sections import golden_set
+from gate.text.escape import md_code
+from gate.text.marker import marker
 from gate.version import __version__
 
 __all__ = [
@@ -67,7 +67,7 @@ class DroppedSet:
 def _base_name(at: Revision, rel: str) -> str:
     """The set's ``name`` in its ``golden.yaml`` at the revision; its folder's name when that cannot be read."""
     try:
-        data = yaml.safe_load(show(at.top, at.commit, f"{rel}/golden.yaml") or "")
+        data = yaml.safe_load(show_file(at.top, at.commit, f"{rel}/golden.yaml") or "")
     except (yaml.YAMLError, GateError):
         data = None
     if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
@@ -77,11 +77,11 @@ def _base_name(at: Revision, rel: str) -> str:
 
 def dropped_sets(root: str, commit: str, found: Collection[str]) -> tuple[DroppedSet, ...]:
     """The golden sets (folders of ``cached-snapshots/`` with a ``golden.yaml``) at ``commit`` that are
-    not among ``found``, sorted by path. Read as the gate reads the base (:mod:`gate.gitrev`: objects
+    not among ``found``, sorted by path. Read as the gate reads the base (:mod:`gate.git.revision`: objects
     checked by hash). Empty when the commit cannot be read (not a git checkout, a missing commit,
     changed objects): the gate itself then says what it cannot read at the base."""
     try:
-        at = resolve(root, commit)
+        at = resolve_revision(root, commit)
         snapshots = relative(at.top, os.path.join(root, SNAPSHOT_ROOT))
         folders = [name for name, (kind, _) in tree_entries(at.top, at.commit, snapshots).items() if kind == "tree"]
         rels = {f"{snapshots}/{name}" if snapshots != "." else name: os.path.join(SNAPSHOT_ROOT, name)
@@ -124,7 +124,7 @@ def post_not_run(name: str, error: str, code: int, env: Mapping[str, str], autho
                  out: TextIO) -> None:
     """Update the set's PR comment from an earlier push, if it has one, to say it could not run (none is
     created: the failed check says it); a failure is said on ``out``."""
-    from gate.publish import post_comment, run_url
+    from gate.deliver.publish import post_comment, run_url
 
     done = post_comment(not_run_comment(name, error, code, run_url(env)), name, env, err=out, authors=authors,
                         update_only=True)

@@ -21,7 +21,7 @@ from typing import Any
 
 from gate.action.commands import workflow_command
 from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_INTERNAL, EXIT_PASS
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = [
     "MAX_ANNOTATIONS", "SetOutcome", "annotation_lines", "exit_code", "figure", "outcome_from_report",

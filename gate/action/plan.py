@@ -2,7 +2,7 @@
 
 :func:`plan_check` turns the :class:`~gate.action.inputs.Inputs` and the pull request (if any) into a
 :class:`SetPlan` of values: the request the gate runs (a :class:`~gate.pipeline.SetRequest`, or in
-merge mode a :class:`~gate.mergerun.MergeRequest`), the report files, whether to comment and as
+merge mode a :class:`~gate.pipeline.MergeRequest`), the report files, whether to comment and as
 whom, the judge mode, the baseline commit and the notes that tell the reader why (no key, a fork,
 not a pull request).
 """
@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING
 
 from gate.action.inputs import Inputs, key_input, resolve_judge
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER
-from gate.mergerun import MergeRequest
-from gate.pipeline import SetRequest
+from gate.load.shards import parse_shard
+from gate.pipeline import MergeRequest, SetRequest
 from gate.report.registry import REPORTERS
-from gate.shards import parse_shard
 
 if TYPE_CHECKING:
     from gate.github import PullRequestContext

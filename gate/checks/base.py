@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gate.checks.passage import PageIndex
+from gate.checks.source_rules import rule_source_type
 from gate.config import Config
 from gate.model import Case, Citation, Freshness, Outcome, Page, Run
-from gate.passage import PageIndex
-from gate.source_rules import rule_source_type
 from gate.urls import canonical, extract_urls
 
 

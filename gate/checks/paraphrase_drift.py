@@ -18,8 +18,8 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from gate.checks.base import Subject
+from gate.checks.passage import NUMBER, normalise
 from gate.model import Finding, Outcome
-from gate.passage import NUMBER, normalise
 from gate.urls import canonical
 from gate.urls.supported import cited_sentences
 
@@ -27,7 +27,7 @@ __all__ = ["Drift", "ParaphraseDrift", "drift", "names_of", "sentence_drift"]
 
 MAX_SENTENCE_CHARS = 500
 """A cited sentence longer than this is scored on its first 500 characters (bounded work)."""
-MAX_PAGE_CHARS = 100_000
+MAX_DRIFT_PAGE_CHARS = 100_000
 """Only this much of a page's normalised text is searched: aligning a 500-character sentence costs
 about 25 ms on 100,000 characters (rapidfuzz 3) against 4 ms on a typical 15,000-character page."""
 MAX_SENTENCES = 100
@@ -96,7 +96,7 @@ def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drif
     follow the passage matcher's rule (``1,234`` and ``4.2`` are one number each) and must be
     somewhere on the page as written; so must every name.
     """
-    text = (page if page_is_normalised else normalise(page))[:MAX_PAGE_CHARS]
+    text = (page if page_is_normalised else normalise(page))[:MAX_DRIFT_PAGE_CHARS]
     raw = sentence[:MAX_SENTENCE_CHARS]
     needle = normalise(raw).rstrip(".!?。 ")
     if not needle:

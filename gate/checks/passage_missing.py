@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from gate.checks.base import Subject
+from gate.checks.passage import WorkBudget, normalise
 from gate.model import Finding, Outcome
-from gate.passage import WorkBudget, normalise
 from gate.urls import canonical
 
 
 class PassageMissing:
     """A citation's quote must be on the cited page (normalised exact, then fuzzy match).
 
-    A quote or page past the fuzzy match's bounds (:data:`gate.passage.MAX_FUZZY_QUOTE_CHARS` and
+    A quote or page past the fuzzy match's bounds (:data:`gate.checks.passage.MAX_FUZZY_QUOTE_CHARS` and
     the others) must be on the page exactly; otherwise it is a finding that says it was too large
     to check fuzzily. So is a quote left once the run's quotes have spent
-    :data:`gate.passage.MAX_RUN_FUZZY_WORK`.
+    :data:`gate.checks.passage.MAX_RUN_FUZZY_WORK`.
     """
 
     id = "passage_missing"

@@ -12,9 +12,9 @@ import re
 from difflib import get_close_matches
 from typing import Any, Protocol
 
+from gate.deliver.publish import LOGIN_FORM, is_login
 from gate.errors import InputError
-from gate.publish import LOGIN_FORM, is_login
-from gate.suggest import did_you_mean
+from gate.text.suggest import did_you_mean
 
 __all__ = ["Command", "Parser", "add_comment_author", "unrecognized"]
 

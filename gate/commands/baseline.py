@@ -2,7 +2,7 @@
 
 Each golden set gets its ``baseline.json``, only from a passing run unless ``--force`` (the
 baseline then says it was forced). Several sets run in turn, as with ``check``; every set's target
-is checked before the first set runs (:mod:`gate.commands.targets`).
+is checked before the first set runs (:mod:`gate.deliver.targets`).
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ import os
 import sys
 from datetime import UTC, datetime
 
-from gate.baseline import baseline_file, refusal, stamped, write_baseline
 from gate.commands.base import Parser, Subparsers
 from gate.commands.sets import each_set
-from gate.commands.targets import Target, check_targets, reads_of, set_name
 from gate.config import JUDGE_MODES
+from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode, report_exit
-from gate.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
+from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
+from gate.store.baseline import baseline_file, refusal, stamped, write_baseline
 
 __all__ = ["add_parser", "run"]
 

@@ -3,7 +3,7 @@
 The report is untrusted data: validated against its schema, then escaped by the renderer. Posting
 is this command's whole job: unlike ``check --comment``, GitHub refusing the comment is its failure,
 exit 5 (:attr:`gate.exitcodes.ExitCode.PUBLISH`). The action's comment mode does the same job
-through :func:`read_artifact` and :func:`post_report`.
+through :func:`gate.store.baseline.read_artifact` and :func:`gate.deliver.comment.post_report`.
 """
 
 from __future__ import annotations
@@ -11,22 +11,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, TextIO
 
-from gate.baseline import parse_report
 from gate.commands.base import Subparsers, add_comment_author
-from gate.commands.targets import Target, check_targets
+from gate.deliver.comment import comment_body, post_report
+from gate.deliver.publish import comment_authors, emit
+from gate.deliver.targets import Target, check_targets
 from gate.exitcodes import ExitCode
-from gate.jsonio import load_json
-from gate.publish import comment_authors, emit, gate_run_url, post_comment
-from gate.report.registry import REPORTERS
-from gate.results import Report
+from gate.store.baseline import read_artifact
 
-if TYPE_CHECKING:
-    from gate.github import UpsertResult
-
-__all__ = ["add_parser", "comment_body", "post_report", "read_artifact", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -39,29 +32,6 @@ def add_parser(sub: Subparsers) -> None:
                    help="write the comment here ('-' for stdout) instead of posting it "
                         "(outside a pull request it is printed)")
     add_comment_author(m)
-
-
-def read_artifact(file: str) -> Report:
-    """A JSON report artifact, validated against its schema (it may come from an untrusted workflow)."""
-    return parse_report(load_json(file), file)
-
-
-def comment_body(report: Report, env: Mapping[str, str]) -> str:
-    """The PR comment of ``report``, linking to the run that made the report: in a ``workflow_run``
-    event the gate's run it names, else the CI run that ``env`` describes (if any)."""
-    return REPORTERS["comment"].make(gate_run_url(env)).render(report)
-
-
-def post_report(report: Report, env: Mapping[str, str], *, number: int | None = None,
-                authors: Collection[str] | None = None, err: TextIO | None = None) -> UpsertResult | None:
-    """Post (or update) the report's comment on pull request ``number`` (None: this run's event).
-
-    ``env`` holds the CI run's variables and ``GITHUB_TOKEN`` (:func:`gate.publish.post_comment`).
-    Returns what GitHub did and where the comment is; None when it was not posted, said on ``err``
-    (posting is this command's job: the caller then exits 5).
-    """
-    return post_comment(comment_body(report, env), report.golden_name, env, number=number, err=err,
-                        authors=authors, fails=True)
 
 
 def run(args: argparse.Namespace) -> int:

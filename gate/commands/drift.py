@@ -4,7 +4,7 @@ A report for a schedule, never part of the merge gate (docs/drift.md says why). 
 be refused is refused before the first request (exit 2): the set, the configuration and its
 ``record.allow``, the baseline, ``--fail-on``, and every output path. Then the URLs are collected
 (:mod:`gate.drift.cited`), looked at live (:mod:`gate.drift.checker`), judged once
-(:func:`gate.drift.verdict.build_report`) and the reports written all or nothing. The exit code is
+(:func:`gate.drift.verdict.drift_report`) and the reports written all or nothing. The exit code is
 0, or 1 when a URL has a verdict ``--fail-on`` names.
 """
 
@@ -16,21 +16,21 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from gate.baseline import read_baseline
 from gate.commands.base import Subparsers
-from gate.commands.check import write_all
-from gate.commands.targets import Target, check_targets, reads_of
 from gate.config import load_config
+from gate.deliver.delivery import write_all
+from gate.deliver.targets import Target, check_targets, reads_of
 from gate.drift.cited import cited_urls
 from gate.drift.hosts import Limits
 from gate.drift.model import DriftVerdict
 from gate.drift.render import drift_json, drift_markdown, summary_line
-from gate.drift.verdict import build_report, failing, parse_fail_on
+from gate.drift.verdict import drift_report, failing, parse_fail_on
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
-from gate.load import load_golden
+from gate.load.golden import load_golden
 from gate.pipeline import SetRequest
-from gate.progress import for_cli
+from gate.store.baseline import read_baseline
+from gate.term.progress import for_cli
 
 __all__ = ["add_parser", "run"]
 
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     started = datetime.now(UTC)
     answers = check_live(cited, config.record, limits=limits, content=args.content, source=config.source,
                          progress=for_cli(quiet=args.quiet))
-    report = build_report(golden.name, golden.version, cited, answers, content=args.content,
+    report = drift_report(golden.name, golden.version, cited, answers, content=args.content,
                           checked_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"), baseline=args.baseline)
     rendered = {"--json": drift_json, "--markdown": drift_markdown}
     write_all([(path, rendered[flag](report)) for flag, path in outputs.items() if path is not None])

@@ -9,9 +9,9 @@ refused unless ``--force``; a trace with no question is written, with a warning.
 
 One ``DIR/<case>.json`` per input; the case id is ``--case`` (one input only) or the input's file
 name without its extensions. Every target is checked first (a folder that cannot be written,
-an input that would be overwritten: :mod:`gate.commands.targets`), then every input is read and
+an input that would be overwritten: :mod:`gate.deliver.targets`), then every input is read and
 converted, and every trace validated, before anything is written: one bad input writes nothing and
-exits 2 naming the file and the JSON path. Each file is written whole (``gate.outputs.write_file``);
+exits 2 naming the file and the JSON path. Each file is written whole (``gate.files.outputs.write_file``);
 the same input gives the same bytes.
 Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
 """
@@ -24,14 +24,14 @@ import re
 import sys
 
 from gate.commands.base import Subparsers
-from gate.commands.targets import Target, check_targets
+from gate.commands.scaffold import NewCase, append_cases, golden_yaml, scaffold_name
+from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
+from gate.files.jsonio import dump_json, read_text
+from gate.files.outputs import write_file
 from gate.importers import FORMATS, convert
-from gate.jsonio import dump_json, read_text
-from gate.load import load_golden
-from gate.outputs import write_file
-from gate.scaffold import NewCase, append_cases, golden_yaml, set_name
+from gate.load.golden import load_golden
 
 __all__ = ["FORMAT_IDS", "add_parser", "case_id", "run"]
 
@@ -118,7 +118,7 @@ def _golden_update(root: str, cases: list[NewCase]) -> tuple[str, str] | None:
     """(golden.yaml, its new text) with the cases it does not list yet; a new file when there is none."""
     file = os.path.join(root, "golden.yaml")
     if not os.path.exists(file):
-        return file, golden_yaml(set_name(os.path.basename(os.path.abspath(root))), cases)
+        return file, golden_yaml(scaffold_name(os.path.basename(os.path.abspath(root))), cases)
     known = {c.id for c in load_golden(root).cases}
     new = [c for c in cases if c.id not in known]
     return (file, append_cases(read_text(file), new, file)) if new else None

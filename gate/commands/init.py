@@ -1,13 +1,13 @@
 """``sourcegate init [DIR] [--from-runs RUNS]``: start a golden set from recorded runs.
 
 Writes ``DIR/golden.yaml`` (one case per trace in ``RUNS``, or in ``DIR/runs/`` when no
-``--from-runs``; :func:`gate.scaffold.golden_yaml`), ``DIR/sourcegate.yaml`` with every default
-(:func:`gate.scaffold.config_yaml`) and ``.github/workflows/sourcegate.yml`` (under the current
+``--from-runs``; :func:`gate.commands.scaffold.golden_yaml`), ``DIR/sourcegate.yaml`` with every default
+(:func:`gate.commands.scaffold.config_yaml`) and ``.github/workflows/sourcegate.yml`` (under the current
 folder, the repository's root) from the example workflow, unless that workflow exists: it is then
 left as it is, even with ``--force`` (it may gate other sets), and the message says how it picks up
 the new set. Traces from ``--from-runs`` are copied to ``DIR/runs/<case>.json``, where
 ``sourcegate check DIR`` reads them. Every trace is read and validated, and every target checked
-(:func:`gate.commands.targets.check_targets`: a file in the way of a folder, no permission),
+(:func:`gate.deliver.targets.check_targets`: a file in the way of a folder, no permission),
 before anything is written: an existing file is refused unless ``--force``, and nothing is
 half-written.
 """
@@ -19,11 +19,11 @@ import os
 import sys
 
 from gate.commands.base import Subparsers
-from gate.commands.targets import Target, check_targets
+from gate.commands.scaffold import NewCase, config_yaml, golden_yaml, scaffold_name, workflow_yaml
+from gate.deliver.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
-from gate.load import RUNS_DIR, load_trace
-from gate.outputs import write_file
-from gate.scaffold import NewCase, config_yaml, golden_yaml, set_name, workflow_yaml
+from gate.files.outputs import write_file
+from gate.load.golden import RUNS_DIR, load_trace
 
 __all__ = ["WORKFLOW_FILE", "add_parser", "run"]
 
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sourcegate: warning: no trace in {source}: golden.yaml gets one placeholder case",
               file=sys.stderr)
         cases.append(NewCase("first-case", None))
-    name = set_name(os.path.basename(os.path.abspath(root)))
+    name = scaffold_name(os.path.basename(os.path.abspath(root)))
     planned[os.path.join(root, "golden.yaml")] = golden_yaml(name, cases)
     planned[os.path.join(root, "sourcegate.yaml")] = config_yaml()
     # An existing workflow is left as it is, even with --force: it may gate other sets already.

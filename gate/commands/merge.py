@@ -1,7 +1,7 @@
 """``sourcegate merge GOLDEN PARTIAL...``: the shards of one golden set back into one report.
 
 The partial reports of ``check GOLDEN --shard i/n --json FILE`` are merged, each case checked again
-from its trace, compared with the baseline and decided once (:mod:`gate.mergerun`), then written
+from its trace, compared with the baseline and decided once (:func:`gate.pipeline.merged_report`), then written
 and published as ``check`` writes and publishes one set's report: the same report options, job
 summary and PR comment.
 """
@@ -13,12 +13,13 @@ import os
 from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers
-from gate.commands.check import Delivery, Outputs, add_report_options, add_runs_option, deliver, report_flags
-from gate.commands.targets import check_targets, reads_of, set_name
-from gate.console import terminal_mode
+from gate.commands.check import add_report_options, add_runs_option, report_flags
+from gate.deliver.console import terminal_mode
+from gate.deliver.delivery import Delivery, Outputs, deliver
+from gate.deliver.publish import comment_authors
+from gate.deliver.targets import check_targets, reads_of, set_name
 from gate.errors import InputError
-from gate.mergerun import MergeRequest, merged_report
-from gate.publish import comment_authors
+from gate.pipeline import MergeRequest, merged_report
 
 __all__ = ["add_parser", "run"]
 

@@ -7,7 +7,7 @@ step that runs it) plus ``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``, ``SOURCEGA
 ``check``'s report options, and its verdict is the exit code; without it, the exit code is 0 once
 the traces are written (agent failures and misses are in them, for ``sourcegate check``). The
 folder of the traces and, with ``--check``, every report path are checked before the first agent
-starts (:mod:`gate.commands.targets`).
+starts (:mod:`gate.deliver.targets`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from collections.abc import Iterator, Sequence
 from gate.commands import check
 from gate.commands.base import Subparsers
 from gate.commands.check import add_check_options
-from gate.commands.targets import Target, check_targets
+from gate.deliver.targets import Target, check_targets
 from gate.errors import EXIT_PASS, InputError
 from gate.exitcodes import Interrupted
-from gate.load import RUNS_DIR
+from gate.load.golden import RUNS_DIR
 from gate.report.registry import file_reporters
 
 __all__ = ["add_parser", "run", "split_argv"]
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         planned = check.plan(args, [args.golden])
         rules = check.request_rules(planned, args)
     # Here, not at the top: the runner loads the replay server and its HTTP client, slow to import.
-    from gate.console import progress
+    from gate.deliver.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent
 
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from gate.exitcodes import guarded
-from gate.goldensets import GoldenSetPaths, combined_exit
+from gate.load.goldensets import GoldenSetPaths, combined_exit
 
 __all__ = ["each_set"]
 

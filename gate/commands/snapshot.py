@@ -23,10 +23,10 @@ from gate.commands.base import Parser, Subparsers
 from gate.config import Config, load_config
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
-from gate.progress import for_cli
 from gate.snapshot.build import build, runs_of
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 from gate.snapshot.verify import render, verify
+from gate.term.progress import for_cli
 
 if TYPE_CHECKING:
     from gate.snapshot.live import LiveWeb

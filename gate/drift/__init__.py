@@ -31,7 +31,7 @@ _EXPORTS: dict[str, str] = {
     "cited_urls": "gate.drift.cited",
     "Limits": "gate.drift.hosts",
     "check_live": "gate.drift.checker",
-    "build_report": "gate.drift.verdict",
+    "drift_report": "gate.drift.verdict",
     "failing": "gate.drift.verdict",
     "parse_fail_on": "gate.drift.verdict",
     "verdict": "gate.drift.verdict",
@@ -49,7 +49,7 @@ __all__ = [
     "DriftReport",
     "Limits",
     "UrlDrift",
-    "build_report",
+    "drift_report",
     "check_live",
     "cited_urls",
     "drift_json",
@@ -67,4 +67,4 @@ if TYPE_CHECKING:
     from gate.drift.hosts import Limits
     from gate.drift.model import DRIFTED, VERDICTS, Answer, CitedUrl, DriftReport, UrlDrift
     from gate.drift.render import DRIFT_FORMAT, drift_json, drift_markdown
-    from gate.drift.verdict import build_report, failing, parse_fail_on, verdict
+    from gate.drift.verdict import drift_report, failing, parse_fail_on, verdict

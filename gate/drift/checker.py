@@ -23,11 +23,11 @@ from dataclasses import replace
 from itertools import chain, zip_longest
 
 from gate.config import RecordConfig
-from gate.drift.hosts import MAX_RETRY_AFTER, HostSlots, Limits, retry_delay
+from gate.drift.hosts import MAX_RETRY_AFTER, HostSlots, Limits, next_delay
 from gate.drift.live import Prober
 from gate.drift.model import Answer, CitedUrl
-from gate.progress import NullProgress, Progress
 from gate.snapshot.live.transport import Resolve
+from gate.term.progress import NullProgress, Progress
 from gate.urls import host
 
 __all__ = ["check_live", "checked", "interleaved"]
@@ -53,7 +53,7 @@ def checked(url: str, look: Callable[[str], Answer], hosts: HostSlots, *,
             answer = look(url)
         if not answer.transient:
             return replace(answer, attempts=attempt)
-        delay = retry_delay(attempt, answer.retry_after, limits)
+        delay = next_delay(attempt, answer.retry_after, limits)
         if answer.status == 429 or answer.retry_after is not None:  # the host said to slow down
             hosts.pause(name, MAX_RETRY_AFTER if delay is None else delay)
         if attempt > limits.max_retries or delay is None or (stop is not None and stop.is_set()):

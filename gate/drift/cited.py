@@ -20,13 +20,13 @@ from gate.checks import CHECKS, Subject
 from gate.config import Config
 from gate.drift.model import CitedUrl, text_hash
 from gate.errors import SnapshotMiss
-from gate.load import iter_pairings
+from gate.load.golden import iter_pairings
 from gate.model import GoldenSet, Page
-from gate.results import Report
 from gate.snapshot.extract import extract_page
 from gate.snapshot.records import PageRecord
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 from gate.urls import canonical
+from gate.verdict.report import Report
 
 __all__ = ["cited_urls"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 
-__all__ = ["MAX_RETRY_AFTER", "HostSlots", "Limits", "retry_after_seconds", "retry_delay"]
+__all__ = ["MAX_RETRY_AFTER", "HostSlots", "Limits", "retry_after_seconds", "next_delay"]
 
 MAX_RETRY_AFTER = 60.0
 """The longest ``Retry-After`` waited for, in seconds; a URL asked to wait longer is an ``error``."""
@@ -60,7 +60,7 @@ def retry_after_seconds(value: str | None, now: datetime) -> float | None:
     return max((when - now).total_seconds(), 0.0)
 
 
-def retry_delay(attempt: int, retry_after: float | None, limits: Limits) -> float | None:
+def next_delay(attempt: int, retry_after: float | None, limits: Limits) -> float | None:
     """How long to wait before retry ``attempt`` (1 for the first): what the server asked, else the
     doubling backoff; None when the server asked for more than :data:`MAX_RETRY_AFTER`."""
     if retry_after is not None:

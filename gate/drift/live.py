@@ -41,17 +41,16 @@ from gate.snapshot.extract import extract_page
 from gate.snapshot.live import parse_allow, redact
 from gate.snapshot.live.target import request_target
 from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
+from gate.snapshot.live.web import ACCEPT, CONNECT_TIMEOUT
 from gate.snapshot.records import PageRecord
 from gate.urls.weburl import resolve
 from gate.version import __version__
 
-__all__ = ["HEAD_SHARE", "USER_AGENT", "Prober"]
+__all__ = ["HEAD_SHARE", "DRIFT_USER_AGENT", "Prober"]
 
-USER_AGENT = f"sourcegate/{__version__} (drift report; link check)"
-ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"
+DRIFT_USER_AGENT = f"sourcegate/{__version__} (drift report; link check)"
 HEAD_SHARE = 1 / 3
 """The share of the deadline a HEAD may take before its GET gets the rest."""
-CONNECT_TIMEOUT = 10.0
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 Method = Literal["HEAD", "GET"]
@@ -105,7 +104,7 @@ class Prober:
                     # sent to the host the checks judge the URL by, written out from their reading of it
                     target = request_target(current, where, verb="followed")
                     response = session.request(
-                        method, target.request_url(), headers={"User-Agent": USER_AGENT, "Accept": ACCEPT},
+                        method, target.request_url(), headers={"User-Agent": DRIFT_USER_AGENT, "Accept": ACCEPT},
                         allow_redirects=False, stream=True,
                         timeout=(min(CONNECT_TIMEOUT, deadline.remaining()), deadline.remaining()))
                     with response:

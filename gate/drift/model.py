@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-from gate.passage import normalise
+from gate.checks.passage import normalise
 
 __all__ = ["DRIFTED", "VERDICTS", "Answer", "CitedUrl", "DriftReport", "UrlDrift", "DriftVerdict", "text_hash"]
 
@@ -27,7 +27,7 @@ DRIFTED: tuple[DriftVerdict, ...] = VERDICTS[:-1]
 
 def text_hash(text: str) -> str:
     """The SHA-256 of a page's extracted text once normalised as quotes are (whitespace, case,
-    typographic quotes and dashes, entities: :func:`gate.passage.normalise`), so a page re-wrapped
+    typographic quotes and dashes, entities: :func:`gate.checks.passage.normalise`), so a page re-wrapped
     or re-indented is the same page."""
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
 

@@ -1,8 +1,8 @@
 """The drift report as JSON (``sourcegate-drift/1``) and as markdown for the job summary or an issue. Pure.
 
-The markdown starts with a hidden marker line (:func:`gate.report.marker.marker` of kind ``drift``),
+The markdown starts with a hidden marker line (:func:`gate.text.marker.marker` of kind ``drift``),
 by which a scheduled workflow finds the one issue it keeps up to date. Every URL, case id and reason
-goes through the project's one escaping (:mod:`gate.report.escape`): a page's redirect target is
+goes through the project's one escaping (:mod:`gate.text.escape`): a page's redirect target is
 untrusted text, shown as code, never as a link.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from gate.drift.model import DRIFTED, VERDICTS, DriftReport, UrlDrift
-from gate.jsonio import dump_json
-from gate.report.escape import md, md_code, md_url
-from gate.report.marker import marker
+from gate.files.jsonio import dump_json
+from gate.text.escape import md, md_code, md_url
+from gate.text.marker import marker
 from gate.version import __version__
 
 __all__ = ["DRIFT_FORMAT", "MAX_ROWS", "drift_data", "drift_json", "drift_markdown", "summary_line"]

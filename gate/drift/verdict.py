@@ -17,10 +17,10 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Literal
 
 from gate.drift.model import DRIFTED, VERDICTS, Answer, CitedUrl, DriftReport, DriftVerdict, UrlDrift
-from gate.suggest import did_you_mean
+from gate.text.suggest import did_you_mean
 from gate.urls import host, registered_domain
 
-__all__ = ["build_report", "failing", "parse_fail_on", "verdict"]
+__all__ = ["drift_report", "failing", "parse_fail_on", "verdict"]
 
 
 def _ok(status: int | None) -> bool:
@@ -69,7 +69,7 @@ def _judge(cited: CitedUrl, answer: Answer, content: bool
     return "ok", f"answers HTTP {status} with the text recorded", "same"
 
 
-def build_report(golden_name: str, golden_version: int, cited: Iterable[CitedUrl], answers: Mapping[str, Answer],
+def drift_report(golden_name: str, golden_version: int, cited: Iterable[CitedUrl], answers: Mapping[str, Answer],
                  *, content: bool, checked_at: str, baseline: str | None = None) -> DriftReport:
     """The report of one set: every cited URL judged against its answer (by URL), drifted first."""
     rows = [verdict(c, answers[c.url], content) for c in cited]

@@ -22,8 +22,8 @@ from types import MappingProxyType
 from typing import IO
 
 from gate.errors import InputError
+from gate.files.jsonio import MAX_JSON_BYTES, MAX_YAML_BYTES
 from gate.git.command import git_stream
-from gate.jsonio import MAX_JSON_BYTES, MAX_YAML_BYTES
 
 __all__ = ["MAX_OBJECT_BYTES", "Entry", "commit_of", "entry_at", "object_id", "read_blob", "read_objects",
            "read_trees", "walk"]

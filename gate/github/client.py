@@ -30,10 +30,10 @@ from gate.github.context import REPO_NAME
 from gate.github.replies import MAX_ERROR_TEXT, raise_http_error, reply_json, reply_object
 from gate.github.retry import RetryBudget, RetryPolicy, retry_delay
 
-__all__ = ["API_VERSION", "USER_AGENT", "GitHubClient", "UncertainWrite"]
+__all__ = ["API_VERSION", "API_USER_AGENT", "GitHubClient", "UncertainWrite"]
 
 API_VERSION = "2022-11-28"
-USER_AGENT = "sourcegate"
+API_USER_AGENT = "sourcegate"
 
 # A runaway Link chain (or a server that links a page to itself) must not loop forever:
 # 1000 pages of 100 is far more comments than any pull request has.
@@ -204,7 +204,7 @@ class GitHubClient:
             "Authorization": f"Bearer {self._token}",
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": API_VERSION,
-            "User-Agent": USER_AGENT,
+            "User-Agent": API_USER_AGENT,
         }
 
     def _scrub(self, text: str) -> str:

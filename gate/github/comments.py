@@ -14,7 +14,7 @@ from typing import Any, Literal
 from gate.errors import GitHubError
 from gate.github.client import GitHubClient, UncertainWrite
 from gate.github.retry import RetryBudget
-from gate.report.marker import MARKER_PREFIX, marker
+from gate.text.marker import MARKER_PREFIX, marker
 
 __all__ = [
     "ACTIONS_BOT_LOGIN",

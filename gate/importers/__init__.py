@@ -38,8 +38,8 @@ def convert(format: str, data: typing.Any, *, case: str | None = None, question:
     error messages. Raises :class:`gate.errors.InputError` (file and JSON path) on a wrong shape.
     """
     from gate.errors import InputError
+    from gate.files.jsonio import validate
     from gate.importers.base import Context
-    from gate.jsonio import validate
 
     if format not in _FORMATS:
         raise InputError(f"unknown import format {format!r} (expected one of {', '.join(FORMATS)})")

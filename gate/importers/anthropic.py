@@ -30,7 +30,7 @@ from gate.importers.base import (
     timestamp,
     url,
 )
-from gate.importers.jsontext import looks_like_stream, parsed, stream_events
+from gate.importers.embedded import looks_like_stream, parsed, stream_events
 
 # Document citations point into documents by index, and the response does not say which
 # document an index means: refused, so a trace never silently loses a citation.

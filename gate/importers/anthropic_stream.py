@@ -17,8 +17,8 @@ import copy
 from typing import Any
 
 from gate.errors import InputError
+from gate.files.jsonio import parse_json_bounded
 from gate.importers.base import Where, arr, need, obj, text
-from gate.jsonio import parse_json_bounded
 
 
 def _index(event: dict[str, Any], at: Where) -> int:

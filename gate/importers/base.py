@@ -14,9 +14,8 @@ from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 from gate.errors import InputError
+from gate.model import TRACE_FORMAT
 from gate.urls import canonical, extract_urls
-
-TRACE_FORMAT = "sourcegate-trace/1"
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from gate.importers.base import (
     text,
     timestamp,
 )
-from gate.importers.jsontext import NOT_JSON, embedded, parsed
+from gate.importers.embedded import NOT_JSON, embedded, parsed
 
 _QUESTION_KEYS = ("message", "question", "input", "query", "content")
 _ANSWER_KEYS = ("content", "output", "answer", "text", "result")

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gate.importers.base import Context, TraceBuilder, Where, arr, obj, publication_date, timestamp
-from gate.importers.jsontext import embedded, parsed
+from gate.importers.embedded import embedded, parsed
 
 _QUESTION_KEYS = ("question", "input", "query", "prompt")
 _ANSWER_KEYS = ("output", "answer", "text", "content", "result")

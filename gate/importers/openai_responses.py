@@ -37,7 +37,7 @@ from gate.importers.base import (
     timestamp,
     url,
 )
-from gate.importers.jsontext import looks_like_stream, parsed, stream_events
+from gate.importers.embedded import looks_like_stream, parsed, stream_events
 
 _FINAL_EVENTS = ("response.completed", "response.incomplete")
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gate.files.jsonio import check_depth
 from gate.importers.base import Context, TraceBuilder, Where, publication_date
-from gate.importers.jsontext import embedded
+from gate.importers.embedded import embedded
 from gate.importers.spanfile import Span, read_spans
-from gate.jsonio import check_depth
 
 _KIND = "openinference.span.kind"
 _QUERY_KEYS = ("query", "q", "input", "question")

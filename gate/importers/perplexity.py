@@ -28,7 +28,7 @@ from gate.importers.base import (
     timestamp,
     url,
 )
-from gate.importers.jsontext import parsed
+from gate.importers.embedded import parsed
 
 # [3] and [2, 3]; not a markdown link "[3](...)" or a reference definition "[3]: ..."
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\](?![(:])")

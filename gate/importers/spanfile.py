@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from gate.importers.base import Where, arr, obj, text, timestamp
-from gate.importers.jsontext import NOT_JSON, embedded, parse_at
+from gate.importers.embedded import NOT_JSON, embedded, parse_at
 
 __all__ = ["Span", "read_spans"]
 

@@ -32,7 +32,7 @@ from gate.importers.base import (
     text,
     url,
 )
-from gate.importers.jsontext import parse_at
+from gate.importers.embedded import parse_at
 
 # LangChain's get_msg_title_repr: "=" * n, " Ai Message " (bold in a notebook), "=" * n
 _BANNER = re.compile(r"^=+(?:\x1b\[1m)? (Human|Ai|Tool|System) Message (?:\x1b\[0m)?=+$")

@@ -19,7 +19,7 @@ from gate.config import Config
 from gate.judge.base import JudgeRequest, ToolCall, ToolReply
 from gate.judge.cost import billed_input_tokens
 from gate.judge.parse import parse_claims
-from gate.judge.render import claims_user, marker
+from gate.judge.render import claims_user, run_marker
 from gate.judge.tools import EXTRACT_CLAIMS, Tool
 from gate.judgement import Usage
 from gate.model import Case, Run
@@ -68,7 +68,7 @@ def _straightforward(run: Run, caller: _Counting, config: Config) -> None:
 
     subject = Subject.build(run, Case(id=run.case, question=run.question), config)
     model, max_tokens = config.judge.model, config.judge.max_tokens
-    user = claims_user(run, marker(run), list(subject.cited.values()))
+    user = claims_user(run, run_marker(run), list(subject.cited.values()))
     call = ToolCall(EXTRACT_CLAIMS, model, user, max_tokens)
     reply = caller.call(call, 60.0)
     claims = parse_claims(reply.tool_input or {"claims": []}, subject.cited)[0][0] if reply.tool_input else ()

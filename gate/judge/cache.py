@@ -7,7 +7,7 @@ and never through a symlink that leads out of the golden set.
 Entries follow ``gate/schemas/judge-cache.json`` (format ``sourcegate-judgement/1``).
 
 Entries are committed with the golden set, so a pull request writes them: each is read as any JSON
-file of a golden set is (:mod:`gate.jsonio`), within the size limit, parsed strictly (duplicate keys,
+file of a golden set is (:mod:`gate.files.jsonio`), within the size limit, parsed strictly (duplicate keys,
 nesting, number of objects) and validated, and a damaged entry is an input error naming the file and
 the JSON path. An entry is read once: the bytes hashed for the trust check are the bytes parsed.
 
@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.errors import InputError
-from gate.gitrev import blob_id
-from gate.jsonio import decode_text, dump_json, inside, parse_json, read_bytes, validate
+from gate.files.jsonio import decode_text, dump_json, inside, parse_json, read_bytes, validate
+from gate.files.outputs import write_file
+from gate.git.revision import blob_id
 from gate.judge.base import ToolCall
 from gate.judgement import Usage
-from gate.outputs import write_file
 
-FORMAT = "sourcegate-judgement/1"
+CACHE_FORMAT = "sourcegate-judgement/1"
 JUDGEMENTS_DIR = "judgements"
 NOT_VERIFIED = "judgement added by this pull request, not verified"
 """Why a claim whose only judgement is one the pull request brought along stays unscored."""
@@ -142,7 +142,7 @@ class JudgeCache:
     def put(self, call: ToolCall, tool_input: Mapping[str, Any], usage: Usage) -> None:
         """Store a validated, complete reply."""
         entry = {
-            "format": FORMAT,
+            "format": CACHE_FORMAT,
             "key": call.key,
             "model": call.model,
             "prompt": call.tool.prompt,

@@ -17,9 +17,9 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from gate.checks.passage import terms
 from gate.judgement import Claim
 from gate.model import Page, SearchResult
-from gate.passage import terms
 from gate.urls import canonical
 
 CHUNK_CHARS = 480

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from gate.checks.base import Subject
+from gate.checks.source_rules import rule_source_type
 from gate.config import Config
 from gate.errors import JudgeAuthError, JudgeUnavailable
 from gate.judge.base import JudgeRequest, Provider, Settled, ToolCall, ToolReply, worth_caching
@@ -36,14 +37,13 @@ from gate.judge.cache import NOT_VERIFIED, JudgeCache
 from gate.judge.cost import priced
 from gate.judge.evidence import select_snippets, select_sources
 from gate.judge.parse import Assessment, parse_assessment, parse_claims, parse_verdicts
-from gate.judge.render import assess_user, claims_user, grade_user, marker
+from gate.judge.render import assess_user, claims_user, grade_user, run_marker
 from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, TOOLS, Tool
 from gate.judge.verify import Material, check
 from gate.judgement import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
 from gate.model import Run
-from gate.source_rules import rule_source_type
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 BREAKER_AFTER = 3
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -60,7 +60,7 @@ class _PrefixGate:
         self._lock = threading.Lock()
         self._done: dict[str, threading.Event] = {}
 
-    def run(self, prefix: str, fn: Callable[[], T], timeout: float) -> T:
+    def run(self, prefix: str, fn: Callable[[], _T], timeout: float) -> _T:
         with self._lock:
             event = self._done.get(prefix)
             first = event is None
@@ -174,7 +174,7 @@ class LLMJudge:
             self._proven = True
         return reply
 
-    def _ask(self, call: ToolCall, parse: Callable[[Mapping[str, Any]], tuple[T, bool]], tally: _Tally) -> T:
+    def _ask(self, call: ToolCall, parse: Callable[[Mapping[str, Any]], tuple[_T, bool]], tally: _Tally) -> _T:
         unverified = False
         if self._cache is not None:
             hit = self._cache.get(call)
@@ -235,7 +235,7 @@ class LLMJudge:
         """Judge one run; the judge's failures are unscored claims and problems, never exceptions."""
         run, case = request.run, request.case
         subject = Subject.build(run, case, self._config)
-        mark = marker(run)
+        mark = run_marker(run)
         tally = _Tally()
         notes: list[str] = []
         problems: list[str] = []

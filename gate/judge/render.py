@@ -25,7 +25,7 @@ MAX_ASSESSED_RESULTS = 30
 """search results shown to the judge for retrieval relevance (the first ones, as the agent saw them)"""
 
 
-def marker(run: Run) -> str:
+def run_marker(run: Run) -> str:
     """A per-run delimiter marker: unpredictable to a page author, stable for identical inputs."""
     texts = [run.question, run.answer, *run.queries]
     texts += [f"{p.url}\n{p.final_url or ''}\n{p.text}" for p in run.pages]

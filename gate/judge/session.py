@@ -23,7 +23,7 @@ warning raised while it is open (``warnings.catch_warnings(record=True)``, enter
 that drives the pool: warning filters are process-wide, so a per-thread capture would race). Those
 raised by an SDK or a provider module go into the report; any other is re-raised as it was.
 
-Progress: a live session reports to the :class:`gate.progress.Progress` it is given (runs done, and
+Progress: a live session reports to the :class:`gate.term.progress.Progress` it is given (runs done, and
 the calls, tokens and cost each judgement spent); the caller chooses where that goes. A refused key
 (:class:`gate.errors.JudgeAuthError`) stops the judge after one call, and the report says so once;
 so does the progress, as a note (:meth:`Progress.note`), as soon as a run judged after it shows it or
@@ -56,8 +56,8 @@ from gate.judge.cache import NOT_VERIFIED, JudgeCache, TrustedEntries
 from gate.judge.providers import build_batches, build_provider
 from gate.judgement import RunJudgement
 from gate.model import Case, Run
-from gate.progress import NullProgress, Progress
-from gate.report.escape import plain
+from gate.term.progress import NullProgress, Progress
+from gate.text.escape import plain
 
 """The modes that call the API (and report their progress)."""
 NOTE_CHARS = 1000

@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from gate.jsonio import fits, json_path, schema, validator
+from gate.files.jsonio import fits, json_path, schema, validator
 
 
 @cache

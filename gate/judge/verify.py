@@ -2,7 +2,7 @@
 
 A ``supported``, ``partial`` or ``contradicted`` verdict stands only if its quote is on a retrieved
 page (same normalisation, fuzzy matcher and bounds on its work as ``passage_missing``,
-:mod:`gate.passage`: a quote too large to align must be on a page exactly) and holds
+:mod:`gate.checks.passage`: a quote too large to align must be on a page exactly) and holds
 at least a quarter of the claim's content words and numbers (:func:`related`); otherwise it is
 overruled to ``unsupported``. A quote found on a page the claim cites is ``cited``; found only on
 another page it is ``other_source`` (grounded but misattributed); found only in a search snippet it is
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gate.checks.passage import PageIndex, WorkBudget, terms
 from gate.judgement import QUOTE_NOT_FOUND, QUOTE_UNRELATED, Claim, ClaimVerdict, Located, Support
 from gate.model import Page
-from gate.passage import PageIndex, WorkBudget, terms
 from gate.urls import canonical
 
 MIN_COVERAGE = 0.25

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gate.errors import RecordError
 from gate.record.guard import GUARD_CHECKS
-from gate.record.providers import PARSERS, Parser, detect, parse_results
+from gate.record.providers import PARSERS, ResultParser, detect, parse_results
 from gate.record.recorder import Recorder
 
-__all__ = ["GUARD_CHECKS", "PARSERS", "Parser", "RecordError", "Recorder", "detect", "parse_results"]
+__all__ = ["GUARD_CHECKS", "PARSERS", "ResultParser", "RecordError", "Recorder", "detect", "parse_results"]

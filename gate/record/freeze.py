@@ -2,7 +2,7 @@
 
 Searches go in whole, under the provider that answered them (the replay server hands the agent
 the same JSON it parsed when recording); pages and extractions come from the run's reads exactly
-as :func:`gate.snapshot.build.plan` derives them from a recorded trace, so a recording and a
+as :func:`gate.snapshot.build.build_plan` derives them from a recorded trace, so a recording and a
 rebuilt snapshot agree. Failed searches and transient fetch failures are never written.
 """
 
@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from gate.model import Run
-from gate.snapshot.build import plan
+from gate.snapshot.build import build_plan
 from gate.snapshot.records import SearchRecord, search_key
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 
@@ -32,7 +32,7 @@ class Searched:
 def freeze(run: Run, searched: Iterable[Searched], golden_root: str) -> list[str]:
     """Write the layers of one recorded run into ``<golden_root>/snapshot/``; the notes to say."""
     store = SnapshotStore(snapshot_dir(golden_root))
-    derived = plan([run])
+    derived = build_plan([run])
     notes = list(derived.notes)
     first: dict[str, Searched] = {}
     for s in searched:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gate.checks import CHECKS, Subject
+from gate.checks.passage import Match, PageIndex, WorkBudget
 from gate.config import Config
 from gate.model import Case, Finding, Run
-from gate.passage import Match, PageIndex, WorkBudget
 
 GUARD_CHECKS = ("fabricated_url", "unread_citation", "url_unresolved", "passage_missing", "domain_cap")
 """The checks whose findings each name one citation that can be dropped or replaced."""

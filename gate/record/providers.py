@@ -30,7 +30,7 @@ from gate.model import SearchResult
 
 
 @dataclass(frozen=True)
-class Parser:
+class ResultParser:
     """The results of one search API: how to recognise its response, and how to read it."""
 
     id: str
@@ -159,21 +159,21 @@ def _keys(data: Any) -> set[str]:
 
 
 # Each shape is told by what only its API sends, so that an answer with no results is told too.
-PARSERS: dict[str, Parser] = {p.id: p for p in (
-    Parser("serpapi", lambda d: bool(_keys(d) & {"organic_results", "search_metadata"}), _serpapi),
-    Parser("brave", lambda d: isinstance(d, dict) and d.get("type") == "search" and "web" in d, _brave),
-    Parser("bing", lambda d: isinstance(d, dict) and (d.get("_type") == "SearchResponse" or "webPages" in d),
+PARSERS: dict[str, ResultParser] = {p.id: p for p in (
+    ResultParser("serpapi", lambda d: bool(_keys(d) & {"organic_results", "search_metadata"}), _serpapi),
+    ResultParser("brave", lambda d: isinstance(d, dict) and d.get("type") == "search" and "web" in d, _brave),
+    ResultParser("bing", lambda d: isinstance(d, dict) and (d.get("_type") == "SearchResponse" or "webPages" in d),
              _bing),
-    Parser("tavily", lambda d: _with_list(d, "results") and "query" in d and (
+    ResultParser("tavily", lambda d: _with_list(d, "results") and "query" in d and (
         bool(_keys(d) & {"response_time", "follow_up_questions", "request_id"}) or "content" in _first(d)),
         _tavily),
-    Parser("exa", lambda d: _with_list(d, "results") and (
+    ResultParser("exa", lambda d: _with_list(d, "results") and (
         bool(_keys(d) & {"requestId", "autopromptString", "costDollars"}) or "publishedDate" in _first(d)), _exa),
-    Parser("serply", lambda d: _with_list(d, "results") and (
+    ResultParser("serply", lambda d: _with_list(d, "results") and (
         "link" in _first(d) or {"total", "answer"} <= _keys(d)), _serply),
-    Parser("serper", lambda d: "searchParameters" in _keys(d) or _with_list(d, "organic"), _serper),
-    Parser("anthropic", _is_anthropic, _anthropic),
-    Parser("trace", lambda d: _keys(d) == {"results"} and _with_list(d, "results")
+    ResultParser("serper", lambda d: "searchParameters" in _keys(d) or _with_list(d, "organic"), _serper),
+    ResultParser("anthropic", _is_anthropic, _anthropic),
+    ResultParser("trace", lambda d: _keys(d) == {"results"} and _with_list(d, "results")
              and _keys(_first(d)) <= {"position", "title", "url", "snippet", "published"}, _trace),
 )}
 """Search-result parsers by provider id; one line here adds a provider."""

@@ -27,11 +27,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
+from gate.checks.passage import PageIndex
 from gate.config import Config
 from gate.errors import RecordError
-from gate.jsonio import dump_json, validate, write_atomic
-from gate.model import Case, Citation, Finding, Page, Run, SearchResult
-from gate.passage import PageIndex
+from gate.files.jsonio import dump_json, validate, write_atomic
+from gate.model import Case, Citation, Clock, Finding, Page, Run, SearchResult
 from gate.record.freeze import Searched, freeze
 from gate.record.guard import guard
 from gate.record.providers import detect, parse_results
@@ -39,8 +39,7 @@ from gate.record.trace import trace_dict
 from gate.snapshot.store import search_failure
 
 P = ParamSpec("P")
-R = TypeVar("R")
-Clock = Callable[[], datetime]
+_R = TypeVar("_R")
 
 TRACE_FILE_ENV = "SOURCEGATE_TRACE_FILE"
 CASE_ENV = "SOURCEGATE_CASE"
@@ -95,14 +94,14 @@ class Recorder:
     # ---------------------------------------------------------------- wrapping the agent's tools
 
     @overload
-    def search(self, fn: Callable[P, R], *, provider: str | None = None, arg: str | None = None,
-               ) -> Callable[P, R]: ...
+    def search(self, fn: Callable[P, _R], *, provider: str | None = None, arg: str | None = None,
+               ) -> Callable[P, _R]: ...
 
     @overload
     def search(self, fn: None = None, *, provider: str | None = None, arg: str | None = None,
-               ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+               ) -> Callable[[Callable[P, _R]], Callable[P, _R]]: ...
 
-    def search(self, fn: Callable[P, R] | None = None, *, provider: str | None = None,
+    def search(self, fn: Callable[P, _R] | None = None, *, provider: str | None = None,
                arg: str | None = None) -> Any:
         """Record every call of a search function: the literal query, the full response, its results.
 
@@ -110,7 +109,7 @@ class Recorder:
         object with ``model_dump``); ``provider`` is an id of :data:`gate.record.PARSERS`, or
         None to tell it by its shape. Use as ``@rec.search`` or ``@rec.search(provider="brave")``.
         """
-        def wrap(f: Callable[P, R]) -> Callable[P, R]:
+        def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
             query_of = _argument(f, arg, "query")
 
             def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
@@ -128,14 +127,14 @@ class Recorder:
         return wrap if fn is None else wrap(fn)
 
     @overload
-    def read(self, fn: Callable[P, R], *, max_chars: int | None = None, arg: str | None = None,
-             ) -> Callable[P, R]: ...
+    def read(self, fn: Callable[P, _R], *, max_chars: int | None = None, arg: str | None = None,
+             ) -> Callable[P, _R]: ...
 
     @overload
     def read(self, fn: None = None, *, max_chars: int | None = None, arg: str | None = None,
-             ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+             ) -> Callable[[Callable[P, _R]], Callable[P, _R]]: ...
 
-    def read(self, fn: Callable[P, R] | None = None, *, max_chars: int | None = None,
+    def read(self, fn: Callable[P, _R] | None = None, *, max_chars: int | None = None,
              arg: str | None = None) -> Any:
         """Record every call of a page-reading function: what the model read, and whether it was cut.
 
@@ -146,7 +145,7 @@ class Recorder:
         if max_chars is not None and max_chars < 0:
             raise RecordError(f"max_chars must be 0 or more, got {max_chars}")
 
-        def wrap(f: Callable[P, R]) -> Callable[P, R]:
+        def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
             before = _argument(f, arg, "URL")
 
             def after(link: str, returned: Any) -> Any:
@@ -251,8 +250,8 @@ class Recorder:
 
 # -------------------------------------------------------------------- the pure parts
 
-def _wrapped(f: Callable[P, R], before: Callable[[tuple[Any, ...], dict[str, Any]], Any],
-             after: Callable[[Any, Any], Any]) -> Callable[P, R]:
+def _wrapped(f: Callable[P, _R], before: Callable[[tuple[Any, ...], dict[str, Any]], Any],
+             after: Callable[[Any, Any], Any]) -> Callable[P, _R]:
     """``f`` with ``before`` run on its arguments and ``after`` on what it returned, sync or async."""
     if inspect.iscoroutinefunction(f):
         @functools.wraps(f)
@@ -260,7 +259,7 @@ def _wrapped(f: Callable[P, R], before: Callable[[tuple[Any, ...], dict[str, Any
             token = before(args, kwargs)
             return after(token, await f(*args, **kwargs))
 
-        return cast(Callable[P, R], run_async)
+        return cast(Callable[P, _R], run_async)
 
     @functools.wraps(f)
     def run_sync(*args: Any, **kwargs: Any) -> Any:
@@ -270,7 +269,7 @@ def _wrapped(f: Callable[P, R], before: Callable[[tuple[Any, ...], dict[str, Any
             return _then(returned, token, after)
         return after(token, returned)
 
-    return cast(Callable[P, R], run_sync)
+    return cast(Callable[P, _R], run_sync)
 
 
 async def _then(pending: Awaitable[Any], token: Any, after: Callable[[Any, Any], Any]) -> Any:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from gate.model import Run
-
-TRACE_FORMAT = "sourcegate-trace/1"
+from gate.model import TRACE_FORMAT, Run
 
 
 def _time(value: datetime | None) -> str | None:

@@ -17,7 +17,7 @@ hundred, and the summary table, the blocking lines and the notes each to a numbe
 (:data:`KEPT_CHARS`), with a line saying how many more the job summary has. So the comment stays
 under the limit for any input.
 
-Pure: a report in, markdown out. Untrusted text only through :mod:`gate.report.escape`.
+Pure: a report in, markdown out. Untrusted text only through :mod:`gate.text.escape`.
 """
 
 from __future__ import annotations
@@ -27,23 +27,24 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import TypeVar
 
-from gate.comparison import Comparison, FigureChange
-from gate.figurediff import SET_FIGURES
-from gate.figures import AXES
 from gate.judge.model import Usage
 from gate.model import Finding
 from gate.report.configchanges import config_changes_section
-from gate.report.escape import md, md_code, md_url
 from gate.report.judged import batch_note, judge_cache_line
-from gate.report.marker import marker
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
-from gate.results import CaseResult, CaseWarning, Report
+from gate.results import CaseResult, CaseWarning
+from gate.score.figures import AXES
+from gate.text.escape import md, md_code, md_url
+from gate.text.marker import marker
+from gate.verdict.comparison import Comparison, FigureChange
+from gate.verdict.figurediff import SET_FIGURES
+from gate.verdict.report import Report
 from gate.version import __version__
 
 __all__ = ["COMMENT_LIMIT", "CaseRead", "CommentReporter", "baseline_origin", "body_sections", "changed_lists",
            "read_cases"]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 COMMENT_LIMIT = 65_536
 """GitHub's limit on a comment body, marker included."""
@@ -62,7 +63,7 @@ LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity"
          "citation_validity": "citation validity"}
 
 
-def _capped(items: Sequence[T], render: Callable[[T], str], more: Callable[[int], str],
+def _capped(items: Sequence[_T], render: Callable[[_T], str], more: Callable[[int], str],
             max_chars: int = KEPT_CHARS, max_rows: int | None = None) -> list[str]:
     """The first rendered items (at most ``max_rows``) that fit in ``max_chars``, then ``more(n)`` for the
     ``n`` left out. Items are rendered (and their untrusted text escaped) only as far as they are kept."""
@@ -211,7 +212,7 @@ class CaseRead:
     usages: list[Usage] = field(default_factory=list)
     """the judge's usage of each judged case"""
     figures: dict[str, list[float]] = field(default_factory=dict)
-    """each set figure's values (:data:`gate.figurediff.SET_FIGURES`) over the cases it selects, in order"""
+    """each set figure's values (:data:`gate.verdict.figurediff.SET_FIGURES`) over the cases it selects, in order"""
 
     def add(self, c: CaseResult, cmp: Comparison | None) -> None:
         """Take what is shown of one case."""
@@ -325,7 +326,7 @@ def baseline_origin(cmp: Comparison) -> str:
     return f"baseline {md_code(o.file, max_len=200, in_table=False)}{at}{ref}{version}{when}{forced}"
 
 
-def usage_line(report: Report, usages: list[Usage]) -> str:
+def judge_usage_line(report: Report, usages: list[Usage]) -> str:
     """API calls, tokens, prompt-cache tokens, estimated cost, and how many runs the judge cache served."""
     if not usages:
         return f"Judge: {report.judge_mode}, no run judged."
@@ -344,7 +345,7 @@ def footer(report: Report, read: CaseRead, run_url: str | None = None) -> Sectio
     if cmp is not None:
         where += f" · {baseline_origin(cmp)}"
     full = "the job summary" if run_url is None else f"the [job summary]({run_url})"
-    return Section((f"<sub>{usage_line(report, read.usages)}<br>{where} · sourcegate {__version__}<br>"
+    return Section((f"<sub>{judge_usage_line(report, read.usages)}<br>{where} · sourcegate {__version__}<br>"
                     f"Full report: {full} and the report artifact of this workflow run.</sub>",), keep=True)
 
 

@@ -3,15 +3,15 @@
 The run was decided under the base revision's configuration; the section says which effective
 settings the pull request changes (each weakening, tightening or neutral) and that they apply from
 the next pull request after the merge. Setting names and values can come from the pull request's
-YAML (a model name in ``judge.prices``), so every one passes through :mod:`gate.report.escape`.
+YAML (a model name in ``judge.prices``), so every one passes through :mod:`gate.text.escape`.
 """
 
 from __future__ import annotations
 
-from gate.configdiff import ConfigChange, Value
-from gate.report.escape import md, md_code
 from gate.report.sections import Section, table
-from gate.results import Report
+from gate.text.escape import md, md_code
+from gate.verdict.configdiff import ConfigChange, Value
+from gate.verdict.report import Report
 
 __all__ = ["APPLIES_AFTER_MERGE", "config_changes_section"]
 

@@ -1,12 +1,12 @@
-"""The JSON reporter: the report in its JSON format (``sourcegate-report/1``, :mod:`gate.report.serialise`)."""
+"""The JSON reporter: the report in its JSON format (``sourcegate-report/1``, :mod:`gate.store.serialise`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gate.casestore import records_of
-from gate.report.serialise import report_chunks
-from gate.results import Report
+from gate.store.casestore import records_of
+from gate.store.serialise import report_chunks
+from gate.verdict.report import Report
 
 __all__ = ["JsonReporter"]
 
@@ -20,5 +20,5 @@ class JsonReporter:
 
     def chunks(self, report: Report) -> Iterator[str]:
         """The same text in pieces, one case at a time: a report of many cases is written as it is
-        read from its :class:`gate.casestore.CaseStore`, never held whole."""
+        read from its :class:`gate.store.casestore.CaseStore`, never held whole."""
         return report_chunks(report, records_of(report.cases))

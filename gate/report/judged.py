@@ -1,7 +1,7 @@
 """The judged part of the markdown report: figures per case, set means, usage and cost, overrules. Pure.
 
 Claims, quotes, URLs and notes come from the agent, the pages or the judge: each passes through
-:mod:`gate.report.escape` once.
+:mod:`gate.text.escape` once.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from collections.abc import Sequence
 
 from gate.judge.model import RunJudgement, Usage
 from gate.judge.summary import summarise
-from gate.report.escape import md, md_code, md_url
 from gate.report.sections import num, table
-from gate.results import CaseResult, Report
+from gate.results import CaseResult
+from gate.text.escape import md, md_code, md_url
+from gate.verdict.report import Report
 
 
 def _cost(u: Usage) -> str:

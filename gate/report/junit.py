@@ -13,7 +13,7 @@ With a baseline, a second suite ``<set>.figures`` has one test case per soft set
 when the gate's decision says it blocks. Text that XML 1.0 cannot carry (control
 characters) is removed; everything else is escaped by the XML writer.
 
-Untrusted text (names, URLs, messages) goes through :func:`gate.report.escape.plain`: one line
+Untrusted text (names, URLs, messages) goes through :func:`gate.text.escape.plain`: one line
 each, so a URL or message with a line break cannot start a line of ``--junit -`` output that the
 Actions runner would read as a workflow command. Findings in an element's text are one line each.
 """
@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from gate.compare import Comparison
-from gate.report.escape import plain
-from gate.results import INPUT_ERROR, CaseResult, Report
+from gate.results import INPUT_ERROR, CaseResult
+from gate.text.escape import plain
+from gate.verdict.compare import Comparison
+from gate.verdict.report import Report
 
 __all__ = ["JUnitReporter"]
 

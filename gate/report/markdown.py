@@ -1,7 +1,7 @@
 """The markdown report: verdict first, a table per check, then each failing case.
 
 Untrusted strings (questions, URLs, messages quoting pages) only pass through
-:func:`gate.report.escape.md`.
+:func:`gate.text.escape.md`.
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ from dataclasses import dataclass, field
 from tabulate import tabulate
 
 from gate.checks import CHECKS
-from gate.comparison import Comparison
 from gate.report.comment import baseline_origin, blocking, changed_lists, notes, summary
 from gate.report.configchanges import config_changes_section
-from gate.report.escape import md, md_code
 from gate.report.judged import judged_lines
-from gate.report.sections import golden_set
+from gate.report.sections import ICON, golden_set
 from gate.report.vector import VectorLines
-from gate.results import CaseResult, Report
-
-ICON = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️"}
+from gate.results import CaseResult
+from gate.text.escape import md, md_code
+from gate.verdict.comparison import Comparison
+from gate.verdict.report import Report
 
 
 def _check_table(statuses: Counter[tuple[str, str]]) -> str:

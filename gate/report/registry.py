@@ -1,7 +1,7 @@
 """Reporters by name: one :class:`Reporter` seam, and :data:`REPORTERS`.
 
 A reporter is a pure renderer, ``render(report) -> str``; writing the text is the caller's job
-(:func:`gate.publish.emit`). Each entry says how the reporter is made and, for those ``sourcegate
+(:func:`gate.deliver.publish.emit`). Each entry says how the reporter is made and, for those ``sourcegate
 check`` writes to a file, the option's help and the file name in the action's report folder: the
 CLI's ``--json``, ``--markdown``, ``--junit`` and ``--summary`` and the action's report files
 derive from this dict, so adding a reporter is one module plus one line here (docs/reporters.md).
@@ -20,7 +20,7 @@ from gate.report.junit import JUnitReporter
 from gate.report.markdown import MarkdownReporter
 from gate.report.summary import SummaryReporter
 from gate.report.terminal import TerminalReporter
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = ["REPORTERS", "PieceReporter", "Reporter", "ReporterEntry", "file_reporters", "rendering"]
 

@@ -2,7 +2,7 @@
 
 Each :class:`Section` has a head, rows and a tail, so that :func:`fit` can trim a long one row by
 row without breaking a table or leaving a ``<details>`` open. Every untrusted string (case ids,
-questions, URLs, messages, claims, notes that name them) passes through :mod:`gate.report.escape`
+questions, URLs, messages, claims, notes that name them) passes through :mod:`gate.text.escape`
 exactly once; the numbers and fixed words around them are ours.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gate.report.escape import md, md_code
+from gate.text.escape import md, md_code
 
 __all__ = ["COMMENT_OMISSION", "ICON", "Measure", "Section", "fit", "golden_set", "num", "signed", "table",
            "table_row", "utf8_len"]

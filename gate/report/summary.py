@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gate.report.comment import body_sections, read_cases, vectors
 from gate.report.sections import fit, utf8_len
-from gate.results import Report
+from gate.verdict.report import Report
 
 __all__ = ["SUMMARY_LIMIT", "SUMMARY_OMISSION", "SummaryReporter"]
 

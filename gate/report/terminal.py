@@ -8,9 +8,9 @@ it is printed even when every report goes to a file, and it is all that ``-q`` p
 
 Plain text, not markdown: URLs are shown exactly as they are so that they can be copied. Untrusted
 strings (case ids, URLs, messages, notes that repeat them) pass through
-:func:`gate.report.escape.plain`, which removes every control character, so no answer or page
+:func:`gate.text.escape.plain`, which removes every control character, so no answer or page
 can emit an escape sequence or start a line of its own. Colour is ANSI SGR, only when asked for
-(see :mod:`gate.color` for when that is).
+(see :mod:`gate.term.color` for when that is).
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gate.comparison import Comparison
 from gate.model import Finding
-from gate.report.escape import plain
-from gate.results import CaseResult, Report
-from gate.tally import tally_of
+from gate.results import CaseResult
+from gate.text.escape import plain
+from gate.verdict.comparison import Comparison
+from gate.verdict.report import Report
+from gate.verdict.tally import tally_of
 
 __all__ = ["TerminalReporter", "failure_rows", "verdict_line"]
 

@@ -3,10 +3,10 @@ validity, and why each axis has its value (``docs/axes.md``). A pure renderer.""
 
 from __future__ import annotations
 
-from gate.figures import AXES
-from gate.report.escape import md, md_code
 from gate.report.sections import num, table
 from gate.results import CaseResult
+from gate.score.figures import AXES
+from gate.text.escape import md, md_code
 
 LABELS = {"query_quality": "query quality", "freshness": "freshness", "diversity": "diversity",
           "citation_validity": "citation validity"}

@@ -22,12 +22,12 @@ from datetime import date, datetime
 from typing import Any
 
 from gate.errors import InputError
-from gate.jsonio import parse_time
-from gate.model import Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.files.jsonio import parse_time
+from gate.model import STDOUT_KEPT, Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.record.providers import PARSERS, detect, parse_results
-from gate.runner.output import STDOUT_KEPT, size
 from gate.runner.scope import Served
 from gate.snapshot.store import search_failure
+from gate.text.units import byte_size
 
 __all__ = ["STDERR_TAIL", "Finished", "assemble", "stdout_answer"]
 
@@ -69,8 +69,8 @@ def stdout_answer(stdout: str, dropped: int = 0) -> tuple[str, tuple[Citation, .
             continue
         if isinstance(data, dict):
             return _answer(data)
-    cut = (f" (the gate kept its last {size(STDOUT_KEPT)} and dropped the {size(dropped)} before them, so the "
-           "answer must be its last line)") if dropped else ""
+    cut = (f" (the gate kept its last {byte_size(STDOUT_KEPT)} and dropped the {byte_size(dropped)} before them, "
+           "so the answer must be its last line)") if dropped else ""
     raise InputError('printed no answer: expected one JSON object {"answer": "...", "citations": '
                      '[{"url": "...", "quote": "..."}]} on stdout' + ("" if text else " (stdout was empty)") + cut)
 

@@ -9,7 +9,7 @@ one that fails or times out is that case's ``agent_error`` and the others still 
 Nothing is half-written: the traces go to a temporary folder beside the target, which replaces the
 golden set's ``runs/`` only when every case has finished (``--out DIR``: each file is written
 atomically into DIR). Ctrl-C ends every agent and what it started, stops the server and leaves the
-old runs as they were. Each case finished is reported to the :class:`gate.progress.Progress` given.
+old runs as they were. Each case finished is reported to the :class:`gate.term.progress.Progress` given.
 """
 
 from __future__ import annotations
@@ -26,11 +26,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from gate.errors import EXIT_FAIL, GateError, InputError
-from gate.jsonio import dump_json, validate
-from gate.load import RUNS_DIR, load_golden, load_trace
-from gate.model import Case, GoldenSet, Run
-from gate.outputs import TEMP_PREFIX, resolve_within, write_file
-from gate.progress import NullProgress, Progress
+from gate.files.jsonio import dump_json, validate
+from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
+from gate.load.golden import RUNS_DIR, load_golden, load_trace
+from gate.model import Case, Clock, GoldenSet, Run
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble
@@ -39,11 +38,11 @@ from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore, snapshot_dir
+from gate.term.progress import NullProgress, Progress
 
 __all__ = ["REPLAY_URL_ENV", "EveryAgentFailed", "RunOptions", "RunSummary", "run_agent"]
 
 REPLAY_URL_ENV = "SOURCEGATE_REPLAY_URL"
-Clock = Callable[[], datetime]
 
 
 @dataclass(frozen=True)

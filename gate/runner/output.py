@@ -2,9 +2,9 @@
 much there was. Memory does not grow with what an agent prints.
 
 The answer is read from the whole of stdout or from its last line (:func:`gate.runner.assemble.stdout_answer`),
-so the end of stdout is what matters: up to :data:`STDOUT_KEPT` bytes are kept, an answer printed
+so the end of stdout is what matters: up to :data:`gate.model.STDOUT_KEPT` bytes are kept, an answer printed
 after megabytes of logs is still read, and the bytes before are counted and dropped. Of stderr only
-the end reaches the report (:data:`gate.runner.assemble.STDERR_TAIL` characters): :data:`STDERR_KEPT`
+the end reaches the report (:data:`gate.runner.assemble.STDERR_TAIL` characters): :data:`gate.model.STDERR_KEPT`
 bytes are kept.
 """
 
@@ -12,14 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
-__all__ = ["STDERR_KEPT", "STDOUT_KEPT", "Tail", "size"]
-
-STDOUT_KEPT = 8 * 1024 * 1024
-"""Bytes of the end of an agent's stdout kept for its answer (8 MiB; an answer needing more can be
-saved as a trace, ``$SOURCEGATE_TRACE_FILE``, read within the JSON limits)."""
-STDERR_KEPT = 4 * 1024
-"""Bytes of the end of an agent's stderr kept for its ``agent_error``."""
-
+__all__ = ["Tail"]
 
 class Tail:
     """The last ``limit`` bytes written to a stream, and how many were written in all."""
@@ -48,10 +41,3 @@ class Tail:
     def dropped(self) -> int:
         """Bytes written before the kept ones, counted and not kept."""
         return max(0, self.total - self.limit)
-
-
-def size(count: int) -> str:
-    """``count`` bytes for a reader: ``4,096 bytes``, ``524,288,000 bytes (500 MiB)``."""
-    if count < 1024 * 1024:
-        return f"{count:,} bytes"
-    return f"{count:,} bytes ({count / (1024 * 1024):,.0f} MiB)"

@@ -28,9 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
+from gate.model import STDERR_KEPT, STDOUT_KEPT
 from gate.runner import keeper
 from gate.runner.assemble import Finished
-from gate.runner.output import STDERR_KEPT, STDOUT_KEPT, Tail
+from gate.runner.output import Tail
 
 __all__ = ["CONTAINED", "GRACE", "Processes", "Stopped"]
 

@@ -29,12 +29,12 @@ _EXPORTS: dict[str, str] = {
     "BuildResult": "gate.snapshot.build",
     "BuildPlan": "gate.snapshot.build",
     "build": "gate.snapshot.build",
-    "plan": "gate.snapshot.build",
+    "build_plan": "gate.snapshot.build",
     "CaseCoverage": "gate.snapshot.verify",
     "Coverage": "gate.snapshot.verify",
     "verify": "gate.snapshot.verify",
     "ReplayServer": "gate.snapshot.serve",
-    "Source": "gate.snapshot.serve",
+    "ReplaySource": "gate.snapshot.serve",
     "serve": "gate.snapshot.serve",
     "MODES": "gate.snapshot.recording",
     "RecordingSource": "gate.snapshot.recording",
@@ -60,13 +60,13 @@ __all__ = [
     "Session",
     "SnapshotIndex",
     "SnapshotStore",
-    "Source",
+    "ReplaySource",
     "VersionBump",
     "build",
     "bump_version",
     "extract_page",
     "normalise_query",
-    "plan",
+    "build_plan",
     "search_key",
     "serve",
     "serve_recording",
@@ -80,7 +80,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:
-    from gate.snapshot.build import BuildPlan, BuildResult, build, plan
+    from gate.snapshot.build import BuildPlan, BuildResult, build, build_plan
     from gate.snapshot.extract import extract_page
     from gate.snapshot.recording import MODES, RecordingSource, Session, serve_recording
     from gate.snapshot.records import (
@@ -92,7 +92,7 @@ if TYPE_CHECKING:
         search_key,
         url_key,
     )
-    from gate.snapshot.serve import ReplayServer, Source, serve
+    from gate.snapshot.serve import ReplayServer, ReplaySource, serve
     from gate.snapshot.store import SnapshotIndex, SnapshotStore, snapshot_dir
     from gate.snapshot.verify import CaseCoverage, Coverage, verify
     from gate.snapshot.version import VersionBump, bump_version

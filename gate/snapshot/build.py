@@ -1,7 +1,7 @@
 """Build the snapshot layers of a golden set from its recorded runs.
 
 Each run already holds what the web answered when it was recorded: its queries with their
-results, and the pages it read. :func:`plan` turns runs into records (pure, deterministic);
+results, and the pages it read. :func:`build_plan` turns runs into records (pure, deterministic);
 :func:`build` writes them into ``<golden set>/snapshot/`` (idempotent: a second build changes no
 file). The search layer gets a neutral response shape under the provider ``trace``::
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from gate.load import iter_pairings, load_golden
+from gate.load.golden import iter_pairings, load_golden
 from gate.model import Run, SearchResult
 from gate.snapshot.records import (
     EXTRACTIONS,
@@ -48,7 +48,7 @@ from gate.urls.weburl import link_target
 
 TRACE_PROVIDER = "trace"
 
-R = TypeVar("R")
+_R = TypeVar("_R")
 
 # ---------------------------------------------------------------------------------------------------
 # Anchors: the links of a page's text, ``[text](href)``, ``[text][label]`` and ``<href>``. Recorded
@@ -138,13 +138,13 @@ class BuildPlan:
 
 
 @dataclass
-class _Layer(Generic[R]):
+class _Layer(Generic[_R]):
     """Records of one layer by key: the first recording wins, a different later one is a note."""
 
     what: str
-    kept: dict[str, tuple[R, str]] = field(default_factory=dict)
+    kept: dict[str, tuple[_R, str]] = field(default_factory=dict)
 
-    def add(self, key: str, record: R, source: str, notes: list[str]) -> None:
+    def add(self, key: str, record: _R, source: str, notes: list[str]) -> None:
         """Keep ``record`` under ``key`` unless one is kept already; a different one is noted."""
         first = self.kept.get(key)
         if first is None:
@@ -195,7 +195,7 @@ def _by_query(run: Run) -> tuple[dict[int, list[SearchResult]], str | None]:
                 "its queries are not recorded")
 
 
-def plan(runs: Iterable[Run]) -> BuildPlan:
+def build_plan(runs: Iterable[Run]) -> BuildPlan:
     """The records that ``runs`` give, in a stable order (pure: no file is read or written)."""
     notes: list[str] = []
     searches: _Layer[SearchRecord] = _Layer("search")
@@ -260,7 +260,7 @@ def build(golden_root: str, snapshot_root: str | None = None) -> BuildResult:
     """Write the layers of ``golden_root``'s runs into its snapshot folder (or ``snapshot_root``)."""
     folder = snapshot_root or snapshot_dir(golden_root)
     store = SnapshotStore(folder)
-    p = plan(runs_of(golden_root))
+    p = build_plan(runs_of(golden_root))
     puts: list[tuple[str, Callable[[], bool]]] = []
     for s in p.searches:
         puts.append((store.path(SEARCH, search_key(s.provider, s.query)), partial(store.put_search, s)))

@@ -19,7 +19,7 @@ client and never stored: the next session tries again.
 the log, writes them to ``snapshot/RECORDED.json`` (``sourcegate-recorded/1``) and bumps the golden
 set's ``version`` (see :mod:`gate.snapshot.version`), since its baseline was measured on a web that
 no longer is the snapshot's. While it serves, each entry recorded is reported to the
-:class:`gate.progress.Progress` it is given (the total is unknown: the agent decides).
+:class:`gate.term.progress.Progress` it is given (the total is unknown: the agent decides).
 """
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from gate.errors import InputError, LiveWebError
-from gate.jsonio import dump_json, validate
-from gate.outputs import write_file
-from gate.progress import NullProgress, Progress
+from gate.files.jsonio import dump_json, validate
+from gate.files.outputs import write_file
 from gate.snapshot.extract import extract_page
 from gate.snapshot.live.redact import redact
 from gate.snapshot.live.web import LiveWeb
@@ -52,6 +51,7 @@ from gate.snapshot.records import (
 from gate.snapshot.serve import DEFAULT_HOST, ReplayServer
 from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
 from gate.snapshot.version import VersionBump, bump_version
+from gate.term.progress import NullProgress, Progress
 
 REPLAY, NEW_EPISODES, RECORD = "replay", "new-episodes", "record"
 MODES = (REPLAY, NEW_EPISODES, RECORD)
@@ -87,7 +87,7 @@ class Failed:
 
 
 class RecordingSource:
-    """A :class:`gate.snapshot.serve.Source`: the store in front, the live web behind it."""
+    """A :class:`gate.snapshot.serve.ReplaySource`: the store in front, the live web behind it."""
 
     def __init__(self, store: SnapshotStore, web: LiveWeb, mode: str, progress: Progress | None = None) -> None:
         """Answer from ``store``, recording through ``web`` as ``mode`` says (new-episodes or record).

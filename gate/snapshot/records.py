@@ -21,7 +21,7 @@ from datetime import date, datetime
 from typing import Any
 
 from gate.errors import InputError
-from gate.jsonio import parse_time
+from gate.files.jsonio import parse_time
 from gate.urls import canonical
 
 SEARCH_FORMAT = "sourcegate-search/1"

@@ -26,7 +26,7 @@ longer (an idle client is dropped within one, a trickling one by the other), and
 after that; idle or trickling clients cannot make the server start a thread
 each, nor hold a slot for long.
 
-Record mode: the server answers from a :class:`Source`, by default the store itself (replay). A
+Record mode: the server answers from a :class:`ReplaySource`, by default the store itself (replay). A
 source that records what the store lacks (:mod:`gate.snapshot.recording`) may raise
 :class:`gate.errors.LiveWebError` (a refused address, a body over the cap, a timeout, a provider's
 error): the client gets ``{"error", "layer", "key", "live": true}`` (403 refused, 504 timed out,
@@ -108,7 +108,7 @@ class ReplayServer(ThreadingHTTPServer):
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
                  log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
                  request_timeout: float = REQUEST_TIMEOUT, max_connections: int = MAX_CONNECTIONS,
-                 source: Source | None = None, secrets: tuple[str, ...] = (),
+                 source: ReplaySource | None = None, secrets: tuple[str, ...] = (),
                  clock: Callable[[], float] = time.monotonic) -> None:
         """Bind to ``host:port`` (port 0: any free port; see :attr:`url`).
 
@@ -117,7 +117,7 @@ class ReplayServer(ThreadingHTTPServer):
         request deadline.
         """
         self.store = store
-        self.source: Source = store if source is None else source
+        self.source: ReplaySource = store if source is None else source
         self.secrets = secrets
         # A text stream like any other to its users (an io.TextIOBase), redacting what it passes on.
         self.log = typing.cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
@@ -157,7 +157,7 @@ class ReplayServer(ThreadingHTTPServer):
         return f"http://{host!s}:{port}"
 
 
-class Source(Protocol):
+class ReplaySource(Protocol):
     """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
 
     def search(self, provider: str, query: str) -> SearchRecord:

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from gate.errors import InputError, SnapshotMiss
-from gate.jsonio import dump_json, load_json, validate
-from gate.outputs import write_file
+from gate.files.jsonio import dump_json, load_json, validate
+from gate.files.outputs import write_file
 from gate.snapshot.records import (
     EXTRACTIONS,
     LAYERS,
@@ -71,7 +71,7 @@ from gate.urls import canonical
 
 SNAPSHOT_DIR = "snapshot"
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 PROVIDER = re.compile(r"^[a-z][a-z0-9_.-]*$")
 _ERROR_TYPES = frozenset({"ErrorResponse", "web_search_tool_result_error"})
@@ -180,7 +180,7 @@ class SnapshotStore:
         """The recorded extraction of ``url``; SnapshotMiss when there is none."""
         return self._get(EXTRACTIONS, url_key(url), f"URL {canonical(url)}", extraction_record)
 
-    def _get(self, layer: Layer, key: str, what: str, convert: Callable[[Mapping[str, Any], str], T]) -> T:
+    def _get(self, layer: Layer, key: str, what: str, convert: Callable[[Mapping[str, Any], str], _T]) -> _T:
         file = self.path(layer, key)
         try:
             st = os.stat(file)
@@ -195,7 +195,7 @@ class SnapshotStore:
         identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         cached = self._read.get(file, identity)
         if cached is not None:
-            return cast(T, cached)
+            return cast(_T, cached)
         record = convert(self._load(layer, file), file)
         self._read.put(file, identity, st.st_size, record)
         return record

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gate.model import Run
-from gate.report.escape import plain
 from gate.snapshot.records import normalise_query
 from gate.snapshot.store import SnapshotIndex, page_failure
+from gate.text.escape import plain
 from gate.urls import canonical
 
 

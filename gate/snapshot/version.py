@@ -6,7 +6,7 @@ recorded again. ``golden.yaml`` is written by people, with comments and their ow
 is not re-serialised: the one top-level ``version: N`` line is rewritten to ``version: N+1``,
 with a comment saying why (a comment already on that line is kept instead). The new text is
 parsed again and must hold the same golden set with only the version changed before it is
-written (atomically, through :func:`gate.outputs.write_file`). A ``version`` written any other
+written (atomically, through :func:`gate.files.outputs.write_file`). A ``version`` written any other
 way (quoted, in flow style, twice) is an input error asking for the bump by hand.
 """
 
@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 
 from gate.errors import InputError
-from gate.jsonio import parse_yaml, read_text, validate
-from gate.load import GOLDEN_NAME
-from gate.outputs import write_file
+from gate.files.jsonio import parse_yaml, read_text, validate
+from gate.files.outputs import write_file
+from gate.load.golden import GOLDEN_NAME
 
 NOTE = "# the snapshot changed: record the baseline again (sourcegate baseline update)"
 _LINE = re.compile(r"^version:[ \t]*(?P<value>[0-9]+)(?P<rest>[ \t]*(?:#.*)?)$", re.MULTILINE)

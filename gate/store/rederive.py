@@ -5,7 +5,7 @@ A shard's partial report comes from another job, which may be one where a pull r
 judge answered is a pure function of the trace, the case, the configuration and the judgement: the
 hard checks, the counts, the figures that need no judge (freshness, diversity, citation validity),
 the judged figures (computed from the judgement's claims), the case warnings. So the merge runs them
-again (:func:`gate.evaluate.evaluate_run`) on the golden set's traces as the merge job has them
+again (:func:`gate.score.evaluate.evaluate_run`) on the golden set's traces as the merge job has them
 (its ``runs/``, or ``--runs DIR``), with each shard's judgement, and refuses (an input error, exit 2,
 naming the partial report, the case and the field) a partial report
 
@@ -16,7 +16,7 @@ naming the partial report, the case and the field) a partial report
 * that leaves out the judgement of a run the judge sees, or gives one to a run it does not.
 
 What is left to the shard is the judge's reply itself: which claims a page supports. A judgement
-must read back as its own claims make it (:func:`gate.merge.read_partial`), but its verdicts on
+must read back as its own claims make it (:func:`gate.store.merge.read_partial`), but its verdicts on
 claims come from the shard's judge, which is why the shards of the sharded workflow run in jobs
 where no pull-request code ran (``docs/trust.md``).
 
@@ -32,13 +32,13 @@ from typing import Any
 
 from gate.config import Config
 from gate.errors import InputError
-from gate.evaluate import evaluate_run, problem_result
-from gate.jsonio import excerpt
-from gate.load import Pairing, iter_pairings
-from gate.merge import Merged
+from gate.files.jsonio import excerpt
+from gate.load.golden import Pairing, iter_pairings
 from gate.model import GoldenSet
-from gate.report.serialise import case_from_dict, case_record
 from gate.results import CaseResult
+from gate.score.evaluate import evaluate_run, problem_result
+from gate.store.merge import Merged
+from gate.store.serialise import case_from_dict, case_record
 
 __all__ = ["rederive"]
 

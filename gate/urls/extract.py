@@ -382,7 +382,7 @@ def extract_urls(answer: str) -> list[str]:
 
 
 # One run's answer is read twice in a row: the judge and the hard checks each build a Subject of the
-# run (gate/judge/llm.py, gate/evaluate.py). The last few answers' citations are kept, so a long
+# run (gate/judge/llm.py, gate/score/evaluate.py). The last few answers' citations are kept, so a long
 # answer is read once. (Spans, built after the whole set, read it again.)
 @functools.lru_cache(maxsize=4)
 def _cited(answer: str) -> tuple[str, ...]:

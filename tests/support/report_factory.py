@@ -14,12 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
 
-from gate.compare import BaselineOrigin, Comparison, compare
 from gate.config import DEFAULT_SOFT, Config, SoftBound
-from gate.decide import decide
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
 from gate.model import Finding
-from gate.results import BaselineStamp, CaseResult, CaseWarning, CheckStatus, Counts, Report
+from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
+from gate.verdict.compare import BaselineOrigin, Comparison, compare
+from gate.verdict.decide import decide
+from gate.verdict.report import BaselineStamp, Report
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CHECKS = ("fabricated_url", "unread_citation", "no_citations", "domain_cap", "domain_floor", "url_unresolved",
@@ -136,7 +137,7 @@ def regression_report(block_on: str = "all") -> Report:
 
 
 def decide_report(report: Report, config: Config, comparison: Comparison) -> Report:
-    """``report``'s cases decided against ``comparison`` (built by :func:`gate.compare.compare`): the
+    """``report``'s cases decided against ``comparison`` (built by :func:`gate.verdict.compare.compare`): the
     verdict, its reasons and the comparison, for reports built by hand (the gate decides a set once,
     in :func:`gate.pipeline.run_set`)."""
     verdict, reasons = decide(report.cases, config, comparison)

@@ -2,7 +2,7 @@
 
 ``judgements/.batch.json`` (format ``sourcegate-batch/1``, ``gate/schemas/judge-batch.json``) lists
 each pending batch's id and the cache keys of its requests. It is written atomically
-(:func:`gate.outputs.write_file`) as soon as a batch is created, and an entry is dropped once the
+(:func:`gate.files.outputs.write_file`) as soon as a batch is created, and an entry is dropped once the
 batch's results are in the judge cache; the file goes when the last entry does. A run interrupted
 while it waits leaves the file behind, and the next run with the same requests polls those batches
 again instead of creating (and paying for) new ones.
@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gate.errors import InputError
-from gate.jsonio import dump_json, inside, load_json, validate
-from gate.outputs import write_file
+from gate.files.jsonio import dump_json, inside, load_json, validate
+from gate.files.outputs import write_file
 
-FORMAT = "sourcegate-batch/1"
+BATCH_FORMAT = "sourcegate-batch/1"
 FILE_NAME = ".batch.json"
 
 
@@ -53,7 +53,7 @@ class PendingBatches:
         if not batches:
             self._remove()
             return
-        data = {"format": FORMAT, "batches": [{"id": b.id, "keys": sorted(b.keys)} for b in batches]}
+        data = {"format": BATCH_FORMAT, "batches": [{"id": b.id, "keys": sorted(b.keys)} for b in batches]}
         write_file(self.file, dump_json(data), within=self.root)
 
     def add(self, batch: PendingBatch) -> None:

@@ -27,7 +27,7 @@ from gate.judge.base import ToolCall, ToolReply
 from gate.judge.batch.base import MAX_BYTES, MAX_REQUESTS, Batches, BatchStatus
 from gate.judge.batch.pending import PendingBatch, PendingBatches
 from gate.judge.batch.plan import split
-from gate.progress import NullProgress, Progress
+from gate.term.progress import NullProgress, Progress
 
 BatchAnswer = ToolReply | str
 """A request's reply from its batch, or why there is none."""

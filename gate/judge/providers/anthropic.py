@@ -27,19 +27,18 @@ from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
-from gate.judge.providers.transport import http_client, without_key
+from gate.judge.providers.transport import AUTH_STATUSES, http_client, without_key
 from gate.judgement import Usage
 
 if TYPE_CHECKING:
     import anthropic
 
-AUTH_STATUSES = (401, 403)
 ENVIRONMENT_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 """Where the SDK finds a key when none is given (an empty value counts as none)."""
 
 
-def body(call: ToolCall) -> dict[str, Any]:
-    """The Messages API request body for ``call``."""
+def messages_body(call: ToolCall) -> dict[str, Any]:
+    """The Messages API request messages_body for ``call``."""
     system: dict[str, Any] = {"type": "text", "text": call.system}
     if call.cache_prefix:
         system["cache_control"] = {"type": "ephemeral"}
@@ -112,7 +111,7 @@ class AnthropicProvider:
         """
         import anthropic
 
-        client, request = self._client.with_options(timeout=timeout), body(call)
+        client, request = self._client.with_options(timeout=timeout), messages_body(call)
 
         def create() -> Any:
             # Called from this module (not through functools.partial): the SDK's warnings name the

@@ -1,6 +1,6 @@
 """The ``anthropic`` Message Batches API through the official SDK (``client.messages.batches``).
 
-Each request is exactly the live one (:func:`gate.judge.providers.anthropic.body`) under its judge
+Each request is exactly the live one (:func:`gate.judge.providers.anthropic.messages_body`) under its judge
 cache key as ``custom_id`` (64 hex characters, within the API's ``^[a-zA-Z0-9_-]{1,64}$``). The SDK
 retries what is retryable; what still fails is translated here, once, into
 :class:`gate.errors.JudgeUnavailable` (chained), a refused key into :class:`gate.errors.JudgeAuthError`.
@@ -25,12 +25,12 @@ from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import JudgeUnavailable
 from gate.judge.base import ToolCall
 from gate.judge.batch.base import BatchResult, BatchStatus
-from gate.judge.providers.anthropic import body, client, reply_of, status_error
+from gate.judge.providers.anthropic import client, messages_body, reply_of, status_error
 
 if TYPE_CHECKING:
     import anthropic
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 COUNTS = ("processing", "succeeded", "errored", "canceled", "expired")
 WHY = {
     "canceled": "the message batch was cancelled before this request ran",
@@ -52,7 +52,7 @@ class AnthropicBatches:
         self._client = client(config, base_url, api_key, "judging in message batches")
         self._deadline = config.deadline_seconds
 
-    def _sdk(self, fn: Callable[[], T]) -> T:
+    def _sdk(self, fn: Callable[[], _T]) -> _T:
         import anthropic
 
         try:
@@ -77,11 +77,12 @@ class AnthropicBatches:
 
     def size(self, call: ToolCall) -> int:
         """The bytes of ``call`` as one request of a batch."""
-        return len(json.dumps({"custom_id": call.key, "params": body(call)}, ensure_ascii=False).encode("utf-8"))
+        request = {"custom_id": call.key, "params": messages_body(call)}
+        return len(json.dumps(request, ensure_ascii=False).encode("utf-8"))
 
     def create(self, calls: Sequence[ToolCall]) -> BatchStatus:
         """A new batch of ``calls``."""
-        requests: list[Any] = [{"custom_id": c.key, "params": body(c)} for c in calls]
+        requests: list[Any] = [{"custom_id": c.key, "params": messages_body(c)} for c in calls]
         return _status(self._sdk(lambda: self._client.messages.batches.create(requests=requests)))
 
     def retrieve(self, batch_id: str) -> BatchStatus:

@@ -33,20 +33,19 @@ from gate.config import JudgeConfig
 from gate.deadline import DeadlineExceeded, call_by
 from gate.errors import InputError, JudgeAuthError, JudgeUnavailable
 from gate.judge.base import ToolCall, ToolReply
-from gate.judge.providers.transport import http_client, without_key
+from gate.judge.providers.transport import AUTH_STATUSES, http_client, without_key
 from gate.judgement import Usage
 
 if TYPE_CHECKING:
     import openai
 
-AUTH_STATUSES = (401, 403)
 STOP_REASONS = {"tool_calls": "tool_use", "function_call": "tool_use", "stop": "end_turn",
                 "length": "max_tokens", "content_filter": "refusal"}
 """Chat Completions ``finish_reason`` -> the judge's stop reasons (a forced call finishes with ``stop``)."""
 
 
-def body(call: ToolCall) -> dict[str, Any]:
-    """The Chat Completions request body for ``call``."""
+def chat_body(call: ToolCall) -> dict[str, Any]:
+    """The Chat Completions request chat_body for ``call``."""
     function = {"name": call.tool.name, "description": call.tool.description, "parameters": call.tool.input_schema}
     return {
         "model": call.model,
@@ -69,8 +68,8 @@ def _usage(usage: Any) -> Usage:
 
 def _status_error(e: openai.APIStatusError, key: str, variable: str) -> JudgeUnavailable:
     """What the judge says of an API error to a call made with ``key`` (never shown), which ``variable`` holds."""
-    body = e.body if isinstance(e.body, dict) else {}
-    error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+    chat_body = e.body if isinstance(e.body, dict) else {}
+    error = chat_body.get("error", chat_body) if isinstance(chat_body.get("error", chat_body), dict) else {}
     kind = error.get("type") or error.get("code") or "error"
     detail = without_key(str(error.get("message") or e.message), key)
     request = f" (request {e.request_id})" if e.request_id else ""
@@ -135,7 +134,7 @@ class OpenAIProvider:
         """
         import openai
 
-        client, request = self._client.with_options(timeout=timeout), body(call)
+        client, request = self._client.with_options(timeout=timeout), chat_body(call)
 
         def create() -> Any:
             # Called from this module: the SDK's warnings name the frame that called it (see anthropic.py).

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gate.checks.passage import terms
+from gate.checks.survival import survives
 from gate.config import JudgeConfig
 from gate.judge.base import ToolCall, ToolReply
 from gate.judgement import Usage
-from gate.passage import terms
-from gate.survival import survives
 from gate.urls import canonical
 
 _BLOCK = re.compile(r'<material-(\w+) kind="(\w+)"([^>]*)>\n(.*?)\n</material-\1>', re.S)

@@ -29,7 +29,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import httpx2
 
-__all__ = ["CA_VARIABLES", "KEY_SHOWN_AS", "http_client", "tls_context", "without_key"]
+__all__ = ["AUTH_STATUSES", "CA_VARIABLES", "KEY_SHOWN_AS", "http_client", "tls_context", "without_key"]
+
+AUTH_STATUSES = (401, 403)
+"""The HTTP statuses of a refused API key: no further call is made (:class:`gate.errors.JudgeAuthError`)."""
 
 CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 """The environment variables that choose the CA certificates (the context is built again when they change)."""

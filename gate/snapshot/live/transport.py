@@ -38,7 +38,7 @@ from gate.snapshot.live.policy import AllowList, address_kind, host_refused
 Resolve = Callable[[str, int], Iterable[Sequence[Any]]]
 """``socket.getaddrinfo``'s shape: ``(host, port)`` -> ``(family, type, proto, canonname, sockaddr)`` rows."""
 
-CHUNK = 64 * 1024
+BODY_CHUNK = 64 * 1024
 
 
 class AddressRefused(Exception):
@@ -218,7 +218,7 @@ def read_body(response: requests.Response, max_bytes: int, what: str) -> bytes:
         raise BodyTooLarge(f"{what}: the answer declares {int(declared)} bytes, over the cap of "
                            f"{max_bytes} (record.max_bytes); not read")
     body = bytearray()
-    for chunk in response.iter_content(CHUNK):
+    for chunk in response.iter_content(BODY_CHUNK):
         body += chunk
         if len(body) > max_bytes:
             raise BodyTooLarge(f"{what}: the answer is over the cap of {max_bytes} bytes "

@@ -29,7 +29,7 @@ import requests
 
 from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
-from gate.jsonio import parse_json_bounded
+from gate.files.jsonio import parse_json_bounded
 from gate.snapshot.live.policy import AllowList, parse_allow
 from gate.snapshot.live.providers import Call, SearchProvider, endpoint_problem, provider_for
 from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_exception

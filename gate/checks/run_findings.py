@@ -1,0 +1,101 @@
+"""What ``sourcegate run`` found while it ran the agent, as the gate reports it. Pure.
+
+These are not checks over a trace's content: they are facts of the run (a request the snapshot
+did not hold, an agent that failed), carried in the trace's ``replay`` section by ``sourcegate
+run`` and turned into findings here, so ``sourcegate check`` on the produced runs reports them.
+Each has a stable id and a description, like the checks of :data:`gate.checks.CHECKS`:
+
+- ``replay_miss``: the agent asked for a search, a page or an extraction the snapshot does not
+  hold; the message names the query or URL and how to record it. A hard failure, or a warning
+  with ``replay.on_miss: warn``.
+- ``agent_error``: the agent exited non-zero, timed out or printed no answer; the message has the
+  tail of its stderr (untrusted text: escaped by every renderer). Always a hard failure.
+- ``cross_case_request``: a request reached the replay server with one case's URL from a process of
+  another case (or of none), and was refused; reported in both cases. Always a hard failure.
+- ``agent_output_dropped``: the agent printed more than the gate keeps (:mod:`gate.runner.output`);
+  the message says how much was dropped. A warning.
+- ``agent_left_processes``: the agent exited and left processes running, which the gate ended. A
+  warning (a helper it meant to stop is not a failure of the answer, but it was PR code still running).
+- ``outside_connections``: connections with the case's URL came from a process of no running case
+  (a service the agent hands its work to) and were served, attributed by the URL alone. A warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gate.config import Config
+from gate.model import STDERR_KEPT, STDOUT_KEPT, Finding, ReplayMiss, Run
+from gate.results import CaseWarning
+from gate.text.units import byte_size
+
+__all__ = ["RECORD_COMMAND", "RUN_FINDINGS", "RunFindingKind", "run_findings"]
+
+RECORD_COMMAND = "sourcegate snapshot record GOLDEN"
+"""How a miss gets recorded: the server in record mode, with the agent run against it once."""
+
+
+@dataclass(frozen=True)
+class RunFindingKind:
+    """One kind of finding of a run: a stable id and a one-line description."""
+
+    id: str
+    description: str
+
+
+RUN_FINDINGS: dict[str, RunFindingKind] = {
+    k.id: k
+    for k in (
+        RunFindingKind("replay_miss", "the agent asked for a search or a page the snapshot does not hold"),
+        RunFindingKind("agent_error", "the agent exited non-zero, timed out or printed no answer"),
+        RunFindingKind("cross_case_request", "a request crossed from one case's processes to another case's URL"),
+        RunFindingKind("agent_output_dropped", "the agent printed more than the gate keeps; the rest was counted"),
+        RunFindingKind("agent_left_processes", "the agent left processes running when it exited; the gate ended them"),
+        RunFindingKind("outside_connections", "the case's URL was used by a process of no running case"),
+    )
+}
+
+
+def _miss_message(miss: ReplayMiss) -> str:
+    if miss.layer == "search":
+        provider = f" ({miss.provider})" if miss.provider else ""
+        what = f"the search {miss.key!r}{provider}"
+    elif miss.layer == "pages":
+        what = f"the page {miss.key}"
+    else:
+        what = f"the extraction of {miss.key}"
+    return (f"{what} is not in the snapshot: record it with `{RECORD_COMMAND}` (the agent run against "
+            "it once), then run the agent again")
+
+
+def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[CaseWarning, ...]]:
+    """The hard failures and the warnings the run itself produced (none for a trace not made by ``run``)."""
+    replay = run.replay
+    if replay is None:
+        return (), ()
+    failures: list[Finding] = []
+    warnings: list[CaseWarning] = []
+    if replay.agent_error is not None:
+        failures.append(Finding("agent_error", f"the agent gave no answer: {replay.agent_error}"))
+    failures.extend(Finding("cross_case_request", message) for message in replay.cross_case)
+    dropped = [f"{byte_size(n)} of {stream}" for stream, n in (("stdout", replay.stdout_dropped),
+                                                         ("stderr", replay.stderr_dropped)) if n]
+    if dropped:
+        warnings.append(CaseWarning("agent_output_dropped", (
+            f"the agent printed more than the gate keeps (the last {byte_size(STDOUT_KEPT)} of stdout, where its "
+            f"answer is read, and {byte_size(STDERR_KEPT)} of stderr): {' and '.join(dropped)} counted and dropped")))
+    if replay.outside_connections:
+        warnings.append(CaseWarning("outside_connections", (
+            f"{replay.outside_connections} connection(s) with this case's replay URL came from a process outside "
+            "every running case (a service the agent hands its work to?): served, and attributed to this case by "
+            "the URL alone")))
+    if replay.left_running:
+        warnings.append(CaseWarning("agent_left_processes", (
+            f"the agent left {replay.left_running} process(es) running when it exited: the gate ended them")))
+    for miss in replay.misses:
+        message = _miss_message(miss)
+        if config.replay.on_miss == "warn":
+            warnings.append(CaseWarning("replay_miss", message + " (warning: replay.on_miss is warn)"))
+        else:
+            failures.append(Finding("replay_miss", message, url=None if miss.layer == "search" else miss.key))
+    return tuple(failures), tuple(warnings)

@@ -1,0 +1,280 @@
+"""Read golden sets and traces: parse strictly, validate against the schema, convert to values.
+
+Two trace shapes are read: ``sourcegate-trace/1`` and the minimal shape many teams already
+record (``{question, queries, results: [{position, title, link, description}], pages: {url:
+text}, answer}``), converted unchanged on load.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from re import fullmatch
+from typing import Any
+
+import yaml
+
+from gate.errors import InputError
+from gate.files.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
+from gate.model import Case, Citation, GoldenSet, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.urls.hosts import usv
+
+GOLDEN_NAME = "golden.yaml"
+RUNS_DIR = "runs"
+
+
+def _datetime(value: str | None) -> datetime | None:
+    # The schema has checked the RFC 3339 shape with this same function, so it cannot fail here.
+    return parse_time(value) if value else None
+
+
+def _date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
+    queries = tuple(data["queries"])
+    results = []
+    for i, r in enumerate(data["results"]):
+        q = r.get("query")
+        if q is not None and q >= len(queries):
+            raise InputError(f"query index {q} but the trace has {len(queries)} queries",
+                             file=file, path=f"$.results[{i}].query")
+        results.append(SearchResult(
+            query=q, position=r.get("position", i + 1), title=r.get("title", ""), url=r["url"],
+            snippet=r.get("snippet", ""), published=_date(r.get("published")),
+        ))
+    pages = tuple(
+        Page(url=p["url"], text=p["text"], final_url=p.get("final_url"), status=p.get("status"),
+             truncated=p.get("truncated", False), fetched_at=_datetime(p.get("fetched_at")),
+             published=_date(p.get("published")))
+        for p in data["pages"]
+    )
+    citations = None
+    if "citations" in data:
+        citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
+    agent = tuple(sorted((k, str(v)) for k, v in data.get("agent", {}).items()))
+    return Run(
+        case=data.get("case", default_case), question=data["question"], answer=data["answer"],
+        queries=queries, results=tuple(results), pages=pages, citations=citations,
+        started_at=_datetime(data.get("started_at")), agent=agent, shape="native", source=file,
+        replay=_replay(data["replay"]) if "replay" in data else None,
+    )
+
+
+def _replay(data: Mapping[str, Any]) -> Replay:
+    misses = tuple(ReplayMiss(layer=m["layer"], key=m["key"], provider=m.get("provider")) for m in data["misses"])
+    return Replay(command=tuple(data["command"]), served=data["served"], misses=misses,
+                  agent_error=data.get("agent_error"), stdout_dropped=data.get("stdout_dropped", 0),
+                  stderr_dropped=data.get("stderr_dropped", 0), left_running=data.get("left_running", 0),
+                  cross_case=tuple(data.get("cross_case", ())),
+                  outside_connections=data.get("outside_connections", 0))
+
+
+def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:
+    results = tuple(
+        SearchResult(query=None, position=r.get("position", r.get("realPosition", i + 1)),
+                     title=r.get("title", ""), url=r["link"], snippet=r.get("description", ""))
+        for i, r in enumerate(data.get("results", []))
+    )
+    pages = tuple(Page(url=u, text=t) for u, t in data.get("pages", {}).items())
+    return Run(
+        case=default_case, question=data["question"], answer=data["answer"],
+        queries=tuple(data.get("queries", [])), results=results, pages=pages, shape="minimal", source=file,
+    )
+
+
+def _usv(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD.
+
+    JSON can escape one (``"\\ud800"``), but no UTF-8 text can hold it: a title, a snippet, a quote,
+    an answer or a page that kept it would stop every report that quotes it. A browser reads such
+    a string the same way. Called on validated data, so the depth is bounded.
+    """
+    if isinstance(value, str):
+        return usv(value)
+    if isinstance(value, list):
+        return [_usv(v) for v in value]
+    if isinstance(value, dict):
+        return {usv(k): _usv(v) for k, v in value.items()}
+    return value
+
+
+def parse_trace(data: Any, file: str, default_case: str) -> Run:
+    """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD)."""
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object, got {type(data).__name__}", file=file, path="$")
+    if "format" in data:
+        validate(data, "trace", file)
+        return _native(_usv(data), file, default_case)
+    validate(data, "trace-minimal", file)
+    return _minimal(_usv(data), file, default_case)
+
+
+def load_trace(file: str, root: str | None = None) -> Run:
+    """Load one trace file; the case id defaults to the file name without ``.json``.
+
+    With ``root`` (the golden set it belongs to), the file must stay inside it.
+    """
+    stem = os.path.splitext(os.path.basename(file))[0]
+    return parse_trace(load_json(file, root=root), file, stem)
+
+
+def load_golden(root: str) -> GoldenSet:
+    """Load ``golden.yaml`` from a golden-set folder (a link that leaves the folder is refused)."""
+    file = os.path.join(root, GOLDEN_NAME)
+    if not os.path.isfile(file):
+        raise InputError(f"no {GOLDEN_NAME} in this folder (expected a golden set)", file=root)
+    data = load_yaml(file, root=root)
+    validate(data, "golden", file)
+    cases = []
+    seen: set[str] = set()
+    for i, c in enumerate(data["cases"]):
+        if c["id"] in seen:
+            raise InputError(f"duplicate case id {c['id']!r}", file=file, path=f"$.cases[{i}].id")
+        seen.add(c["id"])
+        cases.append(Case(
+            id=c["id"], question=c["question"], cls=c.get("class"), freshness=c.get("freshness"),
+            about_domains=tuple(c.get("about_domains", ())), constraints=tuple(c.get("constraints", ())),
+            entities=tuple(c.get("entities", ())),
+        ))
+    snapshot_at = data.get("snapshot_at")
+    return GoldenSet(name=data["name"], version=data["version"], cases=tuple(cases), root=root,
+                     snapshot_at=str(snapshot_at) if snapshot_at is not None else None,
+                     resnapshot_days=data.get("resnapshot_days"))
+
+
+def golden_identity(root: str) -> tuple[str, int]:
+    """The name and version of the golden set in ``root``, without reading its cases when it can.
+
+    ``sourcegate merge`` needs only these two (each shard read and validated the whole file). They
+    are read from the top of ``golden.yaml``, event by event, when both come before ``cases`` as
+    sourcegate writes them: a set of tens of thousands of cases is not parsed for two values.
+    Anything else (``cases`` first, an anchor, a value of another type, malformed YAML) is read
+    by :func:`load_golden`, which says what is wrong.
+    """
+    file = os.path.join(root, GOLDEN_NAME)
+    if os.path.isfile(file):
+        head = _golden_head(read_text(file, root=root, kind="YAML"))
+        if head is not None:
+            return head
+    golden = load_golden(root)
+    return golden.name, golden.version
+
+
+_HEAD_KEYS = ("name", "version")
+_EventLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _golden_head(text: str) -> tuple[str, int] | None:
+    """``name`` and ``version`` from the top-level keys before ``cases``, or None (read it all)."""
+    loader = _EventLoader(text)
+    found: dict[str, object] = {}
+    try:
+        for start in (yaml.StreamStartEvent, yaml.DocumentStartEvent, yaml.MappingStartEvent):
+            if not loader.check_event(start):
+                return None
+            loader.get_event()  # type: ignore[no-untyped-call]
+        while len(found) < len(_HEAD_KEYS):
+            key, value = loader.get_event(), loader.get_event()  # type: ignore[no-untyped-call]
+            if not isinstance(key, yaml.ScalarEvent) or key.tag is not None or key.anchor is not None \
+                    or key.value == "cases" or key.value in found:
+                return None
+            if not isinstance(value, yaml.ScalarEvent) or value.anchor is not None:
+                return None  # a collection or an alias before the name and version: read it all
+            if key.value in _HEAD_KEYS:
+                tag = value.tag if value.tag not in (None, "!") else loader.resolve(  # type: ignore[no-untyped-call]
+                    yaml.ScalarNode, value.value, value.implicit)
+                node = yaml.ScalarNode(tag, value.value, style=value.style)
+                found[key.value] = loader.construct_object(node)
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    name, version = found["name"], found["version"]
+    if not (isinstance(name, str) and fullmatch(r"[A-Za-z0-9._-]+", name)
+            and type(version) is int and version >= 1):
+        return None
+    return name, version
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A case and its run, or the input error that stands in for the missing side."""
+
+    case: Case
+    run: Run | None
+    problem: str | None = None
+
+
+def run_files(root: str, folder: str | None = None) -> list[str]:
+    """The trace files of a golden set, sorted by name: in its ``runs/``, or in ``folder`` (traces kept
+    outside the set); a set without its folder of traces is an input error.
+
+    ``runs/`` must stay inside the set (a link out of it is refused before it is listed).
+    """
+    if folder is not None:
+        if not os.path.isdir(folder):
+            raise InputError("no such folder of traces (expected <case-id>.json, one trace per case)", file=folder)
+        return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
+    folder = os.path.join(root, RUNS_DIR)
+    if not os.path.isdir(folder):
+        # Every case would fail as "no run recorded" (and a snapshot would "cover all 0 runs"): the
+        # folder is misplaced or was never committed, which is the set's error, not the agent's.
+        raise InputError(f"no {RUNS_DIR}/ folder in this golden set (expected {RUNS_DIR}/<case-id>.json, "
+                         "one trace per case)", file=root)
+    inside(root, folder)
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json"))
+
+
+def trace_case_id(data: Any, default_case: str) -> str | None:
+    """The case id a parsed trace will have, read without validating it (None: it cannot be told)."""
+    if not isinstance(data, dict):
+        return None
+    if "format" not in data:
+        return default_case
+    case = data.get("case", default_case)
+    return case if isinstance(case, str) else None
+
+
+OTHER_SHARD = "in another shard"
+"""The problem of a pairing :func:`iter_pairings` passes over unvalidated, because ``keep`` refused it."""
+
+
+def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) -> Iterator[Pairing]:
+    """Each case with its run, streamed one file at a time (memory does not grow with the set).
+
+    A run for an unknown case, or a case with no run, is a problem for that case, never skipped.
+    With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: it is
+    yielded as a pairing without a run (problem :data:`OTHER_SHARD`), so the order stays whole.
+    """
+    by_id = {c.id: c for c in golden.cases}
+    ran: set[str] = set()
+    # Traces kept outside the set are read only inside their own folder, as runs/ only inside the set.
+    within = golden.runs_dir if golden.runs_dir is not None else golden.root
+    for file in run_files(golden.root, golden.runs_dir):
+        stem = os.path.splitext(os.path.basename(file))[0]
+        data = load_json(file, root=within)
+        cid = trace_case_id(data, stem) if keep is not None else None
+        if keep is not None and cid is not None and not keep(cid):
+            if cid in ran:
+                raise InputError(f"a second run for case {cid!r}", file=file, path="$.case")
+            ran.add(cid)
+            yield Pairing(by_id.get(cid) or Case(id=cid, question=""), None, OTHER_SHARD)
+            continue
+        run = parse_trace(data, file, stem)
+        if run.case in ran:
+            raise InputError(f"a second run for case {run.case!r}", file=file, path="$.case")
+        ran.add(run.case)
+        case = by_id.get(run.case)
+        if case is None:
+            yield Pairing(Case(id=run.case, question=run.question), run,
+                          f"{file}: run for case {run.case!r}, which golden.yaml does not list")
+            continue
+        yield Pairing(case, run)
+    for case in golden.cases:
+        if case.id not in ran:
+            where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
+            yield Pairing(case, None, f"no run recorded for case {case.id!r} (expected {where}/{case.id}.json)")
