@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from gate.checks import CHECKS, Check
+from gate.checks import CHECKS, Check, Subject
 from gate.config import Config, load_config, with_judge_provider
 from gate.errors import InputError
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
@@ -147,7 +147,9 @@ def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[s
         return evaluate_pairing(p, config, checks)
     if p.run.replay is not None and p.run.replay.agent_error is not None:
         return evaluate_run(p.run, p.case, config, checks=checks)  # no answer to judge: its agent_error says so
-    return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case), checks=checks)
+    subject = Subject.build(p.run, p.case, config)  # once: the judge and then the checks read it
+    return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case, subject), checks=checks,
+                        subject=subject)
 
 
 def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: TrustedEntries | None,
