@@ -293,6 +293,17 @@ class JudgeSession:
         batch = runner.notes if runner else []
         return tuple(dict.fromkeys(([stopped] if stopped else []) + self._notes + batch + self._trust_notes() + sdk))
 
+    @property
+    def unverified_keys(self) -> frozenset[str]:
+        """The judge-cache entries this session's judge asked for and did not trust (the base revision lacks them)."""
+        return self._cache.unverified_keys if self._cache is not None else frozenset()
+
+    def add_unverified(self, keys: Iterable[str]) -> None:
+        """Count ``keys`` among the untrusted entries, as another session's judge found them (a worker
+        process judging this set's other runs from the same cache)."""
+        if self._cache is not None:
+            self._cache.add_unverified(keys)
+
     def _trust_notes(self) -> list[str]:
         """How many judge-cache entries the pull request brought along, and which a fresh judge contradicted."""
         cache = self._cache
