@@ -39,11 +39,13 @@ def _timed(argv: list[str]) -> tuple[float, int]:
 def measure(root: str, out: str) -> list[tuple[str, str, str]]:
     """Rows for the bench table: whole run, slowest shard, merge, and that the reports agree."""
     whole = os.path.join(out, "whole.json")
-    t_whole, code_whole = _timed(["check", root, "--judge", "off", "--json", whole])
+    # One process each (--jobs 1): a matrix job is the unit here; bench_jobs measures the cores of one.
+    t_whole, code_whole = _timed(["check", root, "--judge", "off", "--json", whole, "--jobs", "1"])
     parts, times = [], []
     for i in range(1, SHARDS + 1):
         part = os.path.join(out, f"shard-{i}.json")
-        t, code = _timed(["check", root, "--judge", "off", "--shard", f"{i}/{SHARDS}", "--json", part])
+        t, code = _timed(["check", root, "--judge", "off", "--shard", f"{i}/{SHARDS}", "--json", part,
+                          "--jobs", "1"])
         if code != 0:
             raise SystemExit(f"shard {i}/{SHARDS} exited {code}")
         parts.append(part)
