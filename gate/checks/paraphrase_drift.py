@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -80,10 +79,25 @@ def _word_in(word: str, text: str) -> bool:
     return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)").search(text, first) is not None
 
 
-@lru_cache(maxsize=8)
-def _numbers_on(text: str) -> frozenset[str]:
-    """The numbers on a (normalised) page: found once for all the sentences that cite it."""
-    return frozenset(NUMBER.findall(text))
+def _number_on(number: str, text: str) -> bool:
+    """Whether ``number`` (one match of :data:`NUMBER`) is one of ``NUMBER.findall(text)``.
+
+    Only where the number's text is on the page is looked at (a substring search, in C), not every
+    character of the page: a place counts when a number starts there (no digit before it, nor a
+    digit and a ``.`` or ``,``: the number before would run on into it) and ends there (no digit
+    after it, nor a ``.`` or ``,`` and a digit: it would run on).
+    """
+    i = text.find(number)
+    while i != -1:
+        end = i + len(number)
+        starts = i == 0 or not (text[i - 1].isdecimal()
+                                or (text[i - 1] in ".," and i >= 2 and text[i - 2].isdecimal()))
+        ends = end == len(text) or not (text[end].isdecimal()
+                                        or (text[end] in ".," and end + 1 < len(text) and text[end + 1].isdecimal()))
+        if starts and ends:
+            return True
+        i = text.find(number, i + 1)
+    return False
 
 
 def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drift:
@@ -111,9 +125,7 @@ def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drif
         start, end = (res.dest_start, res.dest_end) if res is not None else (0, 0)
         passage = text[max(0, start - _CONTEXT):end + _CONTEXT]
     support = (aligned + fuzz.token_set_ratio(needle, passage)) / 2
-    wanted = NUMBER.findall(needle)
-    on_page = _numbers_on(text) if wanted else frozenset()
-    numbers = tuple(dict.fromkeys(n for n in wanted if n not in on_page))
+    numbers = tuple(n for n in dict.fromkeys(NUMBER.findall(needle)) if not _number_on(n, text))
     names = tuple(n for n in names_of(raw) if not _word_in(normalise(n), text))
     return Drift(round(100.0 - support, 1), passage, numbers, names)
 

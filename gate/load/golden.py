@@ -8,16 +8,16 @@ text}, answer}``), converted unchanged on load.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from re import fullmatch
 from typing import Any, TypeVar
 
 import yaml
 
 from gate.errors import InputError
-from gate.files.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
+from gate.files.jsonio import inside, load_yaml, parse_json, parse_time, read_text, validate
 from gate.model import Case, Citation, GoldenSet, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.urls.hosts import usv
 
@@ -102,15 +102,39 @@ def _usv(value: Any) -> Any:
     return value
 
 
-def parse_trace(data: Any, file: str, default_case: str) -> Run:
-    """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD)."""
+def parse_trace(data: Any, file: str, default_case: str, *, surrogates: bool = True) -> Run:
+    """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD).
+
+    ``surrogates=False`` says the JSON text held no escape of a surrogate (:func:`may_hold_surrogates`),
+    so no string of ``data`` can hold a lone one and none is looked for.
+    """
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, got {type(data).__name__}", file=file, path="$")
+    clean = _usv if surrogates else _same
     if "format" in data:
         validate(data, "trace", file)
-        return _native(_usv(data), file, default_case)
+        return _native(clean(data), file, default_case)
     validate(data, "trace-minimal", file)
-    return _minimal(_usv(data), file, default_case)
+    return _minimal(clean(data), file, default_case)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether JSON ``text`` may parse into a string with a lone surrogate: only an escape can write
+    one (``\\ud800``; UTF-8 text cannot hold a surrogate), so without such an escape none can."""
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def _read_json(file: str, root: str | None) -> tuple[Any, bool]:
+    """A JSON file read and parsed (inside ``root``), and whether it may hold a lone surrogate."""
+    text = read_text(file, root=root)
+    return parse_json(text, file), may_hold_surrogates(text)
 
 
 def load_trace(file: str, root: str | None = None) -> Run:
@@ -119,7 +143,8 @@ def load_trace(file: str, root: str | None = None) -> Run:
     With ``root`` (the golden set it belongs to), the file must stay inside it.
     """
     stem = os.path.splitext(os.path.basename(file))[0]
-    return parse_trace(load_json(file, root=root), file, stem)
+    data, surrogates = _read_json(file, root)
+    return parse_trace(data, file, stem, surrogates=surrogates)
 
 
 def load_golden(root: str) -> GoldenSet:
@@ -194,7 +219,7 @@ def _golden_head(text: str) -> tuple[str, int] | None:
     finally:
         loader.dispose()
     name, version = found["name"], found["version"]
-    if not (isinstance(name, str) and fullmatch(r"[A-Za-z0-9._-]+", name)
+    if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9._-]+", name)
             and type(version) is int and version >= 1):
         return None
     return name, version
@@ -268,12 +293,12 @@ class TraceReader:
             run = load_trace(file)
             return Pairing(Case(id=run.case, question=run.question), run)
         stem = os.path.splitext(os.path.basename(file))[0]
-        data = load_json(file, root=self._within)
+        data, surrogates = _read_json(file, self._within)
         if self.keep is not None:
             cid = trace_case_id(data, stem)
             if cid is not None and not self.keep(cid):
                 return Pairing(self._by_id.get(cid) or Case(id=cid, question=""), None, OTHER_SHARD)
-        run = parse_trace(data, file, stem)
+        run = parse_trace(data, file, stem, surrogates=surrogates)
         case = self._by_id.get(run.case)
         if case is None:
             return Pairing(Case(id=run.case, question=run.question), run,
