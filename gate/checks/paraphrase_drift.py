@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -80,24 +81,18 @@ def _word_in(word: str, text: str) -> bool:
 
 
 def _number_on(number: str, text: str) -> bool:
-    """Whether ``number`` (one match of :data:`NUMBER`) is one of ``NUMBER.findall(text)``.
+    """Whether ``number`` (one match of :data:`NUMBER`) is one of ``NUMBER.findall(text)``, found by
+    one search of the page (in C) for the number standing alone: not after a digit, nor after a digit
+    and a ``.`` or ``,`` (the number before would run on into it), and not before a digit, nor before
+    a ``.`` or ``,`` and a digit (it would run on)."""
+    return _alone(number).search(text) is not None
 
-    Only where the number's text is on the page is looked at (a substring search, in C), not every
-    character of the page: a place counts when a number starts there (no digit before it, nor a
-    digit and a ``.`` or ``,``: the number before would run on into it) and ends there (no digit
-    after it, nor a ``.`` or ``,`` and a digit: it would run on).
-    """
-    i = text.find(number)
-    while i != -1:
-        end = i + len(number)
-        starts = i == 0 or not (text[i - 1].isdecimal()
-                                or (text[i - 1] in ".," and i >= 2 and text[i - 2].isdecimal()))
-        ends = end == len(text) or not (text[end].isdecimal()
-                                        or (text[end] in ".," and end + 1 < len(text) and text[end + 1].isdecimal()))
-        if starts and ends:
-            return True
-        i = text.find(number, i + 1)
-    return False
+
+@lru_cache(maxsize=1024)
+def _alone(number: str) -> re.Pattern[str]:
+    # The first digit comes before the look-behinds, so the search skips to where that digit is instead
+    # of trying the pattern at every character of the page.
+    return re.compile(re.escape(number[0]) + r"(?<!\d.)(?<!\d[.,].)" + re.escape(number[1:]) + r"(?!\d|[.,]\d)")
 
 
 def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drift:
