@@ -38,13 +38,13 @@ from gate.config import CALLING_MODES, DEFAULT_PROVIDER
 from gate.deliver.delivery import Delivery, Outputs, deliver
 from gate.deliver.publish import comment_authors, run_url
 from gate.deliver.targets import check_targets, reads_of
-from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
-from gate.exitcodes import error_line, guarded
+from gate.errors import GateError, InputError, error_line, guarded
+from gate.exitcodes import ExitCode, combined_exit
 from gate.files.outputs import resolve_within
 from gate.files.paths import real_is_below
 from gate.git.revision import has_commit
 from gate.load.golden import load_golden
-from gate.load.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
+from gate.load.goldensets import GoldenSetPaths, file_name, split_sets
 from gate.pipeline import TRACES_NAME, MergeRequest, SetRequest, merged_report, run_set
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
@@ -198,10 +198,10 @@ def _dropped_run(dropped: DroppedSet, baseline: str, comment: bool, authors: Seq
     """A set the pull request dropped: a set that could not run (exit 2), its comment updated to say so,
     its ``not-run.json`` written to ``where`` (its report folder, and the workspace it must be in)."""
     error = dropped_message(dropped, baseline)
-    _record_not_run(NotRun(dropped.name, EXIT_INPUT, error), *where, out)
+    _record_not_run(NotRun(dropped.name, ExitCode.INPUT, error), *where, out)
     if comment:
-        _say_not_run(dropped.name, error, EXIT_INPUT, authors, env, out)
-    return SetRun((dropped.path,), dropped.name, gate_code=EXIT_INPUT, final=EXIT_INPUT, error=error)
+        _say_not_run(dropped.name, error, ExitCode.INPUT, authors, env, out)
+    return SetRun((dropped.path,), dropped.name, gate_code=ExitCode.INPUT, final=ExitCode.INPUT, error=error)
 
 
 def _say_not_run(name: str, error: str, code: int, authors: Sequence[str], env: Mapping[str, str],
@@ -211,7 +211,7 @@ def _say_not_run(name: str, error: str, code: int, authors: Sequence[str], env: 
     def post() -> int:
         # No logins named: $SOURCEGATE_COMMENT_AUTHORS, as for the set's report comment.
         post_not_run(name, error, code, env, authors or None, out)
-        return EXIT_PASS
+        return ExitCode.PASS
 
     out.flush()
     with commands_stopped(out), contextlib.redirect_stderr(out):
@@ -284,7 +284,7 @@ def _run_set(golden: GoldenSetPaths, plan: SetPlan, fail_on: str, env: Mapping[s
         reports.append(report)
         code = deliver(report, golden.paths, Outputs(plan.files), Delivery(plan.comment, authors, env=env, err=out))
         shard = isinstance(plan.request, SetRequest) and plan.request.shard is not None
-        return EXIT_PASS if shard else code  # a shard does not gate: the merge job does
+        return ExitCode.PASS if shard else code  # a shard does not gate: the merge job does
 
     def say(error: Exception) -> None:
         errors.append(error)
@@ -296,7 +296,7 @@ def _run_set(golden: GoldenSetPaths, plan: SetPlan, fail_on: str, env: Mapping[s
         code = guarded(check, err=out, say=say)
     report = reports[0] if reports else None
     outcome = None
-    if report is not None and code in (EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE):
+    if report is not None and code in (ExitCode.PASS, ExitCode.FAIL, ExitCode.INCONCLUSIVE):
         outcome = outcome_from_report(report)
     error = None if outcome is not None else _why(errors, report, code)
     # Without a report there was nothing to comment: the comment of an earlier push must not stand.
