@@ -114,3 +114,19 @@ def test_the_action_reads_each_file_once_and_the_base_once(repo: tuple[Path, str
     assert re.search(r"^verdict<<(\S+)\nfail\n\1$", (tmp_path / "output").read_text(encoding="utf-8"), re.M)
     assert not _read_more_than_once(seen, root)
     assert seen.git_calls <= 10
+
+
+def test_run_check_gates_the_runs_it_holds_without_reading_them_back(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / SET)
+    base = GitRepo(tmp_path).commit("the base")
+    agent = tmp_path / "agent.py"
+    agent.write_text('import json, os\nprint(json.dumps({"answer": "nothing for " + os.environ["SOURCEGATE_CASE"]}))\n',
+                     encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with watching() as seen:
+        code = main(["run", SET, "--check", "--baseline-ref", base, "--json", str(tmp_path / "r.json"), "-q",
+                     "--", sys.executable, str(agent)])
+    assert code == 1  # no answer cites anything: no_citations in every case
+    assert not _read_more_than_once(seen, tmp_path)
+    assert seen.opens[os.path.realpath(tmp_path / SET / "golden.yaml")] == 1
