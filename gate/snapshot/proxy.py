@@ -192,7 +192,7 @@ def tunnel(client: socket.socket, upstream: socket.socket, idle: float, *, until
         s.settimeout(idle)
     while reading:
         # bytes a TLS socket has decrypted already are not seen by select
-        ready = [s for s in reading if isinstance(s, ssl.SSLSocket) and s.pending()]
+        ready: list[socket.socket] = [s for s in reading if isinstance(s, ssl.SSLSocket) and s.pending()]
         if not ready:
             ready, _, _ = select.select(list(reading), [], [], idle)
         if not ready:
