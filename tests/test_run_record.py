@@ -207,3 +207,23 @@ def test_a_failed_agent_shows_its_last_exception_whole_and_its_stderr_is_kept_in
     assert str(golden / "runs" / f"{cases[0]}.stderr.log") in trace["replay"]["agent_error"]
     assert (golden / "runs" / f"{cases[0]}.stderr.log").read_text(encoding="utf-8").endswith(whole + "\n")
     assert not (golden / "runs" / f"{cases[1]}.stderr.log").exists()
+
+
+def test_init_names_the_recording_command_and_following_it_records_the_set(
+        tmp_path: Path, web: Site, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "mine"]) == 0
+    said = capsys.readouterr().err
+    named = said.split("`sourcegate run ", 1)[1].split("`", 1)[0]
+    assert named == "mine --record -- CMD ARGS..."
+    golden = yaml.safe_load(Path("mine/golden.yaml").read_text(encoding="utf-8"))
+    golden["cases"][0]["question"] = QUESTION
+    Path("mine/golden.yaml").write_text(yaml.safe_dump(golden), encoding="utf-8")
+    config = yaml.safe_load(Path("mine/sourcegate.yaml").read_text(encoding="utf-8"))
+    config["record"]["search"] = {"brave": {"endpoint": web.url("/api/search"), "key_env": "MINE_KEY"}}
+    config["record"]["allow"] = [web.authority]
+    Path("mine/sourcegate.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    command = named.replace("CMD ARGS...", " ".join(_agent(tmp_path, monkeypatch))).split()
+    assert main(["run", *command]) == 0
+    assert main(["check", "mine", "--judge", "off", "-q"]) in (0, 1)  # gated: a verdict, not a usage error
+    assert Path("mine/runs/first-case.json").is_file() and Path("mine/snapshot/RECORDED.json").is_file()
