@@ -3,7 +3,7 @@
     GET /search?provider=serpapi&q=...  200: the provider's recorded JSON, exactly as it came
     GET /fetch?url=...                  200: {url, status, final_url, content_type, body, fetched_at,
                                              truncated}
-    GET /extract?url=...                200: {url, text, published, anchors: [{href, text}]}
+    GET /extract?url=...                200: {url, text, published, anchors: [{href, text}], truncated}
 
 A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Anything the snapshot
 lacks answers 404 with ``{"error", "layer", "key", "miss": true}`` and a line on stderr: a miss is
@@ -359,7 +359,7 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 if path == "/fetch":
                     return 200, _public(page_entry(source.page(url)))
-                return 200, _public(extraction_entry(source.extraction(url)))
+                return 200, {**_public(extraction_entry(source.extraction(url))), "truncated": self._cut(url)}
             except SnapshotMiss as e:
                 layer = PAGES if path == "/fetch" else EXTRACTIONS
                 return self._miss(layer.name, url_key(url), e)
@@ -367,6 +367,13 @@ class _Handler(BaseHTTPRequestHandler):
                 layer = PAGES if path == "/fetch" else EXTRACTIONS
                 return self._failed(layer.name, url_key(url), e)
         return 404, {"error": f"no such endpoint {path!r}: use /search, /fetch or /extract"}
+
+    def _cut(self, url: str) -> bool:
+        """Whether the page an extraction was made from was cut (its flag survives into a served trace)."""
+        try:
+            return self.server.store.page(url).truncated
+        except SnapshotMiss:
+            return False
 
     def _miss(self, layer: str, key: str, error: SnapshotMiss) -> tuple[int, Any]:
         self.server.log.write(f"sourcegate snapshot: MISS {error}\n")
