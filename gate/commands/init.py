@@ -21,7 +21,8 @@ import sys
 from gate.commands.base import Subparsers
 from gate.commands.scaffold import NewCase, config_yaml, golden_yaml, scaffold_name, workflow_yaml
 from gate.deliver.targets import Target, check_targets
-from gate.errors import EXIT_PASS, InputError
+from gate.errors import InputError
+from gate.exitcodes import ExitCode
 from gate.files.outputs import write_file
 from gate.load.golden import RUNS_DIR, load_trace
 
@@ -102,4 +103,4 @@ def run(args: argparse.Namespace) -> int:
               f"{os.path.join(root, 'sourcegate.yaml')} (its key stays in the environment), then record the "
               f"set through your agent: `sourcegate run {root} --record -- CMD ARGS...` (docs/recording.md)",
               file=sys.stderr)
-    return EXIT_PASS
+    return ExitCode.PASS
