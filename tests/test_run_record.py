@@ -119,6 +119,13 @@ def test_recording_new_episodes_records_only_what_the_snapshot_lacks(
     assert "version: 3" in (golden / "golden.yaml").read_text(encoding="utf-8")
 
 
+def test_record_with_check_is_refused_before_any_agent_runs(
+        tmp_path: Path, web: Site, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = _new_set(tmp_path / "mine", web)
+    assert main(["run", str(golden), "--record", "--check", "--", *_agent(tmp_path, monkeypatch)]) == 2
+    assert "baseline update" in capsys.readouterr().err and web.seen == []
+
+
 def test_without_record_a_set_with_no_snapshot_says_how_to_record_it(
         tmp_path: Path, web: Site, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     golden = _new_set(tmp_path / "mine", web)

@@ -109,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
     if args.check and args.out is not None:
         raise InputError("usage: --check gates the golden set's runs/; with --out DIR, run "
                          "`sourcegate check` on the traces yourself")
+    if args.check and args.record is not None:
+        raise InputError("usage: --record changes the snapshot and bumps the set's version, so its baseline no "
+                         "longer applies: record, then `sourcegate baseline update`, then check")
     if not args.check:
         _without_check(args)
     if not os.path.isdir(args.golden):

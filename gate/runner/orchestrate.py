@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from gate.config import load_config
 from gate.errors import GateError, InputError
 from gate.exitcodes import ExitCode
+from gate.files.digests import record_read
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.load.golden import RUNS_DIR, load_golden, load_trace
@@ -286,6 +287,7 @@ def _write(done: Sequence[_Done], target: str, *, replace_all: bool) -> None:
         os.makedirs(target, exist_ok=True)
         for name, text in texts:
             write_file(os.path.join(target, name), text)
+        _written(target, texts)
         return
     parent = os.path.dirname(os.path.abspath(target))
     fresh = tempfile.mkdtemp(prefix=TEMP_PREFIX + "runs-", dir=parent)
@@ -298,6 +300,7 @@ def _write(done: Sequence[_Done], target: str, *, replace_all: bool) -> None:
             old = tempfile.mkdtemp(prefix=TEMP_PREFIX + "old-runs-", dir=parent)
             os.replace(target, os.path.join(old, "runs"))
         os.replace(fresh, target)
+        _written(target, texts)
     except BaseException:
         if old is not None and not os.path.lexists(target):
             os.replace(os.path.join(old, "runs"), target)  # the old runs back where they were
@@ -306,6 +309,16 @@ def _write(done: Sequence[_Done], target: str, *, replace_all: bool) -> None:
     finally:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _written(folder: str, texts: Sequence[tuple[str, str]]) -> None:
+    """Tell :mod:`gate.files.digests` what each file written holds: a comparison with the base revision
+    then needs not read back what was just written (the old runs were read for their times)."""
+    for name, text in texts:
+        data = text.encode("utf-8")
+        st = os.stat(os.path.join(folder, name))
+        if st.st_size == len(data):
+            record_read(st, data)
 
 
 def _read_umask() -> int:
