@@ -17,8 +17,9 @@ Memory stays flat: a worker holds one run at a time, and at most two chunks per 
 A set too small to share (:data:`MIN_RUNS_PER_WORKER` runs a worker) is checked in the one process:
 starting a worker costs more than it saves. Workers start from a fork server (``forkserver``, or
 ``spawn`` where there is none), never by forking a process that may hold threads; each takes the
-parent's working directory and environment, ignores Ctrl-C (the parent stops them), and reports the
-judge-cache entries it did not trust, so the report's note counts them all.
+parent's working directory and environment, ignores Ctrl-C (the parent stops them), and hands back
+the judge-cache entries it did not trust (the report's note counts them all) and the blob ids of the
+files it read (:mod:`gate.files.digests`: a comparison with the base revision reads none again).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from gate.checks import Check
 from gate.checks.base import Subject
 from gate.config import Config
 from gate.errors import GateError
+from gate.files.digests import FileKey, ReadId, add_recorded, recorded_ids, recorded_reads
 from gate.judge.cache import TrustedEntries
 from gate.judge.session import JudgeSession
 from gate.load.golden import OTHER_SHARD, Pairing, TraceReader
@@ -170,20 +172,29 @@ def _raised(e: Exception) -> Raised:
     return Raised(e, trace)
 
 
-def _chunk(files: Sequence[str]) -> tuple[list[Checked | Raised], frozenset[str]]:
-    """The outcome of each file, in order, and the judge-cache entries this worker did not trust so far."""
+_Done = tuple[list[Checked | Raised], frozenset[str], dict[FileKey, ReadId]]
+"""A chunk's outcomes, the judge-cache entries the worker did not trust so far, and what it read."""
+
+
+def _chunk(files: Sequence[str]) -> _Done:
+    """The outcome of each file, in order, the judge-cache entries this worker did not trust so far, and
+    the blob ids of the files it read for them: the parent records them with its own reads
+    (:mod:`gate.files.digests`), so a comparison with the base revision reads no file again."""
     work = _work
     assert work is not None
-    out: list[Checked | Raised] = []
-    for file in files:
-        try:
-            p = work.reader(file)
-            result = None if p.problem == OTHER_SHARD else judge_and_evaluate(p, work.config, _session, work.checks)
-            record = work.record(result) if result is not None and work.record is not None else None
-            out.append(Checked(file, Pairing(p.case, None, p.problem), result, record))
-        except Exception as e:  # raised in the parent in the files' order, as the one process raises it
-            out.append(_raised(e))
-    return out, (_session.unverified_keys if _session is not None else frozenset())
+    with recorded_reads():
+        out: list[Checked | Raised] = []
+        for file in files:
+            try:
+                p = work.reader(file)
+                result = None if p.problem == OTHER_SHARD else judge_and_evaluate(p, work.config, _session,
+                                                                                  work.checks)
+                record = work.record(result) if result is not None and work.record is not None else None
+                out.append(Checked(file, Pairing(p.case, None, p.problem), result, record))
+            except Exception as e:  # raised in the parent in the files' order, as the one process raises it
+                out.append(_raised(e))
+        reads = recorded_ids()
+    return out, (_session.unverified_keys if _session is not None else frozenset()), reads
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -210,10 +221,11 @@ def evaluate_in_workers(work: SetWork, files: Sequence[str], workers: int,
             yield from _taken(pending.popleft().get(), session)
 
 
-def _taken(done: tuple[list[Checked | Raised], frozenset[str]], session: JudgeSession | None) -> Iterator[Checked]:
-    outcomes, unverified = done
+def _taken(done: _Done, session: JudgeSession | None) -> Iterator[Checked]:
+    outcomes, unverified, reads = done
     if session is not None and unverified:
         session.add_unverified(unverified)
+    add_recorded(reads)
     for outcome in outcomes:
         if isinstance(outcome, Raised):
             outcome.reraise()
