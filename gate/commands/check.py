@@ -60,7 +60,7 @@ def add_parser(sub: Subparsers) -> None:
     add_check_options(c)
     c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
     c.add_argument("--jobs", type=_jobs, default=None, dest="check_jobs", metavar="N",
-                   help="processes that check the runs, judge off or replay (default: one per core)")
+                   help="worker processes (judge off or replay; default: cores)")
     add_runs_option(c)
 
 
