@@ -1,9 +1,8 @@
 """`check --jobs N`: the runs checked in worker processes give the very report one process gives.
 
-The set here is the example set's eighteen runs twelve times over (216 cases, each copy its own case
-id), with its judge cache and its baseline: large enough for two workers, and with every check
-failing and passing somewhere, judged figures from the cache, a comparison with the baseline, a
-case with no run and a run of no case.
+The sets here are large enough for two workers: the example set's runs (every check failing and
+passing somewhere) and its baseline, with small runs to make up the number, a case with no run and a
+run of no case; and a set of one small run under many case ids, with the judge cache they all read.
 """
 
 from __future__ import annotations
@@ -27,33 +26,24 @@ from gate.verdict.report import Report
 from tests.conftest import EXAMPLE
 from tests.support.golden_factory import run_for, write_golden
 
-COPIES = 12
-
 
 @pytest.fixture(scope="module")
 def big_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example set, each case copied ``COPIES`` times under new ids, its judge cache and baseline kept."""
+    """The example set with its baseline, and small runs to make two workers' worth, some of them bad."""
     root = tmp_path_factory.mktemp("jobs") / "example"
-    shutil.copytree(EXAMPLE / "judgements", root / "judgements")
+    shutil.copytree(EXAMPLE / "runs", root / "runs")
     shutil.copy(EXAMPLE / "baseline.json", root / "baseline.json")
     golden = yaml.safe_load((EXAMPLE / "golden.yaml").read_text(encoding="utf-8"))
-    cases = []
-    (root / "runs").mkdir()
-    for k in range(COPIES):
-        for case in golden["cases"]:
-            copy = {**case, "id": f"{case['id']}-{k}"}
-            cases.append(copy)
-            trace = json.loads((EXAMPLE / "runs" / f"{case['id']}.json").read_text(encoding="utf-8"))
-            trace["case"] = copy["id"]
-            (root / "runs" / f"{copy['id']}.json").write_text(json.dumps(trace), encoding="utf-8")
-    golden["cases"] = cases
+    small = [f"small-{i:03d}" for i in range(2 * MIN_RUNS_PER_WORKER - len(golden["cases"]))]
+    for i in small:
+        golden["cases"].append({"id": i, "question": f"What did Rust 1.80 stabilise? ({i})", "class": "lookup"})
+        (root / "runs" / f"{i}.json").write_text(json.dumps(run_for(i, bad=i.endswith("7"))), encoding="utf-8")
     # A case with no run, and a run for a case the set does not list: each an input error of its case.
-    (root / "runs" / "storm-dervla-disruption-3.json").rename(root / "runs" / "not-in-the-set.json")
+    (root / "runs" / "small-013.json").rename(root / "runs" / "not-in-the-set.json")
     stray = json.loads((root / "runs" / "not-in-the-set.json").read_text(encoding="utf-8"))
     (root / "runs" / "not-in-the-set.json").write_text(json.dumps({**stray, "case": "not-in-the-set"}),
                                                        encoding="utf-8")
     (root / "golden.yaml").write_text(yaml.safe_dump(golden, sort_keys=False), encoding="utf-8")
-    assert len(cases) >= 2 * MIN_RUNS_PER_WORKER
     return root
 
 
@@ -98,7 +88,7 @@ def test_two_workers_write_the_reports_one_process_writes_byte_for_byte(big_set:
                 for jobs in (1, 2))
     assert one == two
     report = json.loads(one["json"])
-    assert len(report["cases"]) == 18 * COPIES + 1 and report["comparison"] is not None
+    assert len(report["cases"]) == 2 * MIN_RUNS_PER_WORKER + 1 and report["comparison"] is not None
     checks = {f["check"] for c in report["cases"] for f in c["hard_failures"]}
     assert {"input_error", "fabricated_url", "passage_missing"} <= checks  # the gap and the stray too
 
