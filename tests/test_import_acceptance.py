@@ -79,14 +79,14 @@ EXPECTED: list[tuple[str, str, list[tuple[str, str | None]]]] = [
       ("unread_citation", "https://getdaytrends.com/top/tweeted/day/"),
       ("unread_citation", "https://91trends.com/twitter/united-states/"),
       ("unread_citation", "https://globaltwittertrends.com/united-states/")]),
-    # The fabricated citations of a real run. iphone-air, iphone-17e and the store page are in
-    # neither the results nor the extracted pages. iphone-17-pro was extracted (read) but no
-    # search showed it (only /ca/shop/buy-iphone/iphone-17-pro): the agent wrote that URL itself
-    # and the gate's fabricated_url counts search results and redirects only, not direct fetches.
+    # A real run that read three pages and cited six apple.com URLs. iphone-17-pro was extracted
+    # (fetched and read) though no search showed it (only /ca/shop/buy-iphone/iphone-17-pro): a page
+    # the agent read is seen. iphone-air and iphone-17e stand as links on the pages it read: seen,
+    # not made up, but cited without being opened. The store page itself is on no page, in no
+    # result: written from memory.
     ("tavily-agent-log", "tavily/run-iphone-models.cell15.stdout.txt",
-     [("fabricated_url", APPLE_BUY + "/iphone-17-pro"), ("fabricated_url", APPLE_BUY + "/iphone-air"),
-      ("fabricated_url", APPLE_BUY + "/iphone-17e"), ("fabricated_url", APPLE_BUY),
-      ("domain_cap", APPLE_BUY + "/iphone-17")]),
+     [("fabricated_url", APPLE_BUY), ("unread_citation", APPLE_BUY + "/iphone-air"),
+      ("unread_citation", APPLE_BUY + "/iphone-17e"), ("domain_cap", APPLE_BUY + "/iphone-17")]),
     # OpenInference's example trace and LangSmith's captured runs: a chat turn with no search and an
     # answer that cites nothing.
     ("otlp", "openinference/openinference-spec.first-trace.json", [("no_citations", None)]),

@@ -192,9 +192,9 @@ class Recorder:
 
         Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
         searched and read until now: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
-        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` stand for
-        the answer's own (without them, and with a draft, they are extracted from its text).
-        Nothing is read or written.
+        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` are checked
+        together with the links of the answer's text: a link the list leaves out is checked all the
+        same (without a list, and with a draft, the links are all there is). Nothing is read or written.
         """
         if answer is None and self._answer is None:
             raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
