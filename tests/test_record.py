@@ -341,6 +341,22 @@ def test_guard_counts_a_page_fetched_and_the_links_on_it_as_seen() -> None:
     assert "a page the agent read links to (https://go.dev/doc/devel/release)" in found[0].message
 
 
+def test_links_a_reader_returns_beside_the_text_are_recorded_and_seen() -> None:
+    rec = recorder()
+
+    @rec.read
+    def scrape(url: str) -> dict[str, Any]:
+        return {"text": "Go releases", "status": 200, "links": ["https://go.dev/doc/go1.23"]}
+
+    scrape("https://go.dev/doc/devel/release")
+    rec.answer("Go 1.23 shipped [1].", ["https://go.dev/doc/go1.23"])
+    assert [(f.check, f.url) for f in rec.guard()] == [("unread_citation", "https://go.dev/doc/go1.23")]
+    [page] = rec.trace()["pages"]
+    assert page["links"] == ["https://go.dev/doc/go1.23"]
+    with pytest.raises(RecordError, match="'links' of what the reader returned for https://x.test/ must be a list"):
+        rec.read(lambda url: {"text": "t", "links": "https://y.test/"})("https://x.test/")
+
+
 def test_guard_needs_an_answer() -> None:
     with pytest.raises(RecordError, match="guard"):
         recorder().guard()

@@ -132,6 +132,13 @@ def test_the_extraction_of_a_recorded_html_text_keeps_its_links() -> None:
     assert extraction.anchors == (Anchor("https://shop.test/buy/air", "Air"), Anchor("https://shop.test/buy/e", "E"))
 
 
+def test_the_links_a_reader_showed_beside_the_text_are_anchors_too() -> None:
+    page = Page(url="https://a.test/x", status=200, text="See [B](https://b.test/).",
+                links=("https://b.test/", "https://c.test/", "https://c.test/"))
+    (extraction,) = build_plan([_run(pages=(page,))]).extractions
+    assert extraction.anchors == (Anchor("https://b.test/", "B"), Anchor("https://c.test/", ""))
+
+
 def test_a_malformed_link_on_a_page_is_kept_as_written() -> None:
     # Page text is untrusted: a link urllib cannot parse must not stop the build.
     text = "See <https://[::1> and [docs](http://[oops) then [ok](/fine)."

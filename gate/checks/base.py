@@ -23,7 +23,7 @@ def _ok(page: Page) -> bool:
 
 
 def _links_on(pages: tuple[Page, ...]) -> dict[str, str]:
-    """canonical URL -> the URL of the first page that answered whose text links to it."""
+    """canonical URL -> the URL of the first page that answered that links to it (beside its text, or in it)."""
     out: dict[str, str] = {}
     done: set[tuple[str, str]] = set()
     for p in pages:
@@ -31,8 +31,8 @@ def _links_on(pages: tuple[Page, ...]) -> dict[str, str]:
         if not _ok(p) or (base, p.text) in done:
             continue  # a failed fetch showed an error page; a page read twice shows the same links
         done.add((base, p.text))
-        for anchor in extract_anchors(p.text, base):
-            out.setdefault(canonical(anchor.href), p.url)
+        for href in (*p.links, *(anchor.href for anchor in extract_anchors(p.text, base))):
+            out.setdefault(canonical(href), p.url)
     return out
 
 
@@ -126,11 +126,12 @@ class Subject:
         )
 
     def linked(self) -> Mapping[str, str]:
-        """canonical URL -> the first page the agent read (and that answered) whose text links to it.
+        """canonical URL -> the first page the agent read (and that answered) that links to it.
 
-        The links are the page's anchors, markdown and HTML (:func:`gate.urls.anchors.extract_anchors`,
-        what the snapshot's extraction layer keeps), found on first use: most runs cite only what a
-        search showed them and never need them.
+        A page's links are the anchors of its text, markdown and HTML (:func:`gate.urls.anchors.extract_anchors`,
+        what the snapshot's extraction layer keeps), and the links its reader showed beside the text
+        (``Page.links``: an extraction's anchors). Found on first use: most runs cite only what a search
+        showed them and never need them.
         """
         if not self._links:
             self._links.append(_links_on(self.run.pages))

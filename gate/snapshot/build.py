@@ -14,7 +14,8 @@ are left out and a note says so (guessing would record results a query never ret
 
 The extraction layer gets the text the run read, its publication date and the links found in the
 text (:func:`gate.urls.anchors.extract_anchors`: markdown inline, reference and angle-bracket links,
-and HTML ``<a href>``; relative ones resolved).
+and HTML ``<a href>``; relative ones resolved), then those the reader showed beside the text
+(``pages[].links``), with no link text.
 
 Two runs that recorded the same key differently (the same query answered twice with different
 results, a page fetched twice with different text) keep the first run's recording, by file name,
@@ -30,7 +31,7 @@ from functools import partial
 from typing import Any, Generic, TypeVar
 
 from gate.load.golden import iter_pairings, load_golden
-from gate.model import Run, SearchResult
+from gate.model import Page, Run, SearchResult
 from gate.snapshot.records import (
     EXTRACTIONS,
     PAGES,
@@ -43,7 +44,7 @@ from gate.snapshot.records import (
     url_key,
 )
 from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
-from gate.urls.anchors import extract_anchors
+from gate.urls.anchors import Anchor, extract_anchors
 
 TRACE_PROVIDER = "trace"
 
@@ -122,6 +123,13 @@ def _by_query(run: Run) -> tuple[dict[int, list[SearchResult]], str | None]:
                 "its queries are not recorded")
 
 
+def _anchors(page: Page) -> tuple[Anchor, ...]:
+    """The links of a read page: those of its text, then those its reader showed beside it (``Page.links``)."""
+    found = extract_anchors(page.text, page.final_url or page.url)
+    written = {a.href for a in found}
+    return found + tuple(Anchor(href=h, text="") for h in dict.fromkeys(page.links) if h not in written)
+
+
 def build_plan(runs: Iterable[Run]) -> BuildPlan:
     """The records that ``runs`` give, in a stable order (pure: no file is read or written)."""
     notes: list[str] = []
@@ -146,7 +154,7 @@ def build_plan(runs: Iterable[Run]) -> BuildPlan:
             key = url_key(page.url)
             pages.add(key, fetched, run.source, notes)
             extracted = ExtractionRecord(url=page.url, text=page.text, published=page.published,
-                                         anchors=extract_anchors(page.text, page.final_url or page.url))
+                                         anchors=_anchors(page))
             extractions.add(key, extracted, run.source, notes)
     return BuildPlan(
         searches=tuple(r for _, (r, _src) in sorted(searches.kept.items())),
