@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
+from gate.importers import FORMATS as IMPORT_FORMATS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 
@@ -159,3 +160,4 @@ def test_every_fixture_file_is_attributed_and_every_verdict_has_its_file() -> No
     for name in RECORDS:
         assert f"`{name}`" in attributed, f"{name} has no row in ATTRIBUTION.md"
     assert sorted(VERDICTS) == RECORDS
+    assert sorted(FORMATS.values()) == sorted(IMPORT_FORMATS), "every format has a real record here"
