@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.importers.base import Context, TraceBuilder, Where, arr, need, obj, timestamp
+from gate.importers.base import Context, TraceBuilder, Where, arr, last_message, need, obj, timestamp
 from gate.importers.embedded import parsed
 from gate.importers.langfuse_tools import Observation, decoded, read_searches
 
@@ -73,14 +73,7 @@ def _text_of(value: Any, keys: tuple[str, ...], at: Where, speakers: tuple[str, 
     for key in keys:
         if isinstance(found.get(key), str):
             return str(found[key])
-    messages = found.get("messages")
-    if isinstance(messages, list):
-        for message in reversed(messages):
-            if isinstance(message, dict) and (message.get("type") in speakers or message.get("role") in speakers):
-                said = message.get("content")
-                if isinstance(said, str) and said.strip():
-                    return said
-    return None
+    return last_message(found.get("messages"), speakers)
 
 
 def _in_start_order(observations: list[Any], at: Where) -> list[tuple[int, dict[str, Any]]]:
