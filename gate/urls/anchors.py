@@ -40,10 +40,12 @@ _TEXT = r"\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
 # A destination: <...>, or a run without spaces that may hold balanced parentheses (one level).
 _DEST = r"(?:<(?P<angled>[^<>\n]*)>|(?P<plain>(?:[^\s()<>]|\([^\s()]*\))+))"
 _TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?"""
-# An HTML anchor: its href in double, single or no quotes, and its content up to the closing tag
-# (bounded, so an unclosed <a> in a long page cannot make the search run to the end of the text).
-_HREF = r"""\bhref\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'>]+))"""
-_HTML_A = r"<a\b[^>]*?" + _HREF + r"[^>]*>(?P<content>(?:(?!</?a\b)[\s\S]){0,2000}?)</a\s*>"
+# An HTML anchor: its attributes (the tag stops at the next "<" too, so a page of unclosed "<a"
+# costs one pass, not one pass each), then its content up to the closing tag, bounded and never
+# across another anchor.
+_HTML_A = r"<a\b(?P<attrs>[^<>]*)>(?P<content>(?:(?!</?a\b)[\s\S]){0,2000}?)</a\s*>"
+_HREF = re.compile(r"""(?:^|\s)href\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'>]+))""",
+                   re.IGNORECASE)
 
 _DEFINITION = re.compile(
     r"^[ \t]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>\S+))", re.MULTILINE)
@@ -99,7 +101,10 @@ def extract_anchors(text: str, base: str) -> tuple[Anchor, ...]:
         if m.group("image") is not None or m.group("definition") is not None:
             continue
         if m.group("content") is not None:
-            href = html.unescape(next(g for g in (m.group("dq"), m.group("sq"), m.group("bare")) if g is not None))
+            attribute = _HREF.search(m.group("attrs"))
+            if attribute is None:
+                continue  # <a name="top">: a target, not a link
+            href = html.unescape(next(g for g in attribute.group("dq", "sq", "bare") if g is not None))
             label = html.unescape(_TAG.sub(" ", m.group("content")))
             if not href.strip():
                 continue  # <a href=""> points at the page itself
