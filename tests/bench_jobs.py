@@ -9,14 +9,12 @@ columns say so). Run alone: ``python -m tests.bench_jobs --runs 2000``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
-from tests.support.bench_table import print_rows
+from tests.support.bench_table import synthetic_main
 
 POLL = 0.02
 
@@ -96,17 +94,7 @@ def rows(root: str, out: str) -> list[tuple[str, str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Write a synthetic set and print the rows."""
-    from tests.bench import write_set
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=2000)
-    ap.add_argument("--page-chars", type=int, default=15000)
-    args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="sourcegate-bench-jobs-") as tmp:
-        root = os.path.join(tmp, "set")
-        write_set(root, args.runs, args.page_chars)
-        print_rows(rows(root, tmp))
-    return 0
+    return synthetic_main(__doc__ or "", argv, 2000, 15000, rows)
 
 
 if __name__ == "__main__":

@@ -10,19 +10,17 @@ whole set. Run alone: ``python -m tests.bench_shards --runs 8000``.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 
 from gate.cli import main as cli
 from gate.pipeline import MergeRequest, merged_report
-from tests.support.bench_table import print_rows
+from tests.support.bench_table import synthetic_main
 
 SHARDS = 4
 REPEAT = 3
@@ -124,19 +122,8 @@ def _command(argv: list[str]) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tests.bench import write_set
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=8000)
-    ap.add_argument("--page-chars", type=int, default=2000)
-    args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="sourcegate-bench-shards-") as tmp:
-        root = os.path.join(tmp, "set")
-        print(f"writing {args.runs} synthetic runs for the shards...", flush=True)
-        write_set(root, args.runs, args.page_chars)
-        rows = measure(root, tmp)
-    print_rows(rows)
-    return 0
+    """Write a synthetic set and print the rows."""
+    return synthetic_main(__doc__ or "", argv, 8000, 2000, measure)
 
 
 if __name__ == "__main__":
