@@ -21,9 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from gate.commands.base import Subparsers, add_comment_author
+from gate.commands.base import Subparsers, add_comment_author, add_judge_options
 from gate.commands.sets import each_set
-from gate.config import JUDGE_MODES
 from gate.deliver.console import add_options as add_console_options
 from gate.deliver.console import progress, terminal_mode
 from gate.deliver.delivery import Delivery, Outputs, deliver
@@ -33,10 +32,10 @@ from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.files.outputs import is_stdout
-from gate.judge.providers import PROVIDERS
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, require_name_field, split_sets
 from gate.load.shards import Shard, parse_shard
-from gate.pipeline import SetRequest, run_set, set_rules
+from gate.model import GoldenSet
+from gate.pipeline import Held, SetRequest, run_set, set_rules
 from gate.report.registry import REPORTERS, file_reporters
 from gate.rules import Rules
 
@@ -95,10 +94,7 @@ def add_report_options(c: argparse.ArgumentParser) -> None:
 def add_check_options(c: argparse.ArgumentParser) -> None:
     """``check``'s options but its paths (``run --check`` takes them too)."""
     add_report_options(c)
-    c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
-                   help="live, batch (Message Batches), replay (cache only) or off (default: judge.mode)")
-    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
-                   help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
+    add_judge_options(c)
     c.add_argument("--otlp-json", metavar="FILE",
                    help="write the runs as OTLP/JSON spans (docs/spans.md)")
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
@@ -138,16 +134,21 @@ def run(args: argparse.Namespace) -> int:
     return check_plan(plan(args, args.paths or default_paths()), args)
 
 
-def check_plan(planned: CheckPlan, args: argparse.Namespace, rules: Rules | None = None) -> int:
+def check_plan(planned: CheckPlan, args: argparse.Namespace, rules: Rules | None = None,
+               held: Held | None = None) -> int:
     """Run the planned sets in turn; ``rules``, when given, are the one set's rules already read
-    (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again)."""
-    return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules), "check")
+    (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again), ``held``
+    its golden set and the runs its agents just gave (not read back from the files)."""
+    return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules, held),
+                    "check")
 
 
-def request_rules(planned: CheckPlan, args: argparse.Namespace) -> Rules:
-    """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now."""
+def request_rules(planned: CheckPlan, args: argparse.Namespace, loaded: GoldenSet | None = None) -> Rules:
+    """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now
+    (``loaded``: the set, loaded already)."""
     (golden,) = planned.sets
-    return set_rules(_request(golden, args), golden.name or set_name(golden.paths))
+    name = golden.name or (loaded.name if loaded is not None else set_name(golden.paths))
+    return set_rules(_request(golden, args), name, loaded)
 
 
 def report_flags(args: argparse.Namespace) -> dict[str, str | None]:
@@ -211,8 +212,9 @@ def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> N
 
 
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str],
-               shard: Shard | None, rules: Rules | None = None) -> int:
-    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args), rules=rules)
+               shard: Shard | None, rules: Rules | None = None, held: Held | None = None) -> int:
+    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args), rules=rules,
+                     held=held)
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
     code = deliver(report, golden.paths, out, Delivery.of(args, authors))

@@ -21,7 +21,8 @@ import sys
 from gate.commands.base import Subparsers
 from gate.commands.scaffold import NewCase, config_yaml, golden_yaml, scaffold_name, workflow_yaml
 from gate.deliver.targets import Target, check_targets
-from gate.errors import EXIT_PASS, InputError
+from gate.errors import InputError
+from gate.exitcodes import ExitCode
 from gate.files.outputs import write_file
 from gate.load.golden import RUNS_DIR, load_trace
 
@@ -93,6 +94,13 @@ def run(args: argparse.Namespace) -> int:
               f"input names (empty: every folder under cached-snapshots/ with a golden.yaml): add "
               f"{os.path.relpath(root)} to that input, unless the input is empty and the set is under "
               "cached-snapshots/", file=sys.stderr)
-    print(f"sourcegate: golden set {name!r} with {len(cases)} case(s): fill in each case's class and "
-          f"freshness in golden.yaml, then run `sourcegate check {root}`", file=sys.stderr)
-    return EXIT_PASS
+    if files:
+        print(f"sourcegate: golden set {name!r} with {len(cases)} case(s): fill in each case's class and "
+              f"freshness in golden.yaml, then run `sourcegate check {root}`", file=sys.stderr)
+    else:
+        print(f"sourcegate: golden set {name!r} with no run yet: write each case's question (and class and "
+              f"freshness) in golden.yaml, name your agent's search provider under record.search in "
+              f"{os.path.join(root, 'sourcegate.yaml')} (its key stays in the environment), then record the "
+              f"set through your agent: `sourcegate run {root} --record -- CMD ARGS...` (docs/recording.md)",
+              file=sys.stderr)
+    return ExitCode.PASS
