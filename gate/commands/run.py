@@ -25,11 +25,14 @@ from collections.abc import Iterator, Sequence
 
 from gate.commands import check
 from gate.commands.base import Subparsers
+from gate.commands.cases import case_pick
 from gate.commands.check import add_check_options
 from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError, Interrupted
 from gate.exitcodes import ExitCode
 from gate.load.golden import RUNS_DIR, load_golden
+from gate.load.goldensets import GoldenSetPaths
+from gate.load.subset import picked_golden
 from gate.pipeline import Held
 from gate.report.registry import file_reporters
 
@@ -71,7 +74,7 @@ _RECORD_MODES = {"new": "new-episodes", "all": "record"}
 """``--record`` (what the snapshot lacks) and ``--record all`` -> the recording modes (docs/snapshots.md)."""
 
 _CHECK_ONLY = ("config", "baseline", "baseline_ref", "trust_config", "comment", "comment_author", "judge",
-               "judge_provider", "otlp_json", "otlp_endpoint")
+               "judge_provider", "otlp_json", "otlp_endpoint", "failed")
 """``check``'s options that only ``--check`` uses (the console options also drive the progress)."""
 
 
@@ -130,13 +133,15 @@ def run(args: argparse.Namespace) -> int:
     from gate.deliver.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent
 
+    pick = planned.pick if planned is not None else case_pick(args, GoldenSetPaths((args.golden,)), golden.name)
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
-                         out=args.out, record=_RECORD_MODES.get(args.record), config=args.config)
+                         out=args.out, record=_RECORD_MODES.get(args.record), config=args.config,
+                         some=pick is not None)
     kept = args.out if args.out is not None else os.path.join(args.golden, RUNS_DIR)
     try:
         with _terminated_as_interrupt():
             summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
-                                progress=progress(args), golden=golden)
+                                progress=progress(args), golden=golden if pick is None else picked_golden(golden, pick))
     except KeyboardInterrupt as e:  # every agent and what it started is ended by then (gate.runner)
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
     print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)

@@ -158,8 +158,11 @@ def verdict_line(report: Report, color: bool = False) -> str:
                   for case_id, checks in tally_of(report.cases).failing)
         failures += f" ({new} new)"
     cases = len(report.cases)
+    ran = f"{cases} case{'s' if cases != 1 else ''}"
+    if report.subset is not None:  # never read as the whole set's verdict
+        ran = f"{cases} of {report.subset.total} cases (a subset)"
     parts = [f"sourcegate: {verdict}", f"golden set {plain(report.golden_name, max_len=80)}{version}",
-             f"{cases} case{'s' if cases != 1 else ''}, {failures}"]
+             f"{ran}, {failures}"]
     if report.reasons and report.verdict != "pass":
         parts.append(plain(report.reasons[0], max_len=200))
     return " · ".join(parts) + "\n"

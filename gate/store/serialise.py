@@ -21,6 +21,7 @@ from gate.judge import model as jm
 from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.load.shards import ShardMark
+from gate.load.subset import Subset
 from gate.model import Finding
 from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
 from gate.verdict.claimdiff import ClaimFlip
@@ -109,6 +110,8 @@ def report_to_dict(r: Report, cases: Any = None, comparison_cases: Any = None) -
         **({"comparison": comparison_to_dict(r.comparison, comparison_cases)} if r.comparison is not None else {}),
         **({"config_changes": [asdict(c) for c in r.config_changes]} if r.config_changes else {}),
         **({"shard": shard_to_dict(r.shard)} if r.shard is not None else {}),
+        **({"subset": {"cases": list(r.subset.cases), "total": r.subset.total, "asked": r.subset.asked}}
+           if r.subset is not None else {}),
     }
 
 
@@ -164,6 +167,8 @@ def report_from_dict(d: Mapping[str, Any]) -> Report:
         warnings=tuple(d.get("warnings", ())), judge_mode=d.get("judge_mode", "off"),
         config_changes=tuple(ConfigChange(**c) for c in d.get("config_changes", ())),
         shard=shard_from_dict(d["shard"]) if d.get("shard") is not None else None,
+        subset=Subset(tuple(d["subset"]["cases"]), d["subset"]["total"], d["subset"]["asked"])
+        if d.get("subset") is not None else None,
     )
 
 
