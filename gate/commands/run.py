@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from gate.commands import check
 from gate.commands.base import Subparsers
@@ -106,6 +106,13 @@ def _terminated_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
+def _log(args: argparse.Namespace) -> Callable[[str], None]:
+    """Where the run says what each agent did: stderr, or nowhere with ``-q`` (the verdict line only)."""
+    if getattr(args, "quiet", False):
+        return lambda _line: None
+    return lambda line: print(line, file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the agent on every case, write the traces, then gate them when ``--check``."""
     command = list(args.agent or ())
@@ -140,11 +147,11 @@ def run(args: argparse.Namespace) -> int:
     kept = args.out if args.out is not None else os.path.join(args.golden, RUNS_DIR)
     try:
         with _terminated_as_interrupt():
-            summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
+            summary = run_agent(options, log=_log(args),
                                 progress=progress(args), golden=golden if pick is None else picked_golden(golden, pick))
     except KeyboardInterrupt as e:  # every agent and what it started is ended by then (gate.runner)
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
-    print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)
+    _log(args)(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}")
     if planned is None:
         return ExitCode.PASS
     # The runs the agents just gave are checked as they are in memory, not read back from the files.
