@@ -470,7 +470,8 @@ def test_the_example_comment_leads_with_the_new_failures_and_their_sentences_and
     new = new.split("### New failures (2)\n", 1)[1]
     assert new.index("**`storm-dervla-disruption`**") < new.index("**`who-physical-activity-adults`**")
     who = ("- `fabricated_url`: cited [www\\.who\\.int/publications/i/item/9789240114319]"
-           "(https://www.who.int/publications/i/item/9789240114319) but no search result or redirect ever showed it\n"
+           "(https://www.who.int/publications/i/item/9789240114319) but no search result, redirect or page the agent "
+           "read ever showed it\n"
            "  > The 2026 update of the WHO guidelines kept these targets and added a recommendation to break up "
            "sitting every 30 minutes\\.\n")
     assert who in new
