@@ -173,7 +173,8 @@ def test_each_url_is_printed_once_and_whole_however_narrow_the_terminal() -> Non
     for width in (60, 100, 160):
         text = TerminalReporter(width=width).render(report)
         lines = text.split("\n\nnote:", 1)[0].splitlines()  # the failures' lines
-        printed = [u for line in lines for u in re.findall(r"https?://[^\s,)]+", line)]
+        # A URL ends before a space, a comma, a bracket, or a colon that closes it ("on <URL>: ...").
+        printed = [u.rstrip(":") for line in lines for u in re.findall(r"https?://[^\s,)]+", line)]
         assert urls <= set(printed)  # each whole, on one line
         for line in lines:  # and once on its line: the message names it, no column repeats it
             found = re.findall(r"https?://[^\s,)]+", line)

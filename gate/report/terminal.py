@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.model import Finding
+from gate.report.failures import MESSAGE_SHOWN
 from gate.results import CaseResult
 from gate.text.escape import plain
 from gate.verdict.comparison import Comparison
@@ -36,8 +37,6 @@ _SGR = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cy
 VERDICT_STYLE = {"pass": "bold_green", "fail": "bold_red", "inconclusive": "bold_yellow"}
 MAX_ID = 32
 """Case and check columns are padded to their longest value up to this width, then left ragged."""
-MESSAGE_SHOWN = 300
-"""Characters of a failure's message shown on its line."""
 
 
 def paint(text: str, style: str, color: bool) -> str:
