@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 
 from gate.errors import InputError
-from gate.load.goldensets import GoldenSetPaths, per_set_file
+from gate.load.goldensets import per_set_file
 from gate.load.subset import Pick, failed_in
 from gate.store.baseline import read_artifact
 
@@ -23,9 +24,9 @@ def add_case_options(p: argparse.ArgumentParser) -> None:
     """``--case ID`` (repeatable, a glob) and ``--failed``, one or the other."""
     g = p.add_mutually_exclusive_group()
     g.add_argument("--case", action="append", metavar="ID",
-                   help="only the cases with this id or glob (repeatable; a subset: no baseline, no comment)")
+                   help="only cases matching ID, a glob (repeatable; a subset)")
     g.add_argument("--failed", action="store_true",
-                   help="only the cases that failed in the --json report of the previous run")
+                   help="only the cases that failed in the last --json report")
 
 
 def refuse_case_options(args: argparse.Namespace, sets: int, folder: bool) -> None:
@@ -42,14 +43,15 @@ def refuse_case_options(args: argparse.Namespace, sets: int, folder: bool) -> No
                          "it posts no comment (run every case for that)")
 
 
-def case_pick(args: argparse.Namespace, golden: GoldenSetPaths, name: str) -> Pick | None:
-    """The cases ``args`` ask for in the set named ``name`` (None: every case); ``--failed``'s are read
-    from the ``--json`` report now."""
+def case_pick(args: argparse.Namespace, name: Callable[[], str]) -> Pick | None:
+    """The cases ``args`` ask for (None: every case); ``--failed``'s are read from the ``--json``
+    report now, of the set ``name()`` names (asked only then: without ``--failed`` no file is read)."""
     if getattr(args, "case", None):
         return Pick(tuple(args.case), " ".join(f"--case {c}" for c in args.case))
     if not getattr(args, "failed", False):
         return None
-    file = per_set_file(args.json, name) if args.json not in (None, "-") else None
+    set_name = name()
+    file = per_set_file(args.json, set_name) if args.json not in (None, "-") else None
     if file is None:
         raise InputError("--failed reads the cases that failed from the report of the previous run: give "
                          "that report with --json FILE (this run's report then takes its place)")
@@ -57,5 +59,5 @@ def case_pick(args: argparse.Namespace, golden: GoldenSetPaths, name: str) -> Pi
         raise InputError("--failed: no report here to take the failed cases from; run once with "
                          f"--json {file} first", file=file)
     report = read_artifact(file)
-    ids = failed_in(((c.id, len(c.hard_failures)) for c in report.cases), name, report.golden_name, file)
+    ids = failed_in(((c.id, len(c.hard_failures)) for c in report.cases), set_name, report.golden_name, file)
     return Pick(ids, f"--failed: the case(s) that failed in {file}", strict=False)

@@ -55,7 +55,9 @@ def file_flags() -> tuple[str, ...]:
 
 def add_parser(sub: Subparsers) -> None:
     """Add ``check`` to the main parser; a report option for each reporter of the registry that has one."""
-    c = sub.add_parser("check", help="run the gate on golden sets or trace files")
+    # A usage line, not every flag again: the options below list them, and --help fits a screen.
+    c = sub.add_parser("check", usage="sourcegate check [PATH ...] [options]",
+                       help="run the gate on golden sets or trace files")
     c.add_argument("paths", nargs="*", metavar="PATH",
                    help="golden-set folders (each in turn: outputs need {name}) or trace files "
                         "(default: sets in cached-snapshots/)")
@@ -132,7 +134,7 @@ def plan(args: argparse.Namespace, paths: Sequence[str]) -> CheckPlan:
                          "`sourcegate merge` writes the comment once the shards are merged")
     refuse_case_options(args, len(sets), os.path.isdir(sets[0].paths[0]))
     check_outputs(sets, args)
-    pick = case_pick(args, sets[0], sets[0].name or set_name(sets[0].paths)) if len(sets) == 1 else None
+    pick = case_pick(args, lambda: sets[0].name or set_name(sets[0].paths)) if len(sets) == 1 else None
     return CheckPlan(sets, tuple(authors), shard, pick)
 
 

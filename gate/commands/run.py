@@ -31,7 +31,6 @@ from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError, Interrupted
 from gate.exitcodes import ExitCode
 from gate.load.golden import RUNS_DIR, load_golden
-from gate.load.goldensets import GoldenSetPaths
 from gate.load.subset import picked_golden
 from gate.pipeline import Held
 from gate.report.registry import file_reporters
@@ -50,8 +49,8 @@ def add_parser(sub: Subparsers) -> None:
     r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per case (default 300)")
     r.add_argument("--out", metavar="DIR", help="write the traces here instead")
     r.add_argument("--record", nargs="?", const="new", choices=("new", "all"), metavar="all",
-                   help="record what the snapshot lacks from the live web (record: in sourcegate.yaml); "
-                        "--record all: everything, afresh")
+                   help="record what the snapshot lacks (record: in sourcegate.yaml); --record all: "
+                        "everything, afresh")
     r.add_argument("--check", action="store_true", help="then gate them (with check's options)")
     add_check_options(r)
 
@@ -140,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     from gate.deliver.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent
 
-    pick = planned.pick if planned is not None else case_pick(args, GoldenSetPaths((args.golden,)), golden.name)
+    pick = planned.pick if planned is not None else case_pick(args, lambda: golden.name)
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
                          out=args.out, record=_RECORD_MODES.get(args.record), config=args.config,
                          some=pick is not None)
