@@ -41,6 +41,7 @@ from gate.judge.session import JudgeSession
 from gate.load.golden import Pairing, TraceReader, held_pairings, in_run_order, load_golden, run_files
 from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
+from gate.load.subset import Pick, Subset, select_cases
 from gate.model import GoldenSet, Run
 from gate.results import CaseResult
 from gate.rules import Rules, resolve_rules
@@ -92,9 +93,15 @@ class SetRequest:
     jobs: int | None = None
     """worker processes that check the runs, with the judge off or replaying its cache (``check --jobs``;
     None: one per core the machine gives; 1: this process alone): the report is the same either way"""
+    pick: Pick | None = None
+    """check only these cases of the golden set (``--case``, ``--failed``), compared with the baseline's
+    same cases (None: every case)"""
     judge_keys: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     """the judge's API keys by provider name, for a live judge only (None: the SDK's environment
     variable); never shown nor written anywhere (see :class:`gate.judge.session.JudgeSession`)"""
+
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -113,16 +120,26 @@ class _Source:
     expected_runs: int
     held: Held | None = None
     """the runs already in memory (then there are no files to read)"""
+    subset: Subset | None = None
+    """only these cases of the set are checked (``--case``, ``--failed``; None: every case)"""
 
     @property
     def pairings(self) -> Iterator[Pairing]:
-        """Each case with its run, one file at a time, in the run's order (only the shard's, with one)."""
+        """Each case with its run, one file at a time, in the run's order (only the shard's, with one;
+        only the subset's cases, with one)."""
         if self.held is not None:
-            yield from held_pairings(self.held.golden, self.held.runs)
+            yield from self.picked(held_pairings(self.held.golden, self.held.runs), _case_id)
             return
         read = self.reader
         pairings = ((f, p, p) for f in self.files() for p in (read(f),))
-        yield from _selected(in_run_order(self.golden, pairings, _same), self.shard, _case_id)
+        yield from self.picked(_selected(in_run_order(self.golden, pairings, _same), self.shard, _case_id), _case_id)
+
+    def picked(self, items: Iterable[_T], case_id: Callable[[_T], str]) -> Iterable[_T]:
+        """``items`` of the subset's cases only (all of them without a subset)."""
+        if self.subset is None:
+            return items
+        keep = frozenset(self.subset.cases)
+        return (i for i in items if case_id(i) in keep)
 
 
 def golden_with_runs(root: str, runs: str | None) -> GoldenSet:
@@ -141,7 +158,7 @@ class Held:
 
 
 def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str | None = None,
-            held: Held | None = None) -> _Source:
+            held: Held | None = None, pick: Pick | None = None) -> _Source:
     """The golden set in ``paths`` (its golden.yaml read once, its traces from ``runs`` when given), or
     its trace files; or the set and runs ``held`` in memory.
 
@@ -150,13 +167,23 @@ def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str
     """
     if held is not None:
         golden = held.golden
-        return _Source(golden.name, golden.version, golden.root, golden, lambda: (), TraceReader(golden), None,
-                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), held)
+        source = _Source(golden.name, golden.version, golden.root, golden, lambda: (), TraceReader(golden),
+                         None, os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), held)
+        return source if pick is None else _picked(source, _subset(golden, pick))
     dirs = [p for p in paths if os.path.isdir(p)]
     if runs is not None and not dirs:
         raise InputError("--runs takes the traces of a golden set: give the golden-set folder too")
+    if pick is not None and not dirs:
+        raise InputError("--case and --failed take the cases of a golden set: give the golden-set folder")
     if dirs:
         golden = golden_with_runs(dirs[0], runs)
+        if pick is not None:
+            subset = _subset(golden, pick)
+            # The other cases' runs are neither read nor validated: only their ids are looked at.
+            return _picked(_Source(golden.name, golden.version, golden.root, golden,
+                                   lambda: run_files(golden.root, golden.runs_dir),
+                                   TraceReader(golden, keep=frozenset(subset.cases).__contains__), None,
+                                   os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases)), subset)
         reader = TraceReader(golden, keep=shard.keeps if shard is not None else None)
         return _Source(golden.name, golden.version, golden.root, golden,
                        lambda: run_files(golden.root, golden.runs_dir), reader, shard,
@@ -164,7 +191,14 @@ def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str
     return _Source(TRACES_NAME, None, None, None, lambda: paths, TraceReader(), shard, None, len(paths))
 
 
-_T = TypeVar("_T")
+def _subset(golden: GoldenSet, pick: Pick) -> Subset:
+    return select_cases([c.id for c in golden.cases], pick)
+
+
+def _picked(source: _Source, subset: Subset) -> _Source:
+    """``source`` with only the pairings of ``subset``'s cases, which it then carries."""
+    return replace(source, expected_runs=len(subset.cases), subset=subset)
+
 
 
 def _same(p: Pairing) -> Pairing:
@@ -173,6 +207,10 @@ def _same(p: Pairing) -> Pairing:
 
 def _case_id(p: Pairing) -> str:
     return p.case.id
+
+
+def _checked_id(c: Checked) -> str:
+    return c.pairing.case.id
 
 
 def _selected(items: Iterable[_T], shard: ShardSelection | None, case_id: Callable[[_T], str]) -> Iterable[_T]:
@@ -190,7 +228,7 @@ def _in_workers(source: _Source, config: Config, mode: str, trusted: TrustedEntr
     ordered = in_run_order(source.golden, checked, lambda p: Checked("", p, None, None))
     return CaseStore.collect_recorded(
         (c.result, c.record) if c.result is not None else (evaluate_pairing(c.pairing, config, checks), None)
-        for c in _selected(ordered, source.shard, lambda c: c.pairing.case.id))
+        for c in source.picked(_selected(ordered, source.shard, _checked_id), _checked_id))
 
 
 def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: TrustedEntries | None,
@@ -296,6 +334,9 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
     shard = ShardSelection(request.shard) if request.shard is not None else None
     if shard is not None and not request.compare:
         raise InputError("a shard is checked against the baseline's rules: it cannot record a baseline")
+    if request.pick is not None and (not request.compare or shard is not None):
+        raise InputError("a subset of the cases (--case, --failed) is no whole run: it cannot record a "
+                         "baseline, nor be a shard")
     with recorded_reads():  # each file read once, the comparison's hashing included
         return _run_request(request, shard, now, checks, progress, rules, held)
 
@@ -303,10 +344,12 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
 def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetime | None,
                  checks: Mapping[str, Check], progress: Progress | None, rules: Rules | None,
                  held: Held | None) -> Report:
-    source = _source(request.paths, shard, request.runs, held)
+    source = _source(request.paths, shard, request.runs, held, request.pick)
     if request.compare:
         if rules is None:
             rules = set_rules(request, source.name, source.golden)
+        if source.subset is not None:
+            return _run_subset(source, source.subset, rules, request, now, checks, progress)
         # The mark names the configuration the merge resolves too: the one before --judge-provider.
         digest = config_digest(rules.config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
@@ -319,6 +362,21 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
                 checks, progress, keys=request.judge_keys, jobs=request.jobs)
+
+
+def _run_subset(source: _Source, subset: Subset, rules: Rules, request: SetRequest, now: datetime | None,
+                checks: Mapping[str, Check], progress: Progress | None) -> Report:
+    """Some cases of the set, compared with the baseline's same cases: its other cases are not
+    "removed" (docs/trust.md), and the report says which cases ran and that it is no whole verdict."""
+    keep = frozenset(subset.cases)
+    base = rules.baseline
+    if base is not None:
+        base = replace(base, cases=tuple(c for c in base.cases if c.id in keep))
+    rules = replace(rules, baseline=base, config=with_judge_provider(rules.config, request.judge_provider),
+                    warnings=(subset.note(), *rules.warnings))
+    report = _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress,
+                  keys=request.judge_keys, jobs=request.jobs)
+    return replace(report, subset=subset)
 
 
 def rules_baseline_digest(rules: Rules) -> str | None:
