@@ -19,6 +19,7 @@ import yaml
 from gate.cli import main
 from gate.git.revision import blob_id
 from gate.judge.cache import TrustedEntries
+from gate.load.subset import Pick
 from gate.pipeline import SetRequest, run_paths, run_set
 from gate.report.registry import REPORTERS, rendering
 from gate.score.workers import MIN_RUNS_PER_WORKER, available_cores, worker_count
@@ -91,6 +92,19 @@ def test_two_workers_write_the_reports_one_process_writes_byte_for_byte(big_set:
     assert len(report["cases"]) == 2 * MIN_RUNS_PER_WORKER + 1 and report["comparison"] is not None
     checks = {f["check"] for c in report["cases"] for f in c["hard_failures"]}
     assert {"input_error", "fabricated_url", "passage_missing"} <= checks  # the gap and the stray too
+
+
+def test_a_subset_checked_by_workers_is_the_subset_one_process_checks(big_set: Path) -> None:
+    # Every case of the set, asked for as a subset: the run of no case is left out by both, and the
+    # report says it is a subset, not a whole verdict.
+    pick = Pick(("*",), "--case '*'")
+    one, two = (_rendered(run_set(SetRequest((str(big_set),), judge_mode="off", jobs=jobs, pick=pick), now=NOW))
+                for jobs in (1, 2))
+    assert one == two
+    report = json.loads(one["json"])
+    assert report.get("subset") is not None
+    assert "not-in-the-set" not in {c["id"] for c in report["cases"]}
+    assert len(report["cases"]) == 2 * MIN_RUNS_PER_WORKER
 
 
 def test_workers_judge_from_the_cache_and_count_every_entry_none_of_them_trusted(small_runs: Path) -> None:
