@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from gate.config import Config
+from gate.errors import InputError
 from gate.files.jsonio import validate
 from gate.model import Case, Citation, Page, Run, SearchResult
 from gate.pipeline import SetRequest, run_set
-from gate.errors import InputError
 from gate.results import ANSWER_KEPT, CaseResult, Counts
 from gate.score.evaluate import evaluate_run
 from gate.store.serialise import case_from_dict, case_to_dict, dump_report, report_from_dict

@@ -27,7 +27,7 @@ MAX_MARKED = 200
 """At most this many cited URLs are marked per case (the count of citations is in its figures)."""
 MAX_QUOTES = 50
 """At most this many quotes per case are shown inside their page's text."""
-QUOTE_CONTEXT = 160
+QUOTE_CONTEXT = 100
 """Characters of the page kept either side of a quote."""
 _MAX_QUOTE_CHARS = 2_000
 _MAX_SEARCHED = 2_000_000

@@ -146,7 +146,8 @@ def tokens(text: str) -> Iterator[re.Match[str]]:
 
 
 def _strip_fenced_code(text: str) -> str:
-    """Blank out fenced code blocks (``` or ~~~), whose URLs are examples rather than citations."""
+    """Blank out fenced code blocks (``` or ~~~), whose URLs are examples rather than citations: each
+    of their characters a space, so that an offset in the result is the same offset in ``text``."""
     lines = text.split("\n")
     fence = ""
     for i, line in enumerate(lines):
@@ -154,13 +155,13 @@ def _strip_fenced_code(text: str) -> str:
             stripped = line.strip()
             if stripped.startswith(fence) and stripped.strip(fence[0]) == "" and not line.startswith("    "):
                 fence = ""
-            lines[i] = ""
+            lines[i] = " " * len(line)
             continue
         m = _FENCE_OPEN.match(line)
         # A backtick fence's info string may not contain backticks; otherwise it is inline code.
         if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
             fence = m.group(1)
-            lines[i] = ""
+            lines[i] = " " * len(line)
     return "\n".join(lines)
 
 
@@ -275,7 +276,8 @@ def _first_url(text: str) -> str | None:
 
 
 def prepared(answer: str) -> str:
-    """The answer as citations are read from it: fenced code blanked out, table cells apart."""
+    """The answer as citations are read from it: fenced code blanked out, table cells apart; of the same
+    length as ``answer``, each character where it was (a match's offsets are the answer's)."""
     return _split_table_cells(_strip_fenced_code(answer))
 
 
