@@ -3,7 +3,7 @@
 :func:`main` masks the secret inputs before anything else is printed (before they are even
 parsed), refuses arguments (inputs come only from ``INPUT_*`` variables), then runs comment mode
 when ``comment-from`` is set and check mode otherwise. Exceptions are mapped by the one handler of
-the command line, :func:`gate.exitcodes.guarded`: a :class:`~gate.errors.GateError` is an
+the command line, :func:`gate.errors.guarded`: a :class:`~gate.errors.GateError` is an
 ``::error`` line and its own exit code (2 for input errors); anything else is our bug: the trace,
 an ``::error`` line and exit 4. Either way the step's outputs say ``verdict=error`` and the
 ``exit-code``, in check and comment mode alike; a ``GITHUB_OUTPUT`` that cannot be written is an
@@ -21,8 +21,8 @@ from gate.action.check import Gate, run_check, run_gate
 from gate.action.commands import RunnerFileError, append_runner_file, mask, output_block, workflow_command
 from gate.action.comment import run_comment
 from gate.action.inputs import SECRET_INPUTS, input_env_name, read_inputs
-from gate.errors import GateError, InputError
-from gate.exitcodes import guarded
+from gate.errors import GateError, InputError, guarded
+from gate.files.digests import recorded_reads
 
 __all__ = ["main"]
 
@@ -48,7 +48,8 @@ def main(env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
         inputs = read_inputs(environ)
         if inputs.comment_from:
             return run_comment(inputs, environ, out)
-        return run_check(inputs, environ, out, gate)
+        with recorded_reads():  # a file the step read is not read again to hash it (gate.files.digests)
+            return run_check(inputs, environ, out, gate)
 
     errors: list[Exception] = []
 

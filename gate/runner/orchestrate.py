@@ -25,7 +25,8 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from gate.errors import EXIT_FAIL, GateError, InputError
+from gate.errors import GateError, InputError
+from gate.exitcodes import ExitCode
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.load.golden import RUNS_DIR, load_golden, load_trace
@@ -75,13 +76,16 @@ def case_env(environ: Mapping[str, str], case: Case, url: str, trace_file: str) 
 
 
 def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clock: Clock = _now,
-              log: Callable[[str], None] = lambda _line: None, progress: Progress | None = None) -> RunSummary:
+              log: Callable[[str], None] = lambda _line: None, progress: Progress | None = None,
+              golden: GoldenSet | None = None) -> RunSummary:
     """Run the agent once per case of ``opts.golden`` against its snapshot and write the traces.
+
+    ``golden`` is that set when the caller has loaded it already (its ``golden.yaml`` is not read again).
 
     ``progress`` hears of each case finished (default: nowhere).
     """
     env = dict(os.environ if environ is None else environ)
-    golden = load_golden(opts.golden)
+    golden = golden if golden is not None else load_golden(opts.golden)
     _require(opts, golden, env)
     store = SnapshotStore(snapshot_dir(golden.root))
     store.index()  # a damaged entry is an input error now, not a miss in every case
@@ -108,7 +112,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
 class EveryAgentFailed(GateError):
     """Every case ended in ``agent_error``: nothing is written (exit 1, the gate's verdict on such runs)."""
 
-    exit_code = EXIT_FAIL
+    exit_code = ExitCode.FAIL
 
 
 def _require_an_answer(runs: Sequence[Run], target: str) -> None:
