@@ -97,7 +97,7 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
     """``check``'s options but its paths (``run --check`` takes them too)."""
     add_report_options(c)
     c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
-                   help="live, batch (Message Batches), replay (cache only) or off (default: judge.mode)")
+                   help="live, batch, replay or off (default: judge.mode)")
     c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
                    help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
     c.add_argument("--otlp-json", metavar="FILE",

@@ -23,9 +23,9 @@ from gate.verdict.comparison import CaseChange
 
 __all__ = ["MARK_WORDS", "CaseView", "answer_diff", "case_view", "link", "marked_answer", "sentences_by_url"]
 
-MARK_WORDS = {"fabricated": "fabricated", "unresolved": "unresolved", "unread": "not read",
+MARK_WORDS = {"fabricated": "fabricated", "unresolved": "unresolved", "unread": "unread",
               "quote_missing": "quote missing", "drifted": "drifted", "quote_found": "quote found",
-              "read": "read", "not_read": "not read (unchecked)"}
+              "read": "read", "not_read": "not checked"}
 """The word shown beside a citation for each mark of :data:`gate.results.CITATION_MARKS`."""
 
 _RANK = {mark: i for i, mark in enumerate(CITATION_MARKS)}

@@ -70,7 +70,7 @@ REPORTERS: MappingProxyType[str, ReporterEntry] = MappingProxyType({
                              "write the job summary (default: $GITHUB_STEP_SUMMARY)", "summary.md"),
     "junit": ReporterEntry(lambda _: JUnitReporter(), "write JUnit XML ('-': stdout)", "junit.xml"),
     "html": ReporterEntry(lambda _: HtmlReporter(),
-                          "write the HTML report, one self-contained page ('-': stdout)", "report.html"),
+                          "write the HTML report, one page ('-': stdout)", "report.html"),
     "terminal": ReporterEntry(lambda _: TerminalReporter()),
 })
 """Reporter name -> entry; the name is also the ``check`` option (``--json``) and the ``{name}`` key."""
