@@ -16,6 +16,7 @@ import pytest
 from gate.checks.passage import MAX_FUZZY_QUOTE_CHARS, MAX_FUZZY_SEGMENTS, MAX_PAGE_CHARS, PageIndex, WorkBudget
 from gate.cli import main
 from gate.urls import extract_urls
+from gate.urls.anchors import extract_anchors
 from tests.support.golden_factory import run_for, write_golden
 
 WORDS = ("the", "of", "energy", "report", "market", "growth", "policy", "results", "announced", "between",
@@ -118,6 +119,17 @@ def test_a_hostile_answer_is_read_in_one_pass() -> None:
     # Markers glued to a URL are read from its end, one at a time.
     assert extract_urls(f"see {url}" + "[1]" * 100_000 + "x") == [f"{url}" + "[1]" * 100_000 + "x"]
     assert extract_urls(f"see {url}" + "[1]" * 100_000) == [url]
+
+
+@pytest.mark.parametrize("text", [
+    "<a " * 300_000,                           # a megabyte of anchors that never close their tag
+    '<a href="/x">' + "y" * 1_000_000,         # an anchor that never ends
+    "<!-- <script> " * 70_000,                 # comments and scripts that never close
+    "[x](" * 200_000 + "[y][" * 100_000,       # markdown links that never close
+])
+def test_a_hostile_page_s_links_are_read_in_one_pass(text: str) -> None:
+    # the links of a page the agent read are looked at for every citation no search showed
+    assert extract_anchors(text, "https://p.test/") == ()
 
 
 def test_the_report_says_a_quote_was_too_large_to_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
