@@ -1,10 +1,10 @@
-"""Where an answer cites (gate.urls.supported.citation_spans): offsets into the answer itself, so the
+"""Where an answer cites (gate.urls.extract.citation_spans): offsets into the answer itself, so the
 HTML report can mark each citation where it stands, fenced code and tables included."""
 
 from __future__ import annotations
 
 from gate.urls import extract_urls
-from gate.urls.supported import citation_spans
+from gate.urls.extract import citation_spans
 
 A = "https://a.example/one"
 B = "https://b.example/two"

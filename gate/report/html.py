@@ -17,11 +17,12 @@ from __future__ import annotations
 from gate.checks import CHECKS
 from gate.model import Finding
 from gate.report.html_assets import CSP, SCRIPT, STYLE
-from gate.report.html_case import MARK_WORDS, CaseView, case_view, link, sentences_by_url
+from gate.report.html_case import MARK_WORDS, CaseView, case_view, link
 from gate.report.sections import num, signed
 from gate.results import CaseResult
 from gate.text.escape import html_text
 from gate.urls import canonical
+from gate.urls.supported import sentences_by_citation
 from gate.verdict.comparison import Comparison
 from gate.verdict.report import Report
 from gate.version import __version__
@@ -61,7 +62,7 @@ class _Page:
         self.cases += 1
         change = self.cmp.case(c.id) if self.cmp is not None else None
         view: CaseView = case_view(c, index, change, self.cmp is not None)
-        sentences = sentences_by_url(c.answer) if c.hard_failures else {}
+        sentences = sentences_by_citation(c.answer or "") if c.hard_failures else {}
         self.new += [(_ORDER.get(f.check, len(_ORDER)), index, _failure(c, index, f, sentences, "new"))
                      for f in view.new]
         self.known += [(_ORDER.get(f.check, len(_ORDER)), index, _failure(c, index, f, sentences, "known"))

@@ -18,10 +18,10 @@ from gate.report.html_chart import axis_chart, axis_strip
 from gate.results import CITATION_MARKS, CaseResult, PageQuote
 from gate.text.escape import html_text
 from gate.urls import canonical
-from gate.urls.supported import citation_spans, cited_sentences
+from gate.urls.extract import citation_spans
 from gate.verdict.comparison import CaseChange
 
-__all__ = ["MARK_WORDS", "CaseView", "answer_diff", "case_view", "link", "marked_answer", "sentences_by_url"]
+__all__ = ["MARK_WORDS", "CaseView", "answer_diff", "case_view", "link", "marked_answer"]
 
 MARK_WORDS = {"fabricated": "fabricated", "unresolved": "unresolved", "unread": "unread",
               "quote_missing": "quote missing", "drifted": "drifted", "quote_found": "quote found",
@@ -81,15 +81,6 @@ def answer_diff(before: str, after: str) -> str:
         if j2 > j1:
             out.append(f"<ins>{html_text(''.join(b[j1:j2]))}</ins>")
     return "".join(out)
-
-
-def sentences_by_url(answer: str | None) -> dict[str, str]:
-    """The first sentence of the answer that cites each URL (canonical URL -> the sentence)."""
-    found: dict[str, str] = {}
-    for s in cited_sentences(answer or ""):
-        for url in s.urls:
-            found.setdefault(canonical(url), s.text)
-    return found
 
 
 def _in_page(q: PageQuote) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from gate.urls.canonicalise import canonical
 from gate.urls.hosts import usv
 
-__all__ = ["SOURCE_LINE", "TOKEN", "build_labels", "extract_urls", "prepared", "tokens", "urls_of"]
+__all__ = ["SOURCE_LINE", "TOKEN", "build_labels", "citation_spans", "extract_urls", "prepared", "tokens", "urls_of"]
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Sentence punctuation after a bare URL; "*", "_" and "~" close markdown emphasis around a URL (GFM's
@@ -408,3 +408,20 @@ def _cited(answer: str) -> tuple[str, ...]:
                 seen.add(key)
                 found.append(url)
     return tuple(found)
+
+
+def citation_spans(answer: str) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Where ``answer`` cites: each marker, link, reference definition or bare URL that stands for web
+    URLs, as (start, end) offsets into ``answer`` and those URLs, in order (fenced code cites nothing)."""
+    text = prepared(answer)
+    labels = build_labels(text)
+    read: dict[str, tuple[str, ...]] = {}
+    spans = []
+    for m in tokens(text):
+        token = m.group()
+        got = read.get(token)
+        if got is None:
+            got = read[token] = tuple(urls_of(m, labels))
+        if got:
+            spans.append((m.start(), m.end(), got))
+    return spans

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gate.urls.canonicalise import canonical
 from gate.urls.extract import SOURCE_LINE, build_labels, prepared, tokens, urls_of
 
-__all__ = ["CitedSentence", "cited_sentences", "citation_spans"]
+__all__ = ["CitedSentence", "cited_sentences", "sentences_by_citation"]
 
 # A sentence ends at ".", "!" or "?" (or a CJK full stop) followed by a space; a marker glued after the
 # full stop ("... in 2025. [2] Next") stays with the sentence it ends.
@@ -97,21 +97,14 @@ def cited_sentences(answer: str) -> list[CitedSentence]:
     return found
 
 
-def citation_spans(answer: str) -> list[tuple[int, int, tuple[str, ...]]]:
-    """Where ``answer`` cites: each marker, link, reference definition or bare URL that stands for web
-    URLs, as (start, end) offsets into ``answer`` and those URLs, in order (fenced code cites nothing)."""
-    text = prepared(answer)
-    labels = build_labels(text)
-    read: dict[str, tuple[str, ...]] = {}
-    spans = []
-    for m in tokens(text):
-        token = m.group()
-        got = read.get(token)
-        if got is None:
-            got = read[token] = tuple(urls_of(m, labels))
-        if got:
-            spans.append((m.start(), m.end(), got))
-    return spans
+def sentences_by_citation(answer: str) -> dict[str, str]:
+    """The first sentence of ``answer`` that cites each URL, by the URL's canonical form: the sentence
+    a markdown link sits in, or the one whose marker points at a reference or a sources line."""
+    found: dict[str, str] = {}
+    for s in cited_sentences(answer):
+        for url in s.urls:
+            found.setdefault(canonical(url), s.text)
+    return found
 
 
 def _may_cite(text: str) -> bool:

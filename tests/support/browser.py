@@ -46,7 +46,7 @@ def chromium_or_skip() -> str:
     """The Chromium to drive; skip when there is none, but fail in CI, which must have installed it."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if exe is None:
-        why = "chromium is not installed (apt-get install -y chromium chromium-driver)"
+        why = "chromium is not installed (apt-get install -y chromium)"
         if os.environ.get("CI") == "true":
             pytest.fail(f"{why}: CI installs it in .ci/run, so the browser tests must run there", pytrace=False)
         pytest.skip(why)
