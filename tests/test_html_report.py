@@ -24,6 +24,7 @@ from gate.report.html import HtmlReporter
 from gate.report.html_assets import CSP, SCRIPT, STYLE
 from gate.report.registry import REPORTERS
 from gate.results import CitationMark, PageQuote
+from gate.verdict.comparison import FigureStatus
 from gate.verdict.report import Report
 from tests.support.report_factory import assert_golden, regression_report
 from tests.support.synthetic_report import HOSTILE, hostile_report, many_cases
@@ -186,3 +187,14 @@ def test_the_page_stays_within_its_budget_at_2000_cases(example: Report) -> None
     print(json.dumps({"html_bytes_18_cases": small, "html_bytes_2000_cases": large}))
     assert large <= SIZE_BUDGET
     assert large < small * 2000 / 18 * 1.05  # nothing grows faster than the cases
+
+
+def test_a_figure_status_the_page_has_no_words_for_is_shown_by_its_name() -> None:
+    report = regression_report()
+    assert report.comparison is not None
+    first = replace(report.comparison.figures[0], status=FigureStatus("ungated", "not gated"))
+    comparison = replace(report.comparison, figures=(first, *report.comparison.figures[1:]))
+    page = HtmlReporter().render(replace(report, comparison=comparison))
+    assert f"<td>{first.label}</td>" in page
+    row = page[page.index(f"<td>{first.label}</td>"):]
+    assert row[:row.index("</tr>")].endswith("<td>ungated</td>")

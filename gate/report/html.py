@@ -35,6 +35,11 @@ _STATUS = {"blocking": "blocking", "noise": "within noise", "warn": "warning", "
            "worse": "worse (not gated)", "ok": "ok", "n/a": "–"}
 
 
+def _status(status: str) -> str:
+    """A figure's status in words; a status this table does not know is shown as it is named."""
+    return _STATUS.get(status) or html_text(status, max_len=40)
+
+
 def _failure(c: CaseResult, index: int, f: Finding, sentences: dict[str, str], tag: str) -> str:
     sentence = sentences.get(canonical(f.url)) if f.url is not None else None
     return (f'<li class="{tag}"><a href="#case-{index}" class="cid">{html_text(c.id, max_len=200)}</a> '
@@ -142,7 +147,7 @@ def _figures(cmp: Comparison | None) -> str:
         return ""
     rows = "".join(f"<tr><td>{html_text(f.label, max_len=80)}</td><td class=\"n\">{num(f.baseline)}</td>"
                    f"<td class=\"n\">{num(f.current)}</td><td class=\"n\">{signed(f.delta)}</td>"
-                   f"<td>{_STATUS.get(f.status.status, '–') if f.status else '–'}</td></tr>"
+                   f"<td>{_status(f.status.status) if f.status else '–'}</td></tr>"
                    for f in cmp.figures if f.baseline is not None or f.current is not None)
     return ('<section id="figures"><h2>Set figures against the baseline</h2><div class="scroll"><table>'
             "<thead><tr><th>figure</th><th>baseline</th><th>PR</th><th>delta</th><th>status</th></tr></thead>"
