@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gate.judge.model import RunJudgement
 from gate.model import Finding
@@ -152,46 +152,56 @@ def _failure_items(findings: Sequence[Finding], tag: str) -> str:
                    for f in findings)
 
 
+def _summary(c: CaseResult, view: CaseView, change: CaseChange | None, compared: bool) -> str:
+    """The case's summary line: pass or fail, its id, its tags and its five small bars."""
+    tags = [f'<span class="badge {"fail" if c.failed else "pass"}">{"fail" if c.failed else "pass"}</span>',
+            f'<span class="cid">{html_text(c.id, max_len=200)}</span>']
+    if view.new:
+        tags.append(f'<span class="tag new">{len(view.new)} new failure(s)</span>')
+    if view.known:
+        tags.append(f'<span class="tag known">{len(view.known)} {"known " if compared else ""}failure(s)</span>')
+    if view.changed:
+        tags.append('<span class="tag changed">changed</span>')
+    tags.append(axis_strip(c.soft, change))
+    return " ".join(tags)
+
+
+def _findings(c: CaseResult, view: CaseView, change: CaseChange | None) -> str:
+    """The case's hard failures (new, known, fixed) and its warnings."""
+    out = []
+    fixed = change.fixed_failures if change is not None else ()
+    if c.hard_failures or fixed:
+        out.append('<h3>Hard failures</h3><ul class="findings">' + _failure_items(view.new, "new")
+                   + _failure_items(view.known, "known")
+                   + "".join(f'<li><span class="tag">fixed</span> <code>{html_text(f.check)}</code> '
+                             f"{html_text(f.message, max_len=600)}</li>" for f in fixed) + "</ul>")
+    if c.warnings:
+        out.append("<h3>Warnings</h3><ul>" + "".join(
+            f"<li><code>{html_text(w.kind)}</code> {html_text(w.message, max_len=600)}</li>" for w in c.warnings)
+            + "</ul>")
+    return "".join(out)
+
+
 def case_view(c: CaseResult, index: int, change: CaseChange | None, compared: bool) -> CaseView:
     """One case as a ``<details>`` element (id ``case-<index>``); ``compared``: the report has a baseline."""
     kept = change.kept_failures if change is not None else ()
     new = tuple(f for f in c.hard_failures if compared and f not in kept)
     known = tuple(f for f in c.hard_failures if f not in new)
     diff = change.baseline_answer if change is not None else None
-    changed = change is not None and (change.changed or diff is not None)
-    tags = [f'<span class="badge {"fail" if c.failed else "pass"}">{"fail" if c.failed else "pass"}</span>',
-            f'<span class="cid">{html_text(c.id, max_len=200)}</span>']
-    if new:
-        tags.append(f'<span class="tag new">{len(new)} new failure(s)</span>')
-    if known:
-        tags.append(f'<span class="tag known">{len(known)} {"known " if compared else ""}failure(s)</span>')
-    if changed:
-        tags.append('<span class="tag changed">changed</span>')
-    tags.append(axis_strip(c.soft, change))
+    view = CaseView(new, known, change is not None and (change.changed or diff is not None), "")
     attrs = "".join((" data-failing" if c.failed else "", " data-new" if new else "",
-                     " data-changed" if changed else "", " open" if new else ""))
+                     " data-changed" if view.changed else "", " open" if new else ""))
     body = [f'<p class="question">{html_text(c.question, max_len=1000)}</p>',
             f'<div class="charts">{axis_chart(c.soft, change)}<ul class="why">'
             + "".join(f"<li>{html_text(k.replace('_', ' '))}: {html_text(v, max_len=400)}</li>"
-                      for k, v in c.axes.items()) + "</ul></div>"]
-    fixed = change.fixed_failures if change is not None else ()
-    if c.hard_failures or fixed:
-        body.append('<h3>Hard failures</h3><ul class="findings">' + _failure_items(new, "new")
-                    + _failure_items(known, "known")
-                    + "".join(f'<li><span class="tag">fixed</span> <code>{html_text(f.check)}</code> '
-                              f"{html_text(f.message, max_len=600)}</li>" for f in fixed) + "</ul>")
-    if c.warnings:
-        body.append("<h3>Warnings</h3><ul>" + "".join(
-            f"<li><code>{html_text(w.kind)}</code> {html_text(w.message, max_len=600)}</li>" for w in c.warnings)
-            + "</ul>")
-    body.append(_answer(c))
-    body.append(_claims(c))
+                      for k, v in c.axes.items()) + "</ul></div>",
+            _findings(c, view, change), _answer(c), _claims(c)]
     if diff is not None and c.answer is not None:
         body.append('<h3>The answer against the baseline\'s</h3><div class="diff">'
                     f"{answer_diff(diff, c.answer)}</div>")
-    html = (f'<details class="case" id="case-{index}"{attrs}><summary>{" ".join(tags)}</summary>'
-            f'<div class="body">{"".join(body)}</div></details>')
-    return CaseView(new, known, changed, html)
+    html = (f'<details class="case" id="case-{index}"{attrs}><summary>{_summary(c, view, change, compared)}'
+            f'</summary><div class="body">{"".join(body)}</div></details>')
+    return replace(view, html=html)
 
 
 def _answer(c: CaseResult) -> str:
