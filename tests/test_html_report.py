@@ -192,9 +192,9 @@ def test_the_page_stays_within_its_budget_at_2000_cases(example: Report) -> None
 def test_a_figure_status_the_page_has_no_words_for_is_shown_by_its_name() -> None:
     report = regression_report()
     assert report.comparison is not None
-    first = replace(report.comparison.figures[0], status=FigureStatus("ungated", "not gated"))
+    first = replace(report.comparison.figures[0], status=FigureStatus("unheard-of", "a status of a later version"))
     comparison = replace(report.comparison, figures=(first, *report.comparison.figures[1:]))
     page = HtmlReporter().render(replace(report, comparison=comparison))
     assert f"<td>{first.label}</td>" in page
     row = page[page.index(f"<td>{first.label}</td>"):]
-    assert row[:row.index("</tr>")].endswith("<td>ungated</td>")
+    assert row[:row.index("</tr>")].endswith("<td>unheard-of</td>")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 
 from gate.report.terminal import TerminalReporter, verdict_line
@@ -53,7 +54,8 @@ def show(report: Report, args: argparse.Namespace, stdout_taken: bool) -> None:
                       (sys.stderr if stdout_taken else sys.stdout).isatty())
     quiet = bool(getattr(args, "quiet", False))
     if not stdout_taken and not quiet and sys.stdout.isatty():
-        text = TerminalReporter(color=color, verbose=bool(getattr(args, "verbose", False))).render(report)
+        text = TerminalReporter(color=color, verbose=bool(getattr(args, "verbose", False)),
+                                width=shutil.get_terminal_size().columns).render(report)
         if text:
             sys.stdout.write(text + "\n")
     stream = sys.stderr if stdout_taken else sys.stdout

@@ -32,7 +32,7 @@ __all__ = ["HtmlReporter"]
 _ICON = {"pass": "✓", "fail": "✗", "inconclusive": "⚠"}
 _ORDER = {check: i for i, check in enumerate(CHECKS)}
 _STATUS = {"blocking": "blocking", "noise": "within noise", "warn": "warning", "improved": "improved",
-           "worse": "worse (not gated)", "ok": "ok", "n/a": "–"}
+           "worse": "worse (not gated)", "ungated": "not gated", "ok": "ok", "n/a": "–"}
 
 
 def _status(status: str) -> str:
