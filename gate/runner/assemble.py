@@ -7,7 +7,9 @@ An agent that printed one JSON object on stdout instead,
 ``{"answer": "...", "citations": [{"url": "...", "quote": "..."}]}``,
 gets a trace assembled from what the replay server answered its case: the queries it asked, the
 results parsed by provider (:mod:`gate.record.providers`), the pages and extractions as served,
-and ``replay.served`` true, since a server cannot know what the model read of them.
+and ``replay.served`` true, since a server cannot know what the model read of them. Each search and
+page read is timed as the server answered it, from the run's ``started_at`` on: a page keeps the
+``fetched_at`` the snapshot recorded, and its read starts inside the run.
 
 An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the tail
 of its stderr; what it was served is kept, the answer is empty.
@@ -18,12 +20,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
-from gate.model import STDOUT_KEPT, Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.model import STDOUT_KEPT, Case, Citation, Page, Replay, ReplayMiss, Run, SearchCall, SearchResult
 from gate.record.providers import PARSERS, detect, parse_results
 from gate.runner.scope import Served
 from gate.snapshot.store import search_failure
@@ -125,24 +127,38 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
     if failure is not None:
         tail = finished.stderr[-STDERR_TAIL:].strip()
         failure += f"; the end of its stderr: {tail}" if tail else "; its stderr was empty"
-    queries, results, pages = _served(calls)
-    return Run(case=case.id, question=case.question, answer=answer, queries=queries, results=results,
-               pages=pages, citations=citations, started_at=started_at, source="<sourcegate run>",
-               replay=replace(facts, served=True, agent_error=failure))
+    served = _served(calls, started_at)
+    return Run(case=case.id, question=case.question, answer=answer, queries=served.queries,
+               results=served.results, pages=served.pages, citations=citations, started_at=started_at,
+               source="<sourcegate run>", replay=replace(facts, served=True, agent_error=failure),
+               searches=served.searches)
 
 
-def _served(calls: Sequence[Served]) -> tuple[tuple[str, ...], tuple[SearchResult, ...], tuple[Page, ...]]:
+@dataclass(frozen=True)
+class _Assembled:
+    queries: tuple[str, ...]
+    results: tuple[SearchResult, ...]
+    pages: tuple[Page, ...]
+    searches: tuple[SearchCall, ...]
+
+
+def _served(calls: Sequence[Served], started_at: datetime) -> _Assembled:
+    """What the server answered, in order, each call timed as the server answered it (from the run's start)."""
     queries: list[str] = []
     results: list[SearchResult] = []
     pages: list[Page] = []
+    searches: list[SearchCall] = []
     for c in calls:
+        at = None if c.offset_ms is None else started_at + timedelta(milliseconds=c.offset_ms)
         if c.layer == "search":
             queries.append(c.key)
+            if at is not None:
+                searches.append(SearchCall(len(queries) - 1, at, c.duration_ms))
             if c.hit:
                 results.extend(replace(r, query=len(queries) - 1) for r in _results(c))
         elif c.hit and isinstance(c.body, dict):
-            pages.append(_page(c))
-    return tuple(queries), tuple(results), tuple(pages)
+            pages.append(replace(_page(c), started_at=at, duration_ms=c.duration_ms if at is not None else None))
+    return _Assembled(tuple(queries), tuple(results), tuple(pages), tuple(searches))
 
 
 def _results(call: Served) -> tuple[SearchResult, ...]:
