@@ -7,6 +7,11 @@
                                  -> a query (input ``query``) and its results: a list of objects
                                     with ``href``/``url``/``link``, ``title``, ``body``/``snippet``
     trace.timestamp              -> started_at; the first model named by a span -> agent.model
+    startTime, endTime           -> when each search ran and how long it took
+    GENERATION observations      -> model calls: start, duration, model, usageDetails (input, output,
+                                    cache reads and writes) and costDetails.total as Langfuse priced
+                                    it; a generation that holds another (a framework's wrapper around
+                                    the SDK's call) is not counted twice: the innermost ones are the calls
 
 Spans are read in start-time order. Citations are left to the gate's extraction from the answer
 (links, bare URLs, numbered sources). No fetch tool is read: a span that fetched a page is not
@@ -23,6 +28,7 @@ from gate.importers.base import (
     TraceBuilder,
     Where,
     arr,
+    duration_ms,
     need,
     obj,
     publication_date,
@@ -30,6 +36,7 @@ from gate.importers.base import (
     timestamp,
 )
 from gate.importers.embedded import NOT_JSON, embedded, parsed
+from gate.importers.usage import Tokens
 
 _QUESTION_KEYS = ("message", "question", "input", "query", "content")
 _ANSWER_KEYS = ("content", "output", "answer", "text", "result")
@@ -63,10 +70,14 @@ class LangfuseImporter:
                 f"no answer found (expected a string, or an object with one of {', '.join(_ANSWER_KEYS)})")
         trace = TraceBuilder()
         model = None
-        for i, span in _in_start_order(observations, at.key("observations")):
+        ordered = _in_start_order(observations, at.key("observations"))
+        wrappers = _wrapping_generations([span for _, span in ordered])
+        for i, span in ordered:
             here = at.key("observations").item(i)
             attributes = _attributes(span, here)
             model = model or _model(span, attributes)
+            if span.get("type") == "GENERATION" and span.get("id") not in wrappers:
+                _generation(span, here, trace)
             if attributes.get("openinference.span.kind") != "TOOL":
                 continue
             name = attributes.get("tool.name") or span.get("name")
@@ -120,6 +131,54 @@ def _model(span: dict[str, Any], attributes: dict[str, Any]) -> str | None:
     return None
 
 
+def _times(span: dict[str, Any], at: Where) -> tuple[str | None, float | None]:
+    start = None if span.get("startTime") is None else timestamp(span["startTime"], at.key("startTime"))
+    end = None if span.get("endTime") is None else timestamp(span["endTime"], at.key("endTime"))
+    return start, duration_ms(start, end)
+
+
+def _wrapping_generations(spans: list[dict[str, Any]]) -> set[Any]:
+    """The ids of generations that hold another generation (a wrapper, not the call itself)."""
+    parent = {s.get("id"): s.get("parentObservationId") for s in spans}
+    kind = {s.get("id"): s.get("type") for s in spans}
+    out: set[Any] = set()
+    for s in spans:
+        if s.get("type") != "GENERATION":
+            continue
+        seen, up = {s.get("id")}, parent.get(s.get("id"))
+        while up is not None and up not in seen:
+            seen.add(up)
+            if kind.get(up) == "GENERATION":
+                out.add(up)
+            up = parent.get(up)
+    return out
+
+
+_CACHE_READ_KEYS = ("input_cached_tokens", "cache_read_input_tokens", "input_cache_read")
+_CACHE_WRITE_KEYS = ("cache_creation_input_tokens", "input_cache_creation")
+
+
+def _count(details: dict[str, Any], keys: tuple[str, ...]) -> int:
+    return sum(v for k in keys if isinstance(v := details.get(k), int) and not isinstance(v, bool) and v >= 0)
+
+
+def _generation(span: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
+    """A model call: its times, model, tokens (``usageDetails``) and cost (``costDetails.total``)."""
+    start, took = _times(span, at)
+    details = span.get("usageDetails")
+    tokens = None
+    if isinstance(details, dict) and ("input" in details or "output" in details):
+        tokens = Tokens(_count(details, ("input",)), _count(details, ("output",)),
+                        _count(details, _CACHE_READ_KEYS), _count(details, _CACHE_WRITE_KEYS))
+    costs = span.get("costDetails")
+    cost = costs.get("total") if isinstance(costs, dict) else None
+    if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
+        cost = None
+    model = span.get("model")
+    trace.model_call(started_at=start, duration_ms=took, model=model if isinstance(model, str) else None,
+                     tokens=tokens, cost_usd=None if cost is None else float(cost))
+
+
 def _search_span(span: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
     arguments = _decoded(span.get("input"), at.key("input"))
     query = next((arguments[k] for k in _QUERY_KEYS
@@ -128,6 +187,7 @@ def _search_span(span: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
         raise at.key("input").error(f"a web-search tool span without a query (expected one of "
                                     f"{', '.join(_QUERY_KEYS)})")
     index = trace.query(query)
+    trace.timed_search(index, *_times(span, at))
     output = _decoded(span.get("output"), at.key("output"))
     if output is None:
         return  # the tool failed: the search showed nothing
