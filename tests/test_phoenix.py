@@ -33,9 +33,10 @@ from gate.load.golden import load_golden
 
 INSTALLED = importlib.util.find_spec("phoenix") is not None
 if not INSTALLED and os.environ.get("SOURCEGATE_REQUIRE_PHOENIX"):  # ci.yml's job: a skip would hide it
-    raise AssertionError("SOURCEGATE_REQUIRE_PHOENIX is set and arize-phoenix is not installed")
-pytestmark = pytest.mark.skipif(not INSTALLED, reason="arize-phoenix is not installed (pip install "
-                                "--require-hashes --no-deps -r requirements-phoenix.txt; its CI job does)")
+    raise AssertionError("SOURCEGATE_REQUIRE_PHOENIX is set and arize-phoenix is not installed (the locked "
+                         "Phoenix needs Python 3.12 or newer: make test-phoenix PYTHON=python3.12 in a fresh clone)")
+pytestmark = pytest.mark.skipif(not INSTALLED, reason="arize-phoenix is not installed (make test-phoenix, with "
+                                "Python 3.12 or newer; its CI job does)")
 
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
 STARTUP_SECONDS = 300
