@@ -22,26 +22,25 @@ and the timer are injected, so the recording is testable; the environment (``SOU
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, ParamSpec, TypeVar, cast, overload
+from typing import Any, ParamSpec, TypeVar, overload
 
 from gate.checks.passage import PageIndex
 from gate.config import Config
 from gate.errors import RecordError
 from gate.files.jsonio import dump_json, validate, write_atomic
-from gate.importers.usage import Tokens, model_of, price_tokens, search_cost, tokens_of
+from gate.importers.usage import search_cost
 from gate.model import Case, Citation, Clock, Finding, ModelCall, Page, Run, SearchCall, SearchResult
 from gate.record.freeze import Searched, freeze
 from gate.record.guard import guard
 from gate.record.providers import detect, parse_results
 from gate.record.trace import trace_dict
+from gate.record.wrap import Took, argument_of, duration_of, model_call_of, wrapped
 from gate.snapshot.store import search_failure
 
 P = ParamSpec("P")
@@ -121,7 +120,7 @@ class Recorder:
         None to tell it by its shape. Use as ``@rec.search`` or ``@rec.search(provider="brave")``.
         """
         def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
-            query_of = _argument(f, arg, "query")
+            query_of = argument_of(f, arg, "query")
 
             def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
                 query = query_of(args, kwargs)
@@ -129,11 +128,11 @@ class Recorder:
                     self._queries.append(query)
                     return len(self._queries) - 1
 
-            def after(index: int, returned: Any, took: _Took) -> Any:
+            def after(index: int, returned: Any, took: Took) -> Any:
                 self._record_search(index, returned, provider, took)
                 return returned
 
-            return _wrapped(f, before, after, self._timer)
+            return wrapped(f, before, after, self._timer)
 
         return wrap if fn is None else wrap(fn)
 
@@ -157,16 +156,16 @@ class Recorder:
             raise RecordError(f"max_chars must be 0 or more, got {max_chars}")
 
         def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
-            before = _argument(f, arg, "URL")
+            before = argument_of(f, arg, "URL")
 
-            def after(link: str, returned: Any, took: _Took) -> Any:
+            def after(link: str, returned: Any, took: Took) -> Any:
                 page, out = _page(link, returned, max_chars, self._now())
-                page = replace(page, started_at=self._at(took[0]), duration_ms=_ms(took))
+                page = replace(page, started_at=self._at(took[0]), duration_ms=duration_of(took))
                 with self._lock:
                     self._pages.append(page)
                 return out
 
-            return _wrapped(f, before, after, self._timer)
+            return wrapped(f, before, after, self._timer)
 
         return wrap if fn is None else wrap(fn)
 
@@ -190,14 +189,14 @@ class Recorder:
             def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
                 return None
 
-            def after(_: None, returned: Any, took: _Took) -> Any:
+            def after(_: None, returned: Any, took: Took) -> Any:
                 response = returned.model_dump(mode="json") if hasattr(returned, "model_dump") else returned
-                call = _model_call(response, self._at(took[0]), _ms(took), self._config.judge.prices)
+                call = model_call_of(response, self._at(took[0]), duration_of(took), self._config.judge.prices)
                 with self._lock:
                     self._model_calls.append(call)
                 return returned
 
-            return _wrapped(f, before, after, self._timer)
+            return wrapped(f, before, after, self._timer)
 
         return wrap if fn is None else wrap(fn)
 
@@ -205,10 +204,10 @@ class Recorder:
         """The time ``moment`` of the timer stands for: the recording's start plus the time since."""
         return self.started_at + timedelta(seconds=moment - self._zero)
 
-    def _record_search(self, index: int, returned: Any, provider: str | None, took: _Took) -> None:
+    def _record_search(self, index: int, returned: Any, provider: str | None, took: Took) -> None:
         response = returned.model_dump(mode="json") if hasattr(returned, "model_dump") else returned
         query = self._queries[index]
-        timed = SearchCall(query=index, started_at=self._at(took[0]), duration_ms=_ms(took),
+        timed = SearchCall(query=index, started_at=self._at(took[0]), duration_ms=duration_of(took),
                            cost_usd=search_cost(response))
         with self._lock:
             self._search_calls.append(timed)
@@ -302,79 +301,6 @@ class Recorder:
 
 
 # -------------------------------------------------------------------- the pure parts
-
-_Took = tuple[float, float]
-"""A call's start and end on the recorder's timer."""
-
-
-def _ms(took: _Took) -> float:
-    return round(max(0.0, took[1] - took[0]) * 1000, 3)
-
-
-def _wrapped(f: Callable[P, _R], before: Callable[[tuple[Any, ...], dict[str, Any]], Any],
-             after: Callable[[Any, Any, _Took], Any], timer: Callable[[], float]) -> Callable[P, _R]:
-    """``f`` with ``before`` run on its arguments and ``after`` on what it returned and when it ran
-    (its start and end on ``timer``), sync or async."""
-    if inspect.iscoroutinefunction(f):
-        @functools.wraps(f)
-        async def run_async(*args: Any, **kwargs: Any) -> Any:
-            token = before(args, kwargs)
-            began = timer()
-            returned = await f(*args, **kwargs)
-            return after(token, returned, (began, timer()))
-
-        return cast(Callable[P, _R], run_async)
-
-    @functools.wraps(f)
-    def run_sync(*args: Any, **kwargs: Any) -> Any:
-        token = before(args, kwargs)
-        began = timer()
-        returned = f(*args, **kwargs)
-        if inspect.isawaitable(returned):  # an async callable that does not look like one (a partial, ...)
-            return _then(returned, token, after, began, timer)
-        return after(token, returned, (began, timer()))
-
-    return cast(Callable[P, _R], run_sync)
-
-
-async def _then(pending: Awaitable[Any], token: Any, after: Callable[[Any, Any, _Took], Any], began: float,
-                timer: Callable[[], float]) -> Any:
-    returned = await pending
-    return after(token, returned, (began, timer()))
-
-
-def _model_call(response: Any, started_at: datetime, duration_ms: float,
-                prices: Mapping[str, Mapping[str, float]]) -> ModelCall:
-    """A model call as recorded: its time, and the model, tokens and cost its response holds."""
-    model = model_of(response)
-    tokens: Tokens | None = tokens_of(response.get("usage")) if isinstance(response, Mapping) else None
-    if tokens is None:
-        return ModelCall(started_at=started_at, duration_ms=duration_ms, model=model)
-    return ModelCall(started_at=started_at, duration_ms=duration_ms, model=model, input_tokens=tokens.input_tokens,
-                     output_tokens=tokens.output_tokens, cache_read_tokens=tokens.cache_read_tokens,
-                     cache_write_tokens=tokens.cache_write_tokens, cost_usd=price_tokens(model, tokens, prices))
-
-
-def _argument(f: Callable[..., Any], arg: str | None, what: str) -> Callable[[tuple[Any, ...], dict[str, Any]], str]:
-    """How to find the query (or URL) among a call's arguments: ``arg``, else the first parameter."""
-    sig = inspect.signature(f)
-    params = list(sig.parameters)
-    name = getattr(f, "__name__", repr(f))
-    if arg is not None and arg not in params:
-        raise RecordError(f"{name!r} has no parameter {arg!r} (it has {params})")
-    if not params:
-        raise RecordError(f"{name!r} takes no arguments: nothing to record")
-    chosen = arg or params[0]
-
-    def find(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-        value = sig.bind_partial(*args, **kwargs).arguments.get(chosen)
-        if not isinstance(value, str):
-            raise RecordError(f"expected the {what} as the string argument {chosen!r} of {name!r}, "
-                              f"got {type(value).__name__}")
-        return value
-
-    return find
-
 
 def _block_failure(response: Any) -> str | None:
     """An Anthropic ``web_search_tool_result`` whose content is an error object."""

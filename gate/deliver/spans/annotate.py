@@ -76,11 +76,11 @@ def _langfuse_base(endpoint: str) -> str | None:
     return None if at < 0 else f"{parts.scheme}://{parts.netloc}{parts.path[:at]}"
 
 
-def _left(deadline: float) -> float:
+def _left(deadline: float, most: float = 10.0) -> float:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise TimeoutError
-    return min(remaining, 10.0)
+    return min(remaining, most)
 
 
 def _phoenix_base(session: requests.Session, endpoint: str, headers: Mapping[str, str],
@@ -90,7 +90,8 @@ def _phoenix_base(session: requests.Session, endpoint: str, headers: Mapping[str
     path = parts.path[:-len("/v1/traces")] if parts.path.endswith("/v1/traces") else parts.path.rstrip("/")
     base = f"{parts.scheme}://{parts.netloc}{path}"
     try:
-        reply = session.get(f"{base}/arize_phoenix_version", headers=dict(headers), timeout=_left(deadline))
+        # a receiver that is no Phoenix may not answer a GET at all: it is asked briefly
+        reply = session.get(f"{base}/arize_phoenix_version", headers=dict(headers), timeout=_left(deadline, 5.0))
     except (requests.RequestException, TimeoutError):
         return None
     return base if reply.status_code == 200 or "x-phoenix-server-version" in reply.headers else None
