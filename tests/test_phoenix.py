@@ -91,6 +91,7 @@ def sent(phoenix: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     err = io.StringIO()
     with contextlib.redirect_stderr(err), pytest.MonkeyPatch.context() as env:
         env.setenv("SOURCEGATE_SPAN_TIME", "export")
+        env.setenv("SOURCEGATE_OTLP_DEADLINE", "120")  # a Phoenix just started stores its first spans slowly
         env.setenv("OTEL_RESOURCE_ATTRIBUTES", "openinference.project.name=sourcegate")
         code = main(["check", str(EXAMPLE), "--otlp-endpoint", phoenix, "--json", str(out / "r.json")])
     assert code in (0, 1), err.getvalue()

@@ -76,7 +76,7 @@ def _langfuse_base(endpoint: str) -> str | None:
     return None if at < 0 else f"{parts.scheme}://{parts.netloc}{parts.path[:at]}"
 
 
-def _left(deadline: float, most: float = 10.0) -> float:
+def _left(deadline: float, most: float) -> float:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise TimeoutError
@@ -100,7 +100,8 @@ def _phoenix_base(session: requests.Session, endpoint: str, headers: Mapping[str
 def _post(session: requests.Session, url: str, body: Any, headers: Mapping[str, str],
           deadline: float) -> requests.Response:
     try:
-        return session.post(url, json=body, headers=dict(headers), timeout=_left(deadline))
+        # a Phoenix storing a batch of spans may take its time: the send's deadline bounds the wait
+        return session.post(url, json=body, headers=dict(headers), timeout=_left(deadline, float("inf")))
     except TimeoutError:
         raise SpanExportError(f"{shown_endpoint(url)} did not take the scores in time "
                               "(SOURCEGATE_OTLP_DEADLINE); given up") from None
