@@ -134,12 +134,19 @@ class RecordConfig:
     max_redirects: int = 5
 
 
+MODEL_HOSTS = ("api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "api.mistral.ai",
+               "api.cohere.com", "api.groq.com", "api.deepseek.com", "api.together.xyz", "api.x.ai", "openrouter.ai")
+"""The model APIs an agent under ``sourcegate run`` may reach by default (``replay.allow``)."""
+
+
 @dataclass(frozen=True)
 class ReplayConfig:
-    """How the runs ``sourcegate run`` produced are gated."""
+    """How ``sourcegate run`` runs the agent, and how the runs it produced are gated."""
 
     on_miss: str = "fail"
     """``fail``: a request the snapshot does not hold is a hard failure ``replay_miss``; ``warn``: a warning."""
+    allow: tuple[str, ...] = MODEL_HOSTS
+    """Hosts (``name`` or ``name:port``) the agent may reach past the frozen web: its model's API."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +156,6 @@ class Config:
     disabled: frozenset[str] = frozenset()
     domain_cap: int = 2
     domain_floor: Mapping[str, int] = field(default_factory=lambda: DEFAULT_DOMAIN_FLOOR)
-    passage_threshold: float = 80.0
     drift_max: float = 50.0
     """``checks.paraphrase_drift.max_drift``: the most a cited sentence may drift (0-100) from its closest passage"""
     drift_block: bool = False
@@ -187,7 +193,6 @@ SETTINGS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "disabled": ("checks", "disabled"),
     "domain_cap": ("checks", "domain_cap"),
     "domain_floor": ("checks", "domain_floor"),
-    "passage_threshold": ("checks", "passage_threshold"),
     "drift_max": ("checks", "paraphrase_drift", "max_drift"),
     "drift_block": ("checks", "paraphrase_drift", "block"),
     "stale_days": ("checks", "stale_days"),
@@ -233,15 +238,19 @@ def _merged(defaults: Mapping[str, Any]) -> Callable[[Any], Mapping[str, Any]]:
     return lambda value: MappingProxyType({**defaults, **(value or {})})
 
 
+def _replay(data: Mapping[str, Any]) -> ReplayConfig:
+    return ReplayConfig(**{**data, **({"allow": tuple(data["allow"])} if "allow" in data else {})})
+
+
 _SECTIONS: Mapping[str, Callable[[Mapping[str, Any]], Any]] = MappingProxyType({
     "judge": _judge, "soft": _soft, "record": lambda d: _record(d),
-    "compare": lambda d: CompareConfig(**d), "replay": lambda d: ReplayConfig(**d),
+    "compare": lambda d: CompareConfig(**d), "replay": lambda d: _replay(d),
 })
 """A section written as a whole (empty or null: every default), by the Config field it makes."""
 
 _READ: Mapping[str, Callable[[Any], Any]] = MappingProxyType({
     "disabled": frozenset, "require_primary": tuple,
-    "passage_threshold": float, "drift_max": float, "min_primary_share": float,
+    "drift_max": float, "min_primary_share": float,
     "domain_floor": _merged(DEFAULT_DOMAIN_FLOOR), "stale_days": _merged(DEFAULT_STALE_DAYS),
 })
 """How a setting written in the file becomes its Config value (the rest are taken as written)."""

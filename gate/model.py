@@ -52,6 +52,9 @@ class Page:
     """when this read began in this run (``fetched_at`` may be the snapshot's time), if recorded"""
     duration_ms: float | None = None
     """how long the read took, if recorded"""
+    links: tuple[str, ...] = ()
+    """links the reader showed beside the text (an extraction's anchors, a scraper's link list); the
+    links written in the text itself are found in it (:func:`gate.urls.anchors.extract_anchors`)"""
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,16 @@ class ReplayMiss:
     provider: str | None = None
 
 
+@dataclass(frozen=True)
+class LiveRequest:
+    """Requests of a case that reached past the frozen web to one host, refused (``sourcegate run``)."""
+
+    host: str
+    request: str
+    """the first of them, as the proxy read it (``CONNECT api.tavily.com:443``, ``GET http://...``)"""
+    count: int = 1
+
+
 STDOUT_KEPT = 8 * 1024 * 1024
 """Bytes of the end of an agent's stdout kept for its answer (8 MiB; an answer needing more can be
 saved as a trace, ``$SOURCEGATE_TRACE_FILE``, read within the JSON limits)."""
@@ -132,6 +145,10 @@ class Replay:
     """requests refused because they crossed from one case to another, each said in one line"""
     outside_connections: int = 0
     """connections with the case's URL from a process of no running case, served (Linux)"""
+    live_requests: tuple[LiveRequest, ...] = ()
+    """requests past the frozen web (another host than the replay server's), refused, by host"""
+    unserved_searches: tuple[str, ...] = ()
+    """queries the agent's own trace records that the replay server never answered"""
 
 
 @dataclass(frozen=True)

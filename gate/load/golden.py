@@ -19,7 +19,19 @@ import yaml
 
 from gate.errors import InputError
 from gate.files.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
-from gate.model import Case, Citation, GoldenSet, ModelCall, Page, Replay, ReplayMiss, Run, SearchCall, SearchResult
+from gate.model import (
+    Case,
+    Citation,
+    GoldenSet,
+    LiveRequest,
+    ModelCall,
+    Page,
+    Replay,
+    ReplayMiss,
+    Run,
+    SearchCall,
+    SearchResult,
+)
 from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
@@ -51,7 +63,7 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
         Page(url=p["url"], text=p["text"], final_url=p.get("final_url"), status=p.get("status"),
              truncated=p.get("truncated", False), fetched_at=_datetime(p.get("fetched_at")),
              published=_date(p.get("published")), started_at=_datetime(p.get("started_at")),
-             duration_ms=p.get("duration_ms"))
+             duration_ms=p.get("duration_ms"), links=tuple(p.get("links", ())))
         for p in data["pages"]
     )
     searches = []
@@ -86,7 +98,10 @@ def _replay(data: Mapping[str, Any]) -> Replay:
                   agent_error=data.get("agent_error"), stdout_dropped=data.get("stdout_dropped", 0),
                   stderr_dropped=data.get("stderr_dropped", 0), left_running=data.get("left_running", 0),
                   cross_case=tuple(data.get("cross_case", ())),
-                  outside_connections=data.get("outside_connections", 0))
+                  outside_connections=data.get("outside_connections", 0),
+                  live_requests=tuple(LiveRequest(r["host"], r["request"], r["count"])
+                                      for r in data.get("live_requests", ())),
+                  unserved_searches=tuple(data.get("unserved_searches", ())))
 
 
 def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, ParamSpec, TypeVar, overload
 
 from gate.checks.passage import PageIndex
@@ -36,6 +36,7 @@ from gate.errors import RecordError
 from gate.files.jsonio import dump_json, validate, write_atomic
 from gate.importers.usage import search_cost
 from gate.model import Case, Citation, Clock, Finding, ModelCall, Page, Run, SearchCall, SearchResult
+from gate.record.clock import agent_clock
 from gate.record.freeze import Searched, freeze
 from gate.record.guard import guard
 from gate.record.providers import detect, parse_results
@@ -52,22 +53,20 @@ QUESTION_ENV = "SOURCEGATE_QUESTION"
 SOURCE = "<recording>"
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class Recorder:
     """The record of one agent run on one question: queries, results, pages read, the answer."""
 
     def __init__(self, question: str | None = None, *, case: str | None = None,
                  about_domains: Iterable[str] = (), config: Config | None = None,
-                 agent: Mapping[str, str] | None = None, clock: Clock = _utc_now,
+                 agent: Mapping[str, str] | None = None, clock: Clock | None = None,
                  environ: Mapping[str, str] | None = None, timer: Callable[[], float] = time.perf_counter) -> None:
         """Start a recording; ``question`` and ``case`` default to ``SOURCEGATE_QUESTION`` / ``SOURCEGATE_CASE``.
 
         ``about_domains`` and ``config`` are what :meth:`guard` checks with (the golden set's case
-        and ``sourcegate.yaml``; the defaults otherwise). ``clock`` returns aware datetimes; ``timer``
-        (seconds, monotonic) times each wrapped call from the start of the recording.
+        and ``sourcegate.yaml``; the defaults otherwise). ``clock`` returns aware datetimes (default:
+        the recording's time under ``sourcegate run``, ``$SOURCEGATE_NOW``, else the wall clock:
+        :func:`gate.record.clock.agent_clock`); ``timer`` (seconds, monotonic) times each wrapped call
+        from the start of the recording, so a call's start is ``started_at`` plus the timer's reading.
         """
         env = os.environ if environ is None else environ
         asked = question if question is not None else env.get(QUESTION_ENV)
@@ -78,7 +77,7 @@ class Recorder:
         self._config = config or Config()
         self._case = Case(id=self.case or "recording", question=asked, about_domains=tuple(about_domains))
         self._agent = dict(agent or {})
-        self._clock = clock
+        self._clock = clock if clock is not None else agent_clock(env)
         self.started_at = self._now()
         self._timer = timer
         self._zero = timer()
@@ -149,7 +148,8 @@ class Recorder:
         """Record every call of a page-reading function: what the model read, and whether it was cut.
 
         The function returns the text the model reads, or a mapping with ``text`` and any of
-        ``status``, ``final_url``, ``truncated``, ``published``, or a :class:`gate.model.Page`.
+        ``status``, ``final_url``, ``truncated``, ``published``, ``links`` (the URLs the page showed
+        beside its text, as a scraper lists them), or a :class:`gate.model.Page`.
         With ``max_chars`` a longer text is cut here, recorded as truncated, and returned cut.
         """
         if max_chars is not None and max_chars < 0:
@@ -242,9 +242,9 @@ class Recorder:
 
         Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
         searched and read until now: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
-        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` stand for
-        the answer's own (without them, and with a draft, they are extracted from its text).
-        Nothing is read or written.
+        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` are checked
+        together with the links of the answer's text: a link the list leaves out is checked all the
+        same (without a list, and with a draft, the links are all there is). Nothing is read or written.
         """
         if answer is None and self._answer is None:
             raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
@@ -311,7 +311,7 @@ def _block_failure(response: Any) -> str | None:
     return None
 
 
-_PAGE_KEYS = frozenset({"text", "status", "final_url", "truncated", "published"})
+_PAGE_KEYS = frozenset({"text", "status", "final_url", "truncated", "published", "links"})
 
 
 def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tuple[Page, Any]:
@@ -319,9 +319,7 @@ def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tup
     if isinstance(returned, str):
         page = Page(url=link, text=returned, fetched_at=now)
     elif isinstance(returned, Page):
-        page = Page(url=link, text=returned.text, final_url=returned.final_url, status=returned.status,
-                    truncated=returned.truncated, fetched_at=returned.fetched_at or now,
-                    published=returned.published)
+        page = replace(returned, url=link, fetched_at=returned.fetched_at or now)
     elif isinstance(returned, Mapping) and isinstance(returned.get("text"), str):
         extra = set(returned) - _PAGE_KEYS
         if extra:
@@ -331,20 +329,29 @@ def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tup
         page = Page(url=link, text=returned["text"], final_url=returned.get("final_url"),
                     status=returned.get("status"), truncated=bool(returned.get("truncated", False)),
                     fetched_at=now,
-                    published=date.fromisoformat(published) if isinstance(published, str) else published)
+                    published=date.fromisoformat(published) if isinstance(published, str) else published,
+                    links=_links(link, returned.get("links")))
     else:
         raise RecordError(f"the page reader returned {type(returned).__name__} for {link}; expected the text "
                           "the model reads, a mapping with 'text', or a gate.Page")
     if max_chars is None or len(page.text) <= max_chars:
         return page, returned
-    cut = Page(url=page.url, text=page.text[:max_chars], final_url=page.final_url, status=page.status,
-               truncated=True, fetched_at=page.fetched_at, published=page.published)
+    cut = replace(page, text=page.text[:max_chars], truncated=True)
     if isinstance(returned, str):
         return cut, cut.text
     if isinstance(returned, Page):
-        return cut, Page(url=returned.url, text=cut.text, final_url=returned.final_url, status=returned.status,
-                         truncated=True, fetched_at=returned.fetched_at, published=returned.published)
+        return cut, replace(returned, text=cut.text, truncated=True)
     return cut, {**returned, "text": cut.text, "truncated": True}
+
+
+def _links(link: str, given: Any) -> tuple[str, ...]:
+    """The ``links`` a reader returned beside the text: URLs the model was shown (a scraper's link list)."""
+    if given is None:
+        return ()
+    if isinstance(given, str) or not isinstance(given, Iterable) or \
+            not all(isinstance(u, str) and u for u in given):
+        raise RecordError(f"'links' of what the reader returned for {link} must be a list of URLs")
+    return tuple(given)
 
 
 def _citations(given: Iterable[Citation | Mapping[str, Any] | str]) -> tuple[Citation, ...]:

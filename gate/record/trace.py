@@ -40,6 +40,8 @@ def trace_dict(run: Run) -> dict[str, Any]:
         {"url": p.url, "final_url": p.final_url, "status": p.status, "text": p.text, "truncated": p.truncated,
          "fetched_at": _time(p.fetched_at), "published": _day(p.published),
          **_present({"started_at": _time(p.started_at), "duration_ms": p.duration_ms})}
+        # links only when the reader gave some, so a page's entry is what it always was
+        | ({"links": list(p.links)} if p.links else {})
         for p in run.pages
     ]
     if run.searches:
@@ -63,7 +65,10 @@ def trace_dict(run: Run) -> dict[str, Any]:
         # written only when there is something to say, so a quiet run's trace is what it always was
         extra = {"stdout_dropped": run.replay.stdout_dropped, "stderr_dropped": run.replay.stderr_dropped,
                  "left_running": run.replay.left_running, "cross_case": list(run.replay.cross_case),
-                 "outside_connections": run.replay.outside_connections}
+                 "outside_connections": run.replay.outside_connections,
+                 "live_requests": [{"host": r.host, "request": r.request, "count": r.count}
+                                   for r in run.replay.live_requests],
+                 "unserved_searches": list(run.replay.unserved_searches)}
         data["replay"].update({k: v for k, v in extra.items() if v})
     if run.agent:
         data["agent"] = dict(run.agent)

@@ -11,8 +11,15 @@ and ``replay.served`` true, since a server cannot know what the model read of th
 page read is timed as the server answered it, from the run's ``started_at`` on: a page keeps the
 ``fetched_at`` the snapshot recorded, and its read starts inside the run.
 
-An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the tail
-of its stderr; what it was served is kept, the answer is empty.
+An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the last
+exception its stderr shows, whole (else the end of its stderr), and where the kept stderr was
+written; what it was served is kept, the answer is empty.
+
+Every trace is dated by the recording's clock (:mod:`gate.runner.clock`): its ``started_at`` is the
+moment the case was given, whatever the agent wrote, and the calls its own trace timed move with it
+(:func:`redate`), so none starts outside the run. A trace the agent saved that records searches
+the replay server never answered says so (``unserved_searches``), and so does every request the
+agent sent past the frozen web through the proxy (``live_requests``).
 """
 
 from __future__ import annotations
@@ -25,13 +32,15 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
-from gate.model import STDOUT_KEPT, Case, Citation, Page, Replay, ReplayMiss, Run, SearchCall, SearchResult
+from gate.model import STDOUT_KEPT, Case, Citation, LiveRequest, Page, Replay, ReplayMiss, Run, SearchCall, SearchResult
 from gate.record.providers import PARSERS, detect, parse_results
-from gate.runner.scope import Served
+from gate.runner.output import last_exception
+from gate.runner.scope import MAX_REFUSALS, Served
+from gate.snapshot.records import normalise_query
 from gate.snapshot.store import search_failure
 from gate.text.units import byte_size
 
-__all__ = ["STDERR_TAIL", "Finished", "assemble", "stdout_answer"]
+__all__ = ["STDERR_TAIL", "Finished", "assemble", "redate", "stdout_answer"]
 
 STDERR_TAIL = 300
 """Characters of the end of an agent's stderr kept in its ``agent_error`` (the whole message then fits
@@ -105,19 +114,31 @@ def misses(calls: Sequence[Served]) -> tuple[ReplayMiss, ...]:
     return tuple(seen.values())
 
 
+def unserved(agent_trace: Run, calls: Sequence[Served]) -> tuple[str, ...]:
+    """The queries of the agent's own trace that the replay server never answered (whitespace aside)."""
+    asked = {normalise_query(c.key) for c in calls if c.layer == "search"}
+    missing = dict.fromkeys(q for q in agent_trace.queries if normalise_query(q) not in asked)
+    return tuple(missing)[:MAX_REFUSALS]
+
+
 def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequence[Served],
              agent_trace: Run | None, started_at: datetime, cross_case: Sequence[str] = (),
-             outside_connections: int = 0) -> Run:
+             outside_connections: int = 0, live_requests: Sequence[LiveRequest] = (),
+             stderr_log: str | None = None) -> Run:
     """The run of one case; ``agent_trace`` is the trace the agent saved, if it saved one;
-    ``cross_case``: the requests refused because they crossed between cases, ``outside_connections``
-    those served from a process of no running case (:mod:`gate.runner.owners`)."""
+    ``started_at`` the recording's time of the case; ``cross_case``: the requests refused because they
+    crossed between cases, ``outside_connections`` those served from a process of no running case
+    (:mod:`gate.runner.owners`); ``live_requests`` those past the frozen web; ``stderr_log``: where
+    the kept stderr of a failed agent is written (named in its ``agent_error``)."""
     missed = misses(calls)
     failure = finished.failure
     facts = Replay(command=tuple(command), misses=missed, stdout_dropped=finished.stdout_dropped,
                    stderr_dropped=finished.stderr_dropped, left_running=finished.left_running,
-                   cross_case=tuple(cross_case), outside_connections=outside_connections)
+                   cross_case=tuple(cross_case), outside_connections=outside_connections,
+                   live_requests=tuple(live_requests))
     if failure is None and agent_trace is not None:
-        return replace(agent_trace, case=case.id, replay=facts)
+        return replace(redate(agent_trace, started_at), case=case.id,
+                       replay=replace(facts, unserved_searches=unserved(agent_trace, calls)))
     answer, citations = "", None
     if failure is None:
         try:
@@ -125,13 +146,46 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
         except InputError as e:
             failure = str(e)
     if failure is not None:
-        tail = finished.stderr[-STDERR_TAIL:].strip()
-        failure += f"; the end of its stderr: {tail}" if tail else "; its stderr was empty"
+        failure += _stderr_said(finished.stderr, finished.stderr_dropped, stderr_log)
     served = _served(calls, started_at)
     return Run(case=case.id, question=case.question, answer=answer, queries=served.queries,
                results=served.results, pages=served.pages, citations=citations, started_at=started_at,
                source="<sourcegate run>", replay=replace(facts, served=True, agent_error=failure),
                searches=served.searches)
+
+
+def redate(run: Run, started_at: datetime) -> Run:
+    """``run`` dated ``started_at``, the recording's time of its case, with every search, page read and
+    model call it timed moved by as much, so they keep their order and lengths and stay inside the run.
+
+    The times move from the run's own ``started_at`` (an agent that read the wall clock instead of
+    ``SOURCEGATE_NOW``), else from the first call it timed; a page's ``fetched_at`` (the snapshot's time)
+    stays as it is."""
+    timed = [at for at in (*(c.started_at for c in run.searches), *(p.started_at for p in run.pages),
+                           *(c.started_at for c in run.model_calls)) if at is not None]
+    origin = run.started_at or min(timed, default=None)
+    if origin is None or origin == started_at:
+        return replace(run, started_at=started_at)
+    shift = started_at - origin
+
+    def moved(at: datetime | None) -> datetime | None:
+        return None if at is None else at + shift
+
+    return replace(run, started_at=started_at,
+                   searches=tuple(replace(c, started_at=moved(c.started_at)) for c in run.searches),
+                   pages=tuple(replace(p, started_at=moved(p.started_at)) for p in run.pages),
+                   model_calls=tuple(replace(c, started_at=moved(c.started_at)) for c in run.model_calls))
+
+
+def _stderr_said(stderr: str, dropped: int, log: str | None) -> str:
+    """What a failed agent's stderr says: its last exception whole, else its last lines; and where it is kept."""
+    if not stderr.strip():
+        return "; its stderr was empty"
+    exception = last_exception(stderr)
+    said = (f"; its last exception: {exception}" if exception is not None
+            else f"; the end of its stderr: {stderr[-STDERR_TAIL:].strip()}")
+    kept = f", its last {byte_size(len(stderr.encode()))}" if dropped else ""
+    return said + (f" (its stderr{kept}: {log})" if log else "")
 
 
 @dataclass(frozen=True)
@@ -178,7 +232,11 @@ def _page(call: Served) -> Page:
     published = body.get("published")
     text = body.get("body") if call.layer == "pages" else body.get("text")
     status = body.get("status")
-    return Page(url=call.key, text=text if isinstance(text, str) else "",
+    # an extraction serves the page's links beside its text: the agent was shown them
+    anchors = body.get("anchors") if call.layer == "extractions" else None
+    links = tuple(a["href"] for a in anchors if isinstance(a, dict) and isinstance(a.get("href"), str)
+                  and a["href"]) if isinstance(anchors, list) else ()
+    return Page(url=call.key, text=text if isinstance(text, str) else "", links=links,
                 final_url=body.get("final_url") if isinstance(body.get("final_url"), str) else None,
                 status=status if isinstance(status, int) else None,
                 truncated=body.get("truncated") is True,

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gate.model import LiveRequest
+
 __all__ = ["ENDPOINT_LAYERS", "MAX_REFUSALS", "Admit", "CaseScope", "Served"]
 
 MAX_REFUSALS = 20
@@ -53,6 +55,7 @@ class CaseScope:
         self._refusals: list[str] = []
         self._more = 0
         self._outside = 0
+        self._reached: dict[str, LiveRequest] = {}
 
     def admit(self, client: tuple[str, int], request: str) -> str | None:
         """None when the request from ``client`` is this case's to make; else why it is refused."""
@@ -82,9 +85,25 @@ class CaseScope:
             more = (f"and {self._more} more request(s) refused the same way",) if self._more else ()
             return (*self._refusals, *more)
 
+    def reached(self, host: str, request: str) -> None:
+        """The case's agent asked the proxy for ``host``, and was refused; the first :data:`MAX_REFUSALS`
+        hosts are kept, each with its first request and a count."""
+        with self._lock:
+            known = self._reached.get(host)
+            if known is not None:
+                self._reached[host] = LiveRequest(host, known.request, known.count + 1)
+            elif len(self._reached) < MAX_REFUSALS:
+                self._reached[host] = LiveRequest(host, request)
+
+    def live_requests(self) -> tuple[LiveRequest, ...]:
+        """The hosts past the frozen web the case asked for, in the order first asked."""
+        with self._lock:
+            return tuple(self._reached.values())
+
     def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any,
             began: float | None = None) -> None:
-        """Keep a hit (200) or a miss (404 with ``miss``); bad requests and unknown endpoints are not calls.
+        """Keep a hit (200), or a miss: a 404 with ``miss``, or a live request that failed while recording
+        (``live``: nothing recorded, so the case lacks it); bad requests and unknown endpoints are not calls.
 
         ``began``: when the server began to answer, on the scope's clock (None: now)."""
         now = self._clock()
@@ -93,7 +112,8 @@ class CaseScope:
         if layer is None:
             return
         hit = status == 200
-        if not hit and not (status == 404 and isinstance(body, dict) and body.get("miss") is True):
+        unanswered = isinstance(body, dict) and (body.get("miss") is True and status == 404 or body.get("live") is True)
+        if not hit and not unanswered:
             return
         name = "q" if layer == "search" else "url"
         provider = params.get("provider", [None])[0] if layer == "search" else None

@@ -3,7 +3,7 @@
     GET /search?provider=serpapi&q=...  200: the provider's recorded JSON, exactly as it came
     GET /fetch?url=...                  200: {url, status, final_url, content_type, body, fetched_at,
                                              truncated}
-    GET /extract?url=...                200: {url, text, published, anchors: [{href, text}]}
+    GET /extract?url=...                200: {url, text, published, anchors: [{href, text}], truncated}
 
 A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Anything the snapshot
 lacks answers 404 with ``{"error", "layer", "key", "miss": true}`` and a line on stderr: a miss is
@@ -52,6 +52,7 @@ from urllib.parse import parse_qs, urlsplit
 from gate.deadline import DeadlineExceeded
 from gate.errors import FetchRefused, FetchTimeout, InputError, LiveWebError, SnapshotMiss
 from gate.snapshot.live.redact import redact
+from gate.snapshot.proxy import Beyond, Reach, connect, proxy_token, read_target, tunnel
 from gate.snapshot.records import (
     EXTRACTIONS,
     PAGES,
@@ -80,6 +81,9 @@ _LATE = (b"HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nCon
          b"Connection: close\r\n\r\n" + b'{"error": "the request did not arrive in time"}')
 
 
+TUNNEL_IDLE = 600.0
+"""Seconds a tunnel to a host the agent may reach (its model's API) may stay silent: a model answers slowly."""
+
 SCOPE_PREFIX = "/case/"
 
 
@@ -96,6 +100,10 @@ class Scope(Protocol):
             began: float | None = None) -> None:
         """``endpoint`` (``/search``, ...) was asked with ``params`` and answered ``status`` with ``body``;
         the server began to answer at ``began`` on its clock (:attr:`ReplayServer.clock`)."""
+        ...
+
+    def reached(self, host: str, request: str) -> None:
+        """The case asked the server, as its proxy, for ``host`` (``name:port``): refused."""
         ...
 
 
@@ -129,6 +137,8 @@ class ReplayServer(ThreadingHTTPServer):
         self._slots = threading.BoundedSemaphore(max_connections)
         self.scopes: dict[str, Scope] = {}
         """token -> the scope its ``/case/<token>/...`` requests are reported to"""
+        self.reach = Reach()
+        """the hosts a request through the server as a proxy may reach (:mod:`gate.snapshot.proxy`): none"""
         super().__init__((host, port), _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -255,6 +265,53 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.settimeout(1.0)
                 self.connection.sendall(_LATE)
 
+    def parse_request(self) -> bool:
+        """The request line and headers; a request for another host (the server is the agent's proxy) is
+        answered here, and one in absolute form for the server itself is served by its path."""
+        if not super().parse_request():
+            return False
+        host, port = self.server.server_address[:2]
+        path, beyond = read_target(self.command, self.path, (str(host), int(port)))
+        if beyond is None:
+            self.path = path
+            return True
+        self.close_connection = True
+        if self.server.reach.allows(beyond.host, beyond.port):
+            self._pass(beyond)
+            return False
+        token = proxy_token(self.headers.get("Proxy-Authorization"))
+        scope = self.server.scopes.get(token) if token is not None else None
+        if scope is not None:
+            scope.reached(beyond.authority, beyond.request)
+        self.server.log.write(f"sourcegate snapshot: LIVE REQUEST refused: {beyond.request}"
+                              f"{'' if scope is not None else ' (from no running case)'}\n")
+        self.server.log.flush()
+        self._send(403, {"error": f"{beyond.request}: refused, past the frozen web (only the replay server and "
+                                  "replay.allow are reachable)", "live_request": True})
+        return False
+
+    def _pass(self, beyond: Beyond) -> None:
+        """Tunnel (CONNECT) or forward a request to a host the agent may reach; 502 when it cannot be reached."""
+        try:
+            upstream = connect(beyond, self.server.idle_timeout * 2)
+        except OSError as e:
+            self._send(502, {"error": f"{beyond.request}: cannot connect ({e.strerror or e})"})
+            return
+        with upstream:
+            if beyond.connect:
+                self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            else:
+                length = self.headers.get("Content-Length")
+                if self.headers.get("Transfer-Encoding") or (length is not None and not length.isdigit()):
+                    self._send(411, {"error": "a request forwarded by the proxy needs a Content-Length"})
+                    return
+                kept = [f"{k}: {v}" for k, v in self.headers.items()
+                        if k.lower() not in ("proxy-authorization", "proxy-connection", "connection", "keep-alive")]
+                head = "\r\n".join([f"{self.command} {beyond.path} HTTP/1.1", *kept, "Connection: close", "", ""])
+                upstream.sendall(head.encode("latin-1", "replace") + self.rfile.read(int(length or 0)))
+            self.wfile.flush()
+            tunnel(self.connection, upstream, TUNNEL_IDLE, until_upstream_ends=not beyond.connect)
+
     def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
         """Answer one request: a hit, a miss (404), a bad request (400) or a damaged entry (500)."""
         try:
@@ -305,7 +362,7 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 if path == "/fetch":
                     return 200, _public(page_entry(source.page(url)))
-                return 200, _public(extraction_entry(source.extraction(url)))
+                return 200, {**_public(extraction_entry(source.extraction(url))), "truncated": self._cut(url)}
             except SnapshotMiss as e:
                 layer = PAGES if path == "/fetch" else EXTRACTIONS
                 return self._miss(layer.name, url_key(url), e)
@@ -313,6 +370,13 @@ class _Handler(BaseHTTPRequestHandler):
                 layer = PAGES if path == "/fetch" else EXTRACTIONS
                 return self._failed(layer.name, url_key(url), e)
         return 404, {"error": f"no such endpoint {path!r}: use /search, /fetch or /extract"}
+
+    def _cut(self, url: str) -> bool:
+        """Whether the page an extraction was made from was cut (its flag survives into a served trace)."""
+        try:
+            return self.server.store.page(url).truncated
+        except SnapshotMiss:
+            return False
 
     def _miss(self, layer: str, key: str, error: SnapshotMiss) -> tuple[int, Any]:
         self.server.log.write(f"sourcegate snapshot: MISS {error}\n")
