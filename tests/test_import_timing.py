@@ -82,3 +82,10 @@ def test_spans_that_say_their_times_were_not_recorded_import_no_times() -> None:
                            "started_at": "2026-03-01T12:00:00Z"}, "<t>", "q1")
     back = convert("otlp", encode_json_lines(build_spans(_report(), {"q1": untimed})), case="q1")
     assert "searches" not in back and "model_calls" not in back and "started_at" not in back["pages"][0]
+
+
+def test_a_beeai_search_runs_from_its_start_event_to_its_finish_event() -> None:
+    trace = _convert("langfuse", "langfuse/beeai-2025-08-01.json")
+    # tool.search.wikipedia.start-12 at 13:56:55.683, .finish-12 at 13:56:57.468 (each event span "ends"
+    # at 13:57:11.334, with the whole run)
+    assert trace["searches"] == [{"query": 0, "started_at": "2025-08-01T13:56:55.683000Z", "duration_ms": 1785.0}]

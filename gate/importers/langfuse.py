@@ -9,7 +9,7 @@
                                     OpenInference TOOL spans, BeeAI's event spans, LangChain tool spans)
     trace.timestamp              -> started_at; the first model named by a span -> agent.model
     startTime, endTime           -> when each search ran and how long it took (BeeAI's events: from
-                                    the start event to the last of the call)
+                                    the start event to the finish event)
     GENERATION observations      -> model calls: start, duration, model, usageDetails (input, output,
                                     cache reads and writes) and costDetails.total as Langfuse priced
                                     it; a generation that holds another (a framework's wrapper around

@@ -118,15 +118,15 @@ def _edge(span: dict[str, Any], key: str, at: Where) -> str | None:
 def _call(asked: Observation, answered: Observation | None, trace: TraceBuilder, *, failed: bool,
           last: Observation | None = None) -> None:
     """One search: the query of ``asked``, the results of ``answered`` (None or ``failed``: it showed nothing);
-    it ran from the start of ``asked`` to the end of ``last`` (BeeAI's last event; default: ``asked``)."""
+    it ran from the start of ``asked`` to its end, or to when ``last`` happened (BeeAI's events are moments:
+    the call ran from its start event to its finish event, and every event span ends with the whole run)."""
     query, at = _query(asked)
     if query is None:
         raise at.error(f"a web-search tool span without a query (expected one of {', '.join(_QUERY_KEYS)})")
     index = trace.query(query)
     start, took = span_times(asked.data, asked.at)
     if last is not None and last is not asked:
-        end = _edge(last.data, "endTime", last.at) or _edge(last.data, "startTime", last.at)
-        took = duration_ms(start, end)
+        took = duration_ms(start, _edge(last.data, "startTime", last.at))
     trace.timed_search(index, start, took)
     if answered is None or failed:
         return

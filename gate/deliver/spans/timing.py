@@ -25,7 +25,7 @@ TIMING = "sourcegate.timing"
 RECORDED_AT = "sourcegate.recorded_at"
 """On a case span moved to its export time: when it started, as recorded."""
 SPAN_TIMES = ("recorded", "export")
-"""``--span-time``: stamp spans with the recording's times (default), or move each trace to the export."""
+"""``SOURCEGATE_SPAN_TIME``: stamp spans with the recording's times (default), or move each trace to the export."""
 
 
 def nanos(moment: datetime | None) -> int | None:
