@@ -8,6 +8,7 @@ cases run in parallel never mix.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,20 +29,26 @@ ENDPOINT_LAYERS = {"/search": "search", "/fetch": "pages", "/extract": "extracti
 
 @dataclass(frozen=True)
 class Served:
-    """One request of the case: its layer, the query or URL, and the body when the snapshot held it."""
+    """One request of the case: its layer, the query or URL, and the body when the snapshot held it;
+    when the server began to answer it (ms since the case's agent started) and how long it took."""
 
     layer: str
     key: str
     provider: str | None
     body: Any
     hit: bool
+    offset_ms: float | None = None
+    duration_ms: float | None = None
 
 
 class CaseScope:
     """Collects what the server answered one case (thread-safe: one server thread per connection)."""
 
-    def __init__(self, admit: Admit | None = None) -> None:
-        """An empty record; ``admit`` decides whose requests it takes (None: everyone's)."""
+    def __init__(self, admit: Admit | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        """An empty record; ``admit`` decides whose requests it takes (None: everyone's). Requests are
+        timed on ``clock`` (the server's, in seconds) from now: create the scope as its case starts."""
+        self._clock = clock
+        self._zero = clock()
         self._lock = threading.Lock()
         self._calls: list[Served] = []
         self._admit = admit
@@ -93,9 +100,14 @@ class CaseScope:
         with self._lock:
             return tuple(self._reached.values())
 
-    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any) -> None:
+    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any,
+            began: float | None = None) -> None:
         """Keep a hit (200), or a miss: a 404 with ``miss``, or a live request that failed while recording
-        (``live``: nothing recorded, so the case lacks it); bad requests and unknown endpoints are not calls."""
+        (``live``: nothing recorded, so the case lacks it); bad requests and unknown endpoints are not calls.
+
+        ``began``: when the server began to answer, on the scope's clock (None: now)."""
+        now = self._clock()
+        start = now if began is None else began
         layer = ENDPOINT_LAYERS.get(endpoint)
         if layer is None:
             return
@@ -105,7 +117,8 @@ class CaseScope:
             return
         name = "q" if layer == "search" else "url"
         provider = params.get("provider", [None])[0] if layer == "search" else None
-        call = Served(layer=layer, key=params[name][0], provider=provider, body=body if hit else None, hit=hit)
+        call = Served(layer=layer, key=params[name][0], provider=provider, body=body if hit else None, hit=hit,
+                      offset_ms=round((start - self._zero) * 1000, 3), duration_ms=round((now - start) * 1000, 3))
         with self._lock:
             self._calls.append(call)
 

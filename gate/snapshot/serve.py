@@ -96,8 +96,10 @@ class Scope(Protocol):
         Asked once per connection and token: a connection keeps the answer it was given."""
         ...
 
-    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any) -> None:
-        """``endpoint`` (``/search``, ...) was asked with ``params`` and answered ``status`` with ``body``."""
+    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any,
+            began: float | None = None) -> None:
+        """``endpoint`` (``/search``, ...) was asked with ``params`` and answered ``status`` with ``body``;
+        the server began to answer at ``began`` on its clock (:attr:`ReplayServer.clock`)."""
         ...
 
     def reached(self, host: str, request: str) -> None:
@@ -333,6 +335,7 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 self._admitted.add(token)
             path = "/" + rest
+        began = self.server.clock()
         try:
             status, body = self._answer(path, params)
         except _BadRequest as e:
@@ -341,7 +344,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.log.write(f"sourcegate snapshot: ERROR {e}\n")
             status, body = 500, {"error": str(e)}
         if scope is not None:
-            scope.saw(path, params, status, body)
+            scope.saw(path, params, status, body, began)
         self._send(status, body)
 
     def _answer(self, path: str, params: Mapping[str, list[str]]) -> tuple[int, Any]:
