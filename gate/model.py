@@ -63,10 +63,14 @@ class ReplayMiss:
     """A request the agent made that the snapshot does not hold (``sourcegate run``)."""
 
     layer: str
-    """``search``, ``pages`` or ``extractions``"""
+    """``search``, ``pages``, ``extractions``, or ``route`` (a request no route of the server answers)"""
     key: str
-    """the query (for a search) or the URL"""
+    """the query (for a search) or the URL; the request, for a route"""
     provider: str | None = None
+    request: str | None = None
+    """the method and path asked (``POST /search``), when the trace says"""
+    reason: str | None = None
+    """why it was not answered (not in the snapshot, a parameter that differs from the recording's, ...)"""
 
 
 STDOUT_KEPT = 8 * 1024 * 1024
@@ -99,6 +103,8 @@ class Replay:
     """requests refused because they crossed from one case to another, each said in one line"""
     outside_connections: int = 0
     """connections with the case's URL from a process of no running case, served (Linux)"""
+    record_command: str | None = None
+    """the command that records what the run missed, naming the golden set as it was given"""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from gate.load.golden import parse_trace
 from gate.model import Case, Citation, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble, stdout_answer
-from gate.runner.scope import CaseScope
+from gate.runner.scope import CaseScope, Served
 
 CASE = Case(id="c1", question="Which?")
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -49,14 +49,13 @@ def test_no_answer_on_stdout_says_what_was_expected(stdout: str, message: str) -
 
 def _scope() -> CaseScope:
     scope = CaseScope()
-    scope.saw("/search", {"provider": ["trace"], "q": ["first"]}, 200, SEARCH)
-    scope.saw("/search", {"provider": ["trace"], "q": ["missing"]}, 404, {"miss": True})
-    scope.saw("/search", {"provider": ["trace"], "q": ["missing"]}, 404, {"miss": True})
-    scope.saw("/fetch", {"url": ["https://a.example/x"]}, 200,
-              {"url": "https://a.example/x", "status": 200, "final_url": None, "body": "page text",
-               "fetched_at": "2026-10-01T00:00:00Z", "truncated": False})
-    scope.saw("/fetch", {}, 400, {"error": "expected exactly one 'url' parameter"})  # not a call
-    scope.saw("/nowhere", {}, 404, {"error": "no such endpoint"})  # not a call
+    scope.saw([Served("search", "first", "trace", SEARCH, True, "GET /search")])
+    scope.saw([Served("search", "missing", "trace", None, False, "GET /search", "not in the snapshot")])
+    scope.saw([Served("search", "missing", "trace", None, False, "GET /search", "not in the snapshot")])
+    scope.saw([Served("pages", "https://a.example/x", None,
+                      {"url": "https://a.example/x", "status": 200, "final_url": None, "body": "page text",
+                       "fetched_at": "2026-10-01T00:00:00Z", "truncated": False}, True, "GET /fetch")])
+    scope.saw([])  # a bad request served nothing
     return scope
 
 
@@ -66,7 +65,8 @@ def test_a_trace_is_assembled_from_the_served_calls_and_round_trips() -> None:
     assert run.queries == ("first", "missing", "missing")
     assert [(r.query, r.url) for r in run.results] == [(0, "https://a.example/x")]
     assert [(p.url, p.text, p.status) for p in run.pages] == [("https://a.example/x", "page text", 200)]
-    assert run.replay == Replay(command=("agent",), served=True, misses=(ReplayMiss("search", "missing", "trace"),))
+    assert run.replay == Replay(command=("agent",), served=True, misses=(
+        ReplayMiss("search", "missing", "trace", "GET /search", "not in the snapshot"),))
     data = trace_dict(run)
     validate(data, "trace", "assembled")
     assert parse_trace(data, "assembled", "c1").replay == run.replay

@@ -6,8 +6,10 @@ run`` and turned into findings here, so ``sourcegate check`` on the produced run
 Each has a stable id and a description, like the checks of :data:`gate.checks.CHECKS`:
 
 - ``replay_miss``: the agent asked for a search, a page or an extraction the snapshot does not
-  hold; the message names the query or URL and how to record it. A hard failure, or a warning
-  with ``replay.on_miss: warn``.
+  hold (or asked it with a parameter that changes the answer and differs from the recording's), or
+  made a request no route of the replay server answers; the message names the provider, the
+  request, the query or URL, and how to record it. A hard failure, or a warning with
+  ``replay.on_miss: warn``.
 - ``agent_error``: the agent exited non-zero, timed out or printed no answer; the message has the
   tail of its stderr (untrusted text: escaped by every renderer). Always a hard failure.
 - ``cross_case_request``: a request reached the replay server with one case's URL from a process of
@@ -22,6 +24,7 @@ Each has a stable id and a description, like the checks of :data:`gate.checks.CH
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from gate.config import Config
@@ -29,10 +32,11 @@ from gate.model import STDERR_KEPT, STDOUT_KEPT, Finding, ReplayMiss, Run
 from gate.results import CaseWarning
 from gate.text.units import byte_size
 
-__all__ = ["RECORD_COMMAND", "RUN_FINDINGS", "RunFindingKind", "run_findings"]
+__all__ = ["RECORD_COMMAND", "RUN_FINDINGS", "RunFindingKind", "record_command", "run_findings"]
 
 RECORD_COMMAND = "sourcegate snapshot record GOLDEN"
-"""How a miss gets recorded: the server in record mode, with the agent run against it once."""
+"""How a miss gets recorded: the server in record mode, with the agent run against it once (a trace that
+does not name its golden set; ``sourcegate run`` writes :func:`record_command` with the real path)."""
 
 
 @dataclass(frozen=True)
@@ -56,15 +60,26 @@ RUN_FINDINGS: dict[str, RunFindingKind] = {
 }
 
 
-def _miss_message(miss: ReplayMiss) -> str:
+def record_command(golden: str) -> str:
+    """The command that records what a run of the golden set at ``golden`` (as given) missed."""
+    return f"sourcegate snapshot record {shlex.quote(golden)}"
+
+
+def _miss_message(miss: ReplayMiss, command: str | None) -> str:
+    by = f" ({', '.join(x for x in (miss.provider, miss.request) if x)})" if miss.provider or miss.request else ""
+    if miss.layer == "route":
+        who = f"{miss.provider}'s API" if miss.provider else "any API it speaks"
+        return (f"the request {miss.key} is not a route of the replay server ({who}): not implemented, so "
+                "nothing can record it; use a route it answers (docs/snapshots.md)")
     if miss.layer == "search":
-        provider = f" ({miss.provider})" if miss.provider else ""
-        what = f"the search {miss.key!r}{provider}"
+        what = f"the search {miss.key!r}{by}"
     elif miss.layer == "pages":
-        what = f"the page {miss.key}"
+        what = f"the page {miss.key}{by}"
     else:
-        what = f"the extraction of {miss.key}"
-    return (f"{what} is not in the snapshot: record it with `{RECORD_COMMAND}` (the agent run against "
+        what = f"the extraction of {miss.key}{by}"
+    why = f"is not answered: {miss.reason}" if miss.reason not in (None, "not in the snapshot") else (
+        "is not in the snapshot")
+    return (f"{what} {why}: record it with `{command or RECORD_COMMAND}` (the agent run against "
             "it once), then run the agent again")
 
 
@@ -93,7 +108,7 @@ def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[C
         warnings.append(CaseWarning("agent_left_processes", (
             f"the agent left {replay.left_running} process(es) running when it exited: the gate ended them")))
     for miss in replay.misses:
-        message = _miss_message(miss)
+        message = _miss_message(miss, replay.record_command)
         if config.replay.on_miss == "warn":
             warnings.append(CaseWarning("replay_miss", message + " (warning: replay.on_miss is warn)"))
         else:

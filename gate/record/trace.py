@@ -41,13 +41,16 @@ def trace_dict(run: Run) -> dict[str, Any]:
     if run.replay is not None:
         data["replay"] = {
             "command": list(run.replay.command), "served": run.replay.served,
-            "misses": [{"layer": m.layer, "key": m.key, "provider": m.provider} for m in run.replay.misses],
+            "misses": [{"layer": m.layer, "key": m.key, "provider": m.provider,
+                        **{k: v for k, v in (("request", m.request), ("reason", m.reason)) if v is not None}}
+                       for m in run.replay.misses],
             "agent_error": run.replay.agent_error,
         }
         # written only when there is something to say, so a quiet run's trace is what it always was
         extra = {"stdout_dropped": run.replay.stdout_dropped, "stderr_dropped": run.replay.stderr_dropped,
                  "left_running": run.replay.left_running, "cross_case": list(run.replay.cross_case),
-                 "outside_connections": run.replay.outside_connections}
+                 "outside_connections": run.replay.outside_connections,
+                 "record_command": run.replay.record_command}
         data["replay"].update({k: v for k, v in extra.items() if v})
     if run.agent:
         data["agent"] = dict(run.agent)

@@ -99,7 +99,7 @@ def misses(calls: Sequence[Served]) -> tuple[ReplayMiss, ...]:
     seen: dict[tuple[str, str, str | None], ReplayMiss] = {}
     for c in calls:
         if not c.hit:
-            seen.setdefault((c.layer, c.key, c.provider), ReplayMiss(c.layer, c.key, c.provider))
+            seen.setdefault((c.layer, c.key, c.provider), ReplayMiss(c.layer, c.key, c.provider, c.request, c.reason))
     return tuple(seen.values())
 
 

@@ -25,6 +25,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+from gate.checks.run_findings import record_command
 from gate.errors import EXIT_FAIL, GateError, InputError
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
@@ -167,7 +168,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
             del server.scopes[token]
             if crossing is not None:
                 crossing.unregister(case.id)
-        run = _case_run(case, opts.command, finished, scope, trace_file, started)
+        run = _with_record_command(_case_run(case, opts.command, finished, scope, trace_file, started), opts.golden)
         log(_line(run))
         progress.advance(1)
         return run
@@ -199,6 +200,13 @@ def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: Cas
             finished = replace(finished, failure=f"wrote an invalid trace ({e})")
     return assemble(case, command, finished, scope.calls(), own, started, scope.refusals(),
                     scope.outside_connections())
+
+
+def _with_record_command(run: Run, golden: str) -> Run:
+    """A run that missed something names the command that records it, with the golden set as given."""
+    if run.replay is None or not run.replay.misses:
+        return run
+    return replace(run, replay=replace(run.replay, record_command=record_command(golden)))
 
 
 def _line(run: Run) -> str:

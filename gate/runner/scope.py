@@ -1,4 +1,4 @@
-"""One case's view of the replay server: every search, fetch and extraction it was answered, in order.
+"""One case's view of the replay server: every search, page and extraction it was served or missed, in order.
 
 A :class:`CaseScope` is registered in :attr:`gate.snapshot.serve.ReplayServer.scopes` under a
 random token; the agent of that case reaches the server under ``/case/<token>``, so the calls of
@@ -8,31 +8,17 @@ cases run in parallel never mix.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
 
-__all__ = ["ENDPOINT_LAYERS", "MAX_REFUSALS", "Admit", "CaseScope", "Served"]
+from gate.snapshot.routes import Served
+
+__all__ = ["MAX_REFUSALS", "Admit", "CaseScope", "Served"]
 
 MAX_REFUSALS = 20
 """Refused requests said one by one in a case's trace; any more are counted in one last line."""
 
 Admit = Callable[[tuple[str, int], str], "str | None"]
 """(the client's address, the request) -> None to serve it, or why it is refused."""
-
-ENDPOINT_LAYERS = {"/search": "search", "/fetch": "pages", "/extract": "extractions"}
-"""Endpoint -> the snapshot layer it reads (the names a trace's ``replay.misses`` use)."""
-
-
-@dataclass(frozen=True)
-class Served:
-    """One request of the case: its layer, the query or URL, and the body when the snapshot held it."""
-
-    layer: str
-    key: str
-    provider: str | None
-    body: Any
-    hit: bool
 
 
 class CaseScope:
@@ -75,19 +61,10 @@ class CaseScope:
             more = (f"and {self._more} more request(s) refused the same way",) if self._more else ()
             return (*self._refusals, *more)
 
-    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any) -> None:
-        """Keep a hit (200) or a miss (404 with ``miss``); bad requests and unknown endpoints are not calls."""
-        layer = ENDPOINT_LAYERS.get(endpoint)
-        if layer is None:
-            return
-        hit = status == 200
-        if not hit and not (status == 404 and isinstance(body, dict) and body.get("miss") is True):
-            return
-        name = "q" if layer == "search" else "url"
-        provider = params.get("provider", [None])[0] if layer == "search" else None
-        call = Served(layer=layer, key=params[name][0], provider=provider, body=body if hit else None, hit=hit)
+    def saw(self, served: Sequence[Served]) -> None:
+        """Keep what one request was served and missed (a bad request served nothing)."""
         with self._lock:
-            self._calls.append(call)
+            self._calls.extend(served)
 
     def calls(self) -> tuple[Served, ...]:
         """Every call so far, in the order they were answered."""

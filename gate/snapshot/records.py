@@ -53,6 +53,10 @@ class SearchRecord:
     query: str
     response: Any
     recorded_at: datetime | None = None
+    params: Mapping[str, Any] | None = None
+    """The request's parameters that change the answer (a topic, domains, a time range), as the replay
+    routes name them (:mod:`gate.snapshot.routes`); None when the recording did not say, which replay
+    reads as the provider's defaults."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ def search_entry(record: SearchRecord) -> dict[str, Any]:
         "query": normalise_query(record.query),
         "recorded_at": _time(record.recorded_at),
         "response": record.response,
+        **({} if record.params is None else {"params": dict(record.params)}),
     }
 
 
@@ -166,7 +171,8 @@ def extraction_entry(record: ExtractionRecord) -> dict[str, Any]:
 def search_record(data: Mapping[str, Any], file: str) -> SearchRecord:
     """A search record from an entry that passed its schema."""
     return SearchRecord(provider=data["provider"], query=data["query"], response=data["response"],
-                        recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"))
+                        recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"),
+                        params=data.get("params"))
 
 
 def page_record(data: Mapping[str, Any], file: str) -> PageRecord:

@@ -1,0 +1,109 @@
+"""sourcegate's own routes: ``GET /search?provider=&q=``, ``/fetch?url=``, ``/extract?url=`` and ``/page?url=``.
+
+The first three answer in the snapshot's own terms: the recorded JSON of a provider, a page entry,
+an extraction entry; a miss is a 404 ``{"error", "layer", "key", "miss": true}``. ``/page`` is a
+plain page fetch: the page as the web answered it (its status, its content type, its body), for an
+agent whose reader GETs the page itself; a miss is a 404 with ``X-Sourcegate-Miss: 1``.
+"""
+
+from __future__ import annotations
+
+from gate.errors import FetchRefused, FetchTimeout, LiveWebError, SnapshotMiss
+from gate.snapshot.live.redact import redact
+from gate.snapshot.records import EXTRACTIONS, PAGES, SEARCH, extraction_entry, page_entry, search_key, url_key
+from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, Api, BadRequest, Reply, Request, Route, Served
+from gate.snapshot.routes.frozen import FrozenWeb
+
+MISS_HEADER = "X-Sourcegate-Miss"
+
+
+def _one(request: Request, name: str) -> str:
+    values = request.query.get(name, [])
+    if len(values) != 1:
+        raise BadRequest(f"expected exactly one {name!r} parameter, got {len(values)}")
+    return values[0]
+
+
+def _miss(layer: str, key: str, what: str, provider: str | None, request: Request, error: SnapshotMiss) -> Reply:
+    served = Served({"page": "pages", "extraction": "extractions"}.get(layer, layer), what, provider, None, False,
+                    request.target, NOT_IN_SNAPSHOT)
+    return Reply(404, {"error": str(error), "layer": layer, "key": key, "miss": True}, served=(served,))
+
+
+def _failed(layer: str, key: str, error: LiveWebError, web: FrozenWeb) -> Reply:
+    """Record mode: the live web gave nothing to record; the client is told why, nothing is stored."""
+    status = 403 if isinstance(error, FetchRefused) else 504 if isinstance(error, FetchTimeout) else 502
+    message = redact(str(error), web.secrets)
+    return Reply(status, {"error": message, "layer": layer, "key": key, "live": True},
+                 notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
+
+
+def _search(request: Request, web: FrozenWeb) -> Reply:
+    provider, query = _one(request, "provider"), _one(request, "q")
+    try:
+        response = web.source.search(provider, query).response
+    except SnapshotMiss as e:
+        return _miss(SEARCH.name, search_key(provider, query), query, provider, request, e)
+    except LiveWebError as e:
+        return _failed(SEARCH.name, search_key(provider, query), e, web)
+    return Reply(200, response, served=(Served("search", query, provider, response, True, request.target),))
+
+
+def _fetch(request: Request, web: FrozenWeb) -> Reply:
+    url = _one(request, "url")
+    try:
+        entry = _public(page_entry(web.source.page(url)))
+    except SnapshotMiss as e:
+        return _miss(PAGES.name, url_key(url), url, None, request, e)
+    except LiveWebError as e:
+        return _failed(PAGES.name, url_key(url), e, web)
+    return Reply(200, entry, served=(Served("pages", url, None, entry, True, request.target),))
+
+
+def _extract(request: Request, web: FrozenWeb) -> Reply:
+    url = _one(request, "url")
+    try:
+        entry = _public(extraction_entry(web.source.extraction(url)))
+    except SnapshotMiss as e:
+        return _miss(EXTRACTIONS.name, url_key(url), url, None, request, e)
+    except LiveWebError as e:
+        return _failed(EXTRACTIONS.name, url_key(url), e, web)
+    return Reply(200, entry, served=(Served("extractions", url, None, entry, True, request.target),))
+
+
+def _page(request: Request, web: FrozenWeb) -> Reply:
+    url = _one(request, "url")
+    try:
+        page = web.source.page(url)
+    except SnapshotMiss as e:
+        served = Served("pages", url, "page", None, False, request.target, NOT_IN_SNAPSHOT)
+        return Reply(404, {"error": str(e), "layer": PAGES.name, "key": url_key(url), "miss": True},
+                     served=(served,), headers=((MISS_HEADER, "1"),))
+    except LiveWebError as e:
+        return _failed(PAGES.name, url_key(url), e, web)
+    entry = _public(page_entry(page))
+    headers = (("X-Sourcegate-Final-URL", page.final_url),) if page.final_url else ()
+    return Reply(page.status or 200, page.body.encode("utf-8"), content_type=_utf8(page.content_type),
+                 served=(Served("pages", url, "page", entry, True, request.target),), headers=headers)
+
+
+def _utf8(content_type: str | None) -> str:
+    """The recorded content type, saying the charset the body is sent in (the snapshot keeps text)."""
+    kept = [p.strip() for p in (content_type or "text/plain").split(";")
+            if p.strip() and not p.strip().lower().startswith("charset=")]
+    return "; ".join([*kept, "charset=utf-8"])
+
+
+def _public(entry: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in entry.items() if k not in ("format", "key")}
+
+
+NATIVE = Api(
+    "sourcegate",
+    (Route("GET", "/search", _search, claims=lambda r: "provider" in r.query),
+     Route("GET", "/fetch", _fetch),
+     Route("GET", "/extract", _extract),
+     Route("GET", "/page", _page)),
+    error=lambda _status, message: {"error": message},
+)
+"""sourcegate's own routes (see the module docstring)."""
