@@ -36,7 +36,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     if not query or not query.strip():
         raise BadRequest("Required parameter is missing: q")
     ask = SearchAsk("bing", query, count_of(given.get("count"), "count"), answer_params(given, BING_PARAMS),
-                    count_param="count")
+                    count_param="count", count_default=10)
     return search_reply(BING, ask, request, web, _results, _cut)
 
 

@@ -39,7 +39,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     if not query or not query.strip():
         raise BadRequest("Unable to validate request parameter(s): q is required")
     ask = SearchAsk("brave", query, count_of(given.get("count"), "count"), answer_params(given, BRAVE_PARAMS),
-                    count_param="count")
+                    count_param="count", count_default=20)
     return search_reply(BRAVE, ask, request, web, _results, _cut)
 
 

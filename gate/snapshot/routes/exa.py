@@ -64,7 +64,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     if not isinstance(query, str) or not query.strip():
         return EXA.refuse(400, "query: Required")
     ask = SearchAsk("exa", query, count_of(body.get("numResults"), "numResults"),
-                    answer_params(body, EXA_PARAMS), count_param="numResults")
+                    answer_params(body, EXA_PARAMS), count_param="numResults", count_default=10)
     pages: list[Served] = []
     reply = search_reply(EXA, ask, request, web, lambda a, found: _results(a, found, body, request, web, pages),
                          lambda data, n: {**data, "results": data.get("results", [])[:n]})

@@ -49,6 +49,9 @@ class SearchAsk:
     count_param: str | None = None
     """The name the provider gives the count (``max_results``): a recording's ``params`` may hold the
     count it asked for, which tells a short list (all there was) from a cut one."""
+    count_default: int | None = None
+    """The count the provider (or its client, which sends it every time) uses unless told: a recording
+    that did not keep its count was made with it, so asking for it asks for no more than was recorded."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,7 @@ class FrozenWeb:
                 return self._miss(ask, request, why, f"{why} (recorded by {record.provider!r})")
         # fewer results than the recording asked for are all there were; otherwise more may exist
         exhausted = isinstance(asked, int) and len(results) < asked
-        if ask.count is not None and ask.count > len(results) and not exhausted:
+        if ask.count is not None and ask.count > len(results) and ask.count != ask.count_default and not exhausted:
             why = f"asks for {ask.count} results, the recording has {len(results)}"
             return self._miss(ask, request, why, f"{why}: record it again with the larger count")
         return Found(record, results[:ask.count] if ask.count is not None else results, own)

@@ -45,7 +45,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     if not query or not query.strip():
         raise BadRequest("Missing query `q` parameter.")
     ask = SearchAsk("serpapi", query, count_of(given.get("num"), "num"), answer_params(given, SERPAPI_PARAMS),
-                    count_param="num")
+                    count_param="num", count_default=10)
     return search_reply(SERPAPI, ask, request, web, _results,
                         lambda data, n: {**data, "organic_results": data.get("organic_results", [])[:n]}
                         if "organic_results" in data else data, _echoed)

@@ -36,7 +36,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     if not isinstance(query, str) or not query.strip():
         raise BadRequest("Missing query parameter")
     ask = SearchAsk("serper", query, count_of(body.get("num"), "num"), answer_params(body, SERPER_PARAMS),
-                    count_param="num")
+                    count_param="num", count_default=10)
     return search_reply(SERPER, ask, request, web, _results,
                         lambda data, n: {**data, "organic": data.get("organic", [])[:n]}, _echoed)
 

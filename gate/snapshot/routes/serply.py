@@ -20,9 +20,10 @@ from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
 from gate.snapshot.routes.render import count_of, search_reply
 
-SERPLY_PARAMS: dict[str, Any] = {"engine": "google", "start": 0, "gl": None, "hl": None, "lr": None, "cr": None,
-                                 "loc": None, "device": "desktop", "proxy_location": None}
-"""Serply's parameters that change the answer (``device`` and ``proxy_location`` from its headers)."""
+SERPLY_PARAMS: dict[str, Any] = {"engine": "google", "start": 0, "gl": "us", "hl": "lang_en", "lr": "lang_en",
+                                 "cr": None, "loc": None, "device": "desktop", "proxy_location": None}
+"""Serply's parameters that change the answer, with the defaults its client sends (``device`` and
+``proxy_location`` from its headers)."""
 _PATH = re.compile(r"/v1/(b/)?search/(.*)", re.DOTALL)
 
 
@@ -39,7 +40,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     given["device"] = request.headers.get("x-user-agent")
     given["proxy_location"] = request.headers.get("x-proxy-location")
     ask = SearchAsk("serply", query, count_of(given.get("num"), "num"), answer_params(given, SERPLY_PARAMS),
-                    count_param="num")
+                    count_param="num", count_default=10)
     return search_reply(SERPLY, ask, request, web, _results,
                         lambda data, n: {**data, "results": data.get("results", [])[:n]})
 

@@ -45,7 +45,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     if not isinstance(query, str) or not query.strip():
         raise BadRequest("Query is missing.")
     ask = SearchAsk("tavily", query, count_of(body.get("max_results"), "max_results"),
-                    answer_params(body, TAVILY_PARAMS), count_param="max_results")
+                    answer_params(body, TAVILY_PARAMS), count_param="max_results", count_default=5)
     raw = body.get("include_raw_content") not in (None, False)
     pages: list[Served] = []  # the pages whose text a built reply carries: the agent read them
     reply = search_reply(TAVILY, ask, request, web, lambda a, found: _results(a, found, request, web, raw, pages),
