@@ -261,7 +261,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._admitted.add(token)
             path = "/" + rest
         headers = {k.lower(): v for k, v in self.headers.items()}
-        request = Request(self.command, path, params, body, headers)
+        request = Request("GET" if self.command == "HEAD" else self.command, path, params, body, headers)
         web = FrozenWeb(self.server.source, self.server.store, self.server.secrets)
         try:
             reply = answer_request(request, web)

@@ -3,15 +3,15 @@
     id          routes                                               module
     sourcegate  GET /search?provider=&q=, /fetch, /extract, /page    native
     exa         POST /search, POST /contents                         exa
-    tavily      POST /search, POST /extract                          tavily
     serper      POST /search                                         serper
+    tavily      POST /search, POST /extract                          tavily
     serpapi     GET /search, GET /search.json                        serpapi
     brave       GET /res/v1/web/search                               brave
     bing        GET /v7.0/search                                     bing
     serply      GET /v1/search/{params}, GET /v1/b/search/{params}   serply
 
 A request goes to the first route, in this order, whose method and path it has and that claims it
-(Exa's, Tavily's and Serper's ``POST /search`` are told apart by their headers and bodies); a path
+(Exa's and Serper's ``POST /search`` are told by their headers and bodies, any other is Tavily's); a path
 that starts with a provider's id (``/exa/search``) goes to that provider alone, for a client whose
 base URL names it. No route: a miss naming the provider whose API the path belongs to, "not
 implemented", in that provider's error shape. Adding a provider is one module and one line here.
@@ -37,7 +37,7 @@ from gate.snapshot.routes.tavily import TAVILY
 
 __all__ = ["REPLAY_APIS", "Api", "FrozenWeb", "Reply", "Request", "Served", "answer_request", "find_route"]
 
-REPLAY_APIS: dict[str, Api] = {api.id: api for api in (NATIVE, EXA, TAVILY, SERPER, SERPAPI, BRAVE, BING, SERPLY)}
+REPLAY_APIS: dict[str, Api] = {api.id: api for api in (NATIVE, EXA, SERPER, TAVILY, SERPAPI, BRAVE, BING, SERPLY)}
 """The APIs the replay server speaks, by id, in the order a request is offered to them."""
 
 
@@ -46,11 +46,12 @@ def find_route(request: Request) -> tuple[Api | None, Route | None, Request]:
     API the path belongs to, if any."""
     head, _, rest = request.path[1:].partition("/")
     apis: tuple[Api, ...] = tuple(REPLAY_APIS.values())
-    if head in REPLAY_APIS and rest:
+    named = head in REPLAY_APIS and bool(rest)
+    if named:  # the prefix says whose request it is: no need to tell it from another API's
         apis, request = (REPLAY_APIS[head],), replace(request, path="/" + rest)
     for api in apis:
         for route in api.routes:
-            if route.fits(request.method, request.path) and route.claims(request):
+            if route.fits(request.method, request.path) and (named or route.claims(request)):
                 return api, route, request
     return next((a for a in apis if a.owns_path(request.path)), None), None, request
 

@@ -33,6 +33,12 @@ def _error(status: int, message: str) -> Any:
             "time": 0}
 
 
+def _echoed(response: Any) -> dict[str, Any]:
+    """The country a Brave response repeats in ``query.country``."""
+    query = response.get("query") if isinstance(response, dict) else None
+    return answer_params({"country": query.get("country")}, BRAVE_PARAMS) if isinstance(query, dict) else {}
+
+
 def _search(request: Request, web: FrozenWeb) -> Reply:
     given = {name: request.param(name) for name in request.query}
     query = given.get("q")
@@ -40,7 +46,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
         raise BadRequest("Unable to validate request parameter(s): q is required")
     ask = SearchAsk("brave", query, count_of(given.get("count"), "count"), answer_params(given, BRAVE_PARAMS),
                     count_param="count", count_default=20)
-    return search_reply(BRAVE, ask, request, web, _results, _cut)
+    return search_reply(BRAVE, ask, request, web, _results, _cut, _echoed)
 
 
 def _cut(data: Any, n: int) -> Any:

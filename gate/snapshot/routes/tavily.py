@@ -96,7 +96,7 @@ def _extract(request: Request, web: FrozenWeb) -> Reply:
 
 TAVILY = Api(
     "tavily",
-    (Route("POST", "/search", _search, claims=lambda r: isinstance(r.body, dict) and "query" in r.body),
+    (Route("POST", "/search", _search),  # after Exa's and Serper's: any other POST /search is Tavily's
      Route("POST", "/extract", _extract)),
     error=_error,
     miss_status=400,
