@@ -1,7 +1,7 @@
 """``sourcegate`` command line: argv -> parser (from the command registry) -> command -> exit code.
 
 Each sub-command is a module of :mod:`gate.commands`; exceptions become exit codes in one place,
-:func:`gate.exitcodes.guarded`:
+:func:`gate.errors.guarded`:
 
     0 pass · 1 the gate failed · 2 usage or input error · 3 inconclusive · 4 internal error
     · 5 the PR comment could not be posted (``sourcegate comment``) · 130 interrupted (Ctrl-C)
@@ -21,7 +21,8 @@ from gate.commands import COMMANDS, Parser
 from gate.commands.base import unrecognized
 from gate.commands.helptext import add_examples
 from gate.commands.run import split_argv
-from gate.exitcodes import ExitCode, Interrupted, guarded
+from gate.errors import Interrupted, guarded
+from gate.exitcodes import ExitCode
 from gate.version import __version__
 
 __all__ = ["build_parser", "main"]

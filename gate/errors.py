@@ -14,31 +14,30 @@
     │                         inconclusive (exit 3), with one message naming the provider and key variable
     └── GitHubError           never changes the verdict: reported, the job summary is kept
 
-The numbers below are the exit codes; :mod:`gate.exitcodes` holds them as the ``ExitCode`` enum
-and is the one place where these errors become exit codes (:func:`gate.exitcodes.guarded`).
+The numbers are the exit codes of :class:`gate.exitcodes.ExitCode`; :func:`guarded` is the one place
+where an exception becomes one.
 """
 
 from __future__ import annotations
 
-EXIT_PASS = 0
-EXIT_FAIL = 1
-EXIT_INPUT = 2
-EXIT_INCONCLUSIVE = 3
-EXIT_INTERNAL = 4
-EXIT_PUBLISH = 5
-"""``sourcegate comment`` could not post the PR comment: GitHub refused or failed (not a bug)."""
+import sys
+import traceback
+from collections.abc import Callable
+from typing import TextIO
+
+from gate.exitcodes import ExitCode
 
 
 class GateError(Exception):
     """Base of every error sourcegate raises on purpose."""
 
-    exit_code = EXIT_INTERNAL
+    exit_code = ExitCode.INTERNAL
 
 
 class InputError(GateError):
     """Bad input: which file, which JSON path, what was expected."""
 
-    exit_code = EXIT_INPUT
+    exit_code = ExitCode.INPUT
 
     def __init__(self, message: str, *, file: str | None = None, path: str | None = None) -> None:
         self.file = file
@@ -58,7 +57,7 @@ class LiveWebError(GateError):
     """Record mode could not get an answer to record from the live web; the message names the URL,
     with every secret redacted."""
 
-    exit_code = EXIT_INPUT
+    exit_code = ExitCode.INPUT
 
 
 class FetchRefused(LiveWebError):
@@ -99,3 +98,37 @@ class GitHubError(GateError):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM, with what was kept (the message): the command line exits 130 and says it."""
+
+
+def error_line(error: Exception, label: str = "") -> str:
+    """The line an error is said with: a GateError's message, or that anything else is our bug."""
+    if isinstance(error, GateError):
+        return f"sourcegate: error: {label}{error}"
+    return f"sourcegate: {label}internal error (please report it):"
+
+
+def guarded(run: Callable[[], int], label: str = "", *, err: TextIO | None = None,
+            say: Callable[[Exception], None] | None = None) -> int:
+    """``run()``, with its exceptions mapped to exit codes: a GateError is its message and its code,
+    anything else is our bug (the trace, exit 4). ``label`` names the golden set when a run has
+    several, each guarded on its own so that one set's error does not stop the next.
+
+    ``err`` is where the message and the trace go (None: stderr). ``say``, when given, is told the
+    error instead of the message line being written (the action says it as a workflow command);
+    the trace of our bug is written to ``err`` either way."""
+    stream = sys.stderr if err is None else err
+    try:
+        return run()
+    except Exception as e:  # the last resort: a GateError is the user's, anything else our bug
+        if say is None:
+            print(error_line(e, label), file=stream)
+        else:
+            say(e)
+        if isinstance(e, GateError):
+            return e.exit_code
+        traceback.print_exc(file=stream)
+        return ExitCode.INTERNAL

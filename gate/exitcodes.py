@@ -1,4 +1,4 @@
-"""The exit codes of every ``sourcegate`` command, and the one handler that maps exceptions to them.
+"""The exit codes of every ``sourcegate`` command: the one table, as the :class:`ExitCode` enum.
 
 =====  ==============  ==========================================================================
 code   name            meaning
@@ -12,83 +12,46 @@ code   name            meaning
 130    ``INTERRUPTED``  interrupted: Ctrl-C, or SIGTERM to ``sourcegate run`` (128 + SIGINT, as shells say)
 =====  ==============  ==========================================================================
 
-The numbers live beside the error tree (:mod:`gate.errors`), which says which error maps to which;
-:func:`guarded` is the only place an exception becomes a code.
+The error tree (:mod:`gate.errors`) says which error maps to which;
+:func:`gate.errors.guarded` is the only place an exception becomes a code.
 """
 
 from __future__ import annotations
 
-import sys
-import traceback
-from collections.abc import Callable
+from collections.abc import Iterable
 from enum import IntEnum
-from typing import TextIO
 
-from gate.errors import (
-    EXIT_FAIL,
-    EXIT_INCONCLUSIVE,
-    EXIT_INPUT,
-    EXIT_INTERNAL,
-    EXIT_PASS,
-    EXIT_PUBLISH,
-    GateError,
-)
-from gate.verdict.report import Report
-
-__all__ = ["VERDICT_EXIT", "ExitCode", "Interrupted", "error_line", "guarded", "report_exit"]
+__all__ = ["SEVERITY", "VERDICT_EXIT", "ExitCode", "combined_exit"]
 
 
 class ExitCode(IntEnum):
     """What a ``sourcegate`` process exits with (see the table above and the README)."""
 
-    PASS = EXIT_PASS
-    FAIL = EXIT_FAIL
-    INPUT = EXIT_INPUT
-    INCONCLUSIVE = EXIT_INCONCLUSIVE
-    INTERNAL = EXIT_INTERNAL
-    PUBLISH = EXIT_PUBLISH
+    PASS = 0
+    FAIL = 1
+    INPUT = 2
+    INCONCLUSIVE = 3
+    INTERNAL = 4
+    PUBLISH = 5
     INTERRUPTED = 130
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C or SIGTERM, with what was kept (the message): the command line exits 130 and says it."""
 
 
 VERDICT_EXIT = {"pass": ExitCode.PASS, "fail": ExitCode.FAIL, "inconclusive": ExitCode.INCONCLUSIVE}
 """A report's verdict -> the exit code of the run that produced it."""
 
-
-def report_exit(report: Report) -> ExitCode:
-    """The exit code of a set's report: its verdict's, or 4 when a check raised on one of its runs
-    (the report is still written, every other case in it)."""
-    return ExitCode.INTERNAL if report.check_errors else VERDICT_EXIT[report.verdict]
-
-
-def error_line(error: Exception, label: str = "") -> str:
-    """The line an error is said with: a GateError's message, or that anything else is our bug."""
-    if isinstance(error, GateError):
-        return f"sourcegate: error: {label}{error}"
-    return f"sourcegate: {label}internal error (please report it):"
+SEVERITY = (ExitCode.INPUT, ExitCode.INTERNAL, ExitCode.PUBLISH, ExitCode.FAIL, ExitCode.INCONCLUSIVE,
+            ExitCode.PASS)
+"""The exit codes from the most severe down: a run of several golden sets exits with the first of
+theirs in this order: 2 if any set had an input error, else 4 if any had an internal error, else 5 if
+any could not publish, else 1 if any failed, else 3 if any was inconclusive, else 0. A known failure
+outranks an inconclusive set (the merge is blocked either way, and the failure is the definite,
+actionable news); an error outranks both (that set has no verdict at all)."""
 
 
-def guarded(run: Callable[[], int], label: str = "", *, err: TextIO | None = None,
-            say: Callable[[Exception], None] | None = None) -> int:
-    """``run()``, with its exceptions mapped to exit codes: a GateError is its message and its code,
-    anything else is our bug (the trace, exit 4). ``label`` names the golden set when a run has
-    several, each guarded on its own so that one set's error does not stop the next.
+def combined_exit(codes: Iterable[int]) -> ExitCode:
+    """The exit code of a run of several sets: the most severe of theirs (0 for none).
 
-    ``err`` is where the message and the trace go (None: stderr). ``say``, when given, is told the
-    error instead of the message line being written (the action says it as a workflow command);
-    the trace of our bug is written to ``err`` either way."""
-    stream = sys.stderr if err is None else err
-    try:
-        return run()
-    except Exception as e:  # the last resort: a GateError is the user's, anything else our bug
-        if say is None:
-            print(error_line(e, label), file=stream)
-        else:
-            say(e)
-        if isinstance(e, GateError):
-            return e.exit_code
-        traceback.print_exc(file=stream)
-        return ExitCode.INTERNAL
+    A code outside the table counts as an internal error.
+    """
+    seen = {c if c in SEVERITY else ExitCode.INTERNAL for c in codes}
+    return next((c for c in SEVERITY if c in seen), ExitCode.PASS)

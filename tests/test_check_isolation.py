@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 
 from gate.checks import CHECKS, Subject
-from gate.exitcodes import ExitCode, report_exit
+from gate.exitcodes import ExitCode
 from gate.files.jsonio import validate
 from gate.model import Outcome
 from gate.pipeline import SetRequest, run_set
 from gate.report.json import JsonReporter
 from gate.results import CHECK_ERROR
+from gate.verdict.report import report_exit
 
 GOOD = Path(__file__).parent / "fixtures" / "runs" / "no_citations" / "passes" / "cites-sources.json"
 

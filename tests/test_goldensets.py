@@ -16,8 +16,9 @@ import pytest
 
 from gate.cli import main
 from gate.errors import InputError
+from gate.exitcodes import combined_exit
 from gate.github import marker
-from gate.load.goldensets import combined_exit, per_set_file, require_name_field, split_sets
+from gate.load.goldensets import per_set_file, require_name_field, split_sets
 from tests.support.github_server import DEFAULT_TOKEN, FIXTURES, FakeGitHub
 from tests.support.golden_factory import write_golden
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import socket
 from pathlib import Path
@@ -108,9 +107,10 @@ def test_the_default_case_id_is_the_file_name_without_its_extensions(name: str, 
 
 
 def test_the_parser_lists_every_registered_format_and_each_importer_says_what_it_is() -> None:
-    assert FORMAT_IDS == FORMATS
-    for fmt, (module, name) in gate.importers._FORMATS.items():
-        importer = getattr(importlib.import_module(module), name)
+    from gate.importers.registry import IMPORTERS
+
+    assert FORMAT_IDS == FORMATS == tuple(IMPORTERS)
+    for fmt, importer in IMPORTERS.items():
         assert importer.id == fmt
         assert (importer.__doc__ or "").strip() and importer.description
         assert (importer.convert.__doc__ or "").strip()

@@ -14,7 +14,7 @@ import pytest
 
 from gate.cli import main
 from gate.config import Config, JudgeConfig
-from gate.errors import EXIT_INCONCLUSIVE
+from gate.exitcodes import ExitCode
 from gate.files.jsonio import load_json, validate
 from gate.judge.session import JudgeSession
 from gate.model import Case
@@ -40,7 +40,7 @@ def test_a_refused_key_makes_one_call_for_the_whole_set_and_the_run_is_inconclus
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-wrong")
         code = main(["check", str(root), "--judge", "live", "--json", str(out)])
         calls = server.calls
-    assert code == EXIT_INCONCLUSIVE
+    assert code == ExitCode.INCONCLUSIVE
     assert calls == 1  # not retried by the SDK, not sent again for the other runs or workers
     report = load_json(str(out))
     validate(report, "report", str(out))
@@ -135,14 +135,14 @@ def test_a_refused_key_is_said_once_on_stderr_when_nothing_is_a_terminal(
         env = {f"{provider.upper()}_BASE_URL": base, variable: wrong}
         done = piped_check([root], env)
         quiet = piped_check([root], env, "-q")
-    assert done.returncode == EXIT_INCONCLUSIVE, done.stderr
+    assert done.returncode == ExitCode.INCONCLUSIVE, done.stderr
     [line] = _refusals(done.stderr)
     assert line.startswith(f"sourcegate: judge: stopped calling the API: {name} refused the key (401")
     assert f"check {variable}" in line
     assert wrong not in done.stderr + done.stdout
     assert "judging done: 6/6" in done.stderr  # the progress lines are still there
     # -q: the verdict line only, and nothing on stderr
-    assert quiet.returncode == EXIT_INCONCLUSIVE
+    assert quiet.returncode == ExitCode.INCONCLUSIVE
     assert quiet.stderr == ""
 
 
@@ -151,7 +151,7 @@ def test_each_set_says_it_once(tmp_path: Path, piped_check: PipedCheck) -> None:
     with AnthropicServer(scripted_judge) as api:
         done = piped_check(roots, {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-wrong"})
         calls = api.calls
-    assert done.returncode == EXIT_INCONCLUSIVE, done.stderr
+    assert done.returncode == ExitCode.INCONCLUSIVE, done.stderr
     assert len(_refusals(done.stderr)) == 2 == calls
 
 
@@ -167,7 +167,7 @@ def test_the_key_never_shows_even_when_the_api_repeats_it(tmp_path: Path, piped_
     with AnthropicServer(repeats_the_key, api_key=key) as api:
         done = piped_check([root], {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": key})
     report = (tmp_path / "r.json").read_text(encoding="utf-8")
-    assert done.returncode == EXIT_INCONCLUSIVE, done.stderr
+    assert done.returncode == ExitCode.INCONCLUSIVE, done.stderr
     [line] = _refusals(done.stderr)
     assert "invalid x-api-key [the key]" in line and "check ANTHROPIC_API_KEY" in line
     assert key not in done.stderr + done.stdout + report

@@ -14,7 +14,8 @@ import pytest
 
 from gate.cli import main
 from gate.config import Config, JudgeConfig
-from gate.errors import EXIT_INCONCLUSIVE, InputError
+from gate.errors import InputError
+from gate.exitcodes import ExitCode
 from gate.files.jsonio import load_json, validate
 from gate.judge.batch import Polling
 from gate.judge.batch.pending import FILE_NAME
@@ -143,7 +144,7 @@ def test_expired_requests_make_the_gate_inconclusive(api: AnthropicServer, tmp_p
     api.batch_outcome = _only_grading("expired")  # type: ignore[assignment]
     root = write_golden(tmp_path / "set", ["a", "b", "c"])
     out = tmp_path / "report.json"
-    assert main(["check", str(root), "--judge", "batch", "--json", str(out)]) == EXIT_INCONCLUSIVE
+    assert main(["check", str(root), "--judge", "batch", "--json", str(out)]) == ExitCode.INCONCLUSIVE
     report = load_json(str(out))
     validate(report, "report", str(out))
     assert report["verdict"] == "inconclusive" and report["judge_mode"] == "batch"

@@ -109,6 +109,9 @@ def test_no_public_name_is_defined_in_two_modules() -> None:
                     defined[name].append(_module_of(path))
     twice = {name: where for name, where in defined.items() if len(where) > 1}
     assert not twice, f"one name, several things: {twice}"
+    # One exit-code type: the ExitCode enum of gate.exitcodes, no loose integers beside it.
+    assert not [name for name in defined if name.startswith("EXIT_")]
+    assert defined["ExitCode"] == ["gate.exitcodes"]
 
 
 def test_the_readme_map_names_every_room_and_nothing_that_is_gone() -> None:

@@ -28,7 +28,7 @@ The flow is the layout:
   workflow commands are stopped (``::stop-commands::``) so that no text from a page, an answer or
   a golden-set file can act as one in the log.
 * ``entrypoint.py``: :func:`main`, where exceptions become exit codes (through
-  :func:`gate.exitcodes.guarded`, the command line's one handler) and, on any error, the
+  :func:`gate.errors.guarded`, the command line's one handler) and, on any error, the
   ``verdict=error`` and ``exit-code`` outputs.
 
 Exit codes (the command line's table): 0 pass, 1 the gate failed, 2 input error, 3 inconclusive,

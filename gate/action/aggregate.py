@@ -7,7 +7,7 @@ one thing. The rules, pure:
   (``error`` when a set could not run, then ``fail``, ``inconclusive``, ``pass``), matching the
   exit-code order of :mod:`gate.load.goldensets`.
 * ``exit-code``: the most severe of the exit codes each set alone would give under ``fail-on``
-  (:func:`gate.load.goldensets.combined_exit`).
+  (:func:`gate.exitcodes.combined_exit`).
 * ``hard-failures`` and ``soft-warnings``: sums over the sets that ran.
 * ``grounding-rate`` and ``hallucination-rate``: the mean over every judged case of every set, the
   same figure as for one set (where it is the mean over that set's judged cases).
@@ -26,7 +26,7 @@ from statistics import fmean
 
 from gate.action.commands import workflow_command
 from gate.action.outcome import SetOutcome, figure
-from gate.errors import EXIT_INCONCLUSIVE, EXIT_PASS
+from gate.exitcodes import ExitCode
 from gate.verdict.report import Report
 
 __all__ = ["VERDICT_SEVERITY", "SetRun", "combined_verdict", "sets_output", "step_outputs", "failure_annotation"]
@@ -44,11 +44,11 @@ class SetRun:
     """the set's name, when the step has several sets (else the report says it)"""
     files: Mapping[str, str] = field(default_factory=dict)
     """the report files it was asked to write (``json``, ``markdown``, ``summary``, ``junit``)"""
-    gate_code: int = EXIT_PASS
+    gate_code: int = ExitCode.PASS
     """the gate's exit code for the set, as ``sourcegate check`` would exit"""
     outcome: SetOutcome | None = None
     """None when the set could not run (an input or internal error)"""
-    final: int = EXIT_PASS
+    final: int = ExitCode.PASS
     """its exit code under ``fail-on``"""
     error: str | None = None
     """why it could not run: the gate's last message"""
@@ -130,7 +130,7 @@ def failure_annotation(runs: Sequence[SetRun], fail_on: str, final: int) -> str 
     has its own annotation already; with several, this line lists every set's verdict.
     """
     verdict = combined_verdict(r.verdict for r in runs)
-    if (final == EXIT_PASS and verdict == "pass") or (len(runs) == 1 and verdict == "error"):
+    if (final == ExitCode.PASS and verdict == "pass") or (len(runs) == 1 and verdict == "error"):
         return None
     message = f"verdict {verdict} with fail-on {fail_on}: exit {final}"
     if len(runs) > 1:
@@ -138,5 +138,5 @@ def failure_annotation(runs: Sequence[SetRun], fail_on: str, final: int) -> str 
     if any(r.verdict == "inconclusive" for r in runs):
         message += (" (an inconclusive run is not a pass: the judge could not score enough claims; "
                     "the job summary lists them)")
-    kind = "error" if final not in (EXIT_PASS, EXIT_INCONCLUSIVE) else "warning"
+    kind = "error" if final not in (ExitCode.PASS, ExitCode.INCONCLUSIVE) else "warning"
     return workflow_command(kind, message, title="sourcegate")

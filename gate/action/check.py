@@ -16,7 +16,7 @@ import contextlib
 import os
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, TextIO
 
@@ -38,13 +38,13 @@ from gate.config import CALLING_MODES, DEFAULT_PROVIDER
 from gate.deliver.delivery import Delivery, Outputs, deliver
 from gate.deliver.publish import comment_authors, run_url
 from gate.deliver.targets import check_targets, reads_of
-from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_PASS, GateError, InputError
-from gate.exitcodes import error_line, guarded
+from gate.errors import GateError, InputError, error_line, guarded
+from gate.exitcodes import ExitCode, combined_exit
 from gate.files.outputs import resolve_within
 from gate.files.paths import real_is_below
 from gate.git.revision import has_commit
 from gate.load.golden import load_golden
-from gate.load.goldensets import GoldenSetPaths, combined_exit, file_name, split_sets
+from gate.load.goldensets import GoldenSetPaths, file_name, split_sets
 from gate.pipeline import TRACES_NAME, MergeRequest, SetRequest, merged_report, run_set
 from gate.report.registry import REPORTERS
 from gate.report.sections import utf8_len
@@ -106,6 +106,14 @@ def _prepare_git(root: str, baseline: str | None) -> None:
         )
 
 
+@dataclass(frozen=True)
+class _Chosen:
+    """The golden sets the step runs, and those of the base commit the pull request dropped."""
+
+    sets: tuple[GoldenSetPaths, ...]
+    dropped: tuple[DroppedSet, ...]
+
+
 def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = run_gate) -> int:
     """Run the gate on each golden set as the inputs and the event say; write outputs, summary and
     annotations for all of them. With several sets, each set's reports go to ``report-dir/<name>/``.
@@ -119,65 +127,107 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     pr = _pr_context(env)
     baseline = inputs.baseline_ref or (pr.base_sha if pr is not None else None) or None
     _prepare_git(root, baseline)
+    chosen = _choose_sets(inputs, root, baseline)
+    inputs = _checked_inputs(inputs, chosen, root)
+    plans = _plan_sets(inputs, chosen.sets, pr, root, baseline)
+    _refuse_bad_outputs(chosen.sets, plans, env, root)
+    notes = _announce(plans, env, out)
+    dropped_dirs = [os.path.join(inputs.report_dir, file_name(d.name)) for d in chosen.dropped]
+    _clear_old_reports(plans, dropped_dirs)
+    # The token travels as a value, to the comment only (the judge's keys are in the plan's request).
+    publish_env = {**env, "GITHUB_TOKEN": inputs.github_token} if inputs.github_token else env
+    runs = [_run_set(s, p, inputs.fail_on, publish_env, out, gate, root) for s, p in zip(chosen.sets, plans,
+                                                                                         strict=True)]
+    if chosen.dropped:  # in path order among the discovered sets
+        comment = inputs.comment and pr is not None and bool(inputs.github_token)
+        authors = plans[0].comment_authors if plans else (inputs.comment_authors if comment else ())
+        runs = sorted([*runs, *(_dropped_run(d, baseline or "", comment, authors, publish_env, out, (f, root))
+                                for d, f in zip(chosen.dropped, dropped_dirs, strict=True))], key=lambda r: r.paths)
+    final = combined_exit(r.final for r in runs)
+    _report_step(runs, plans, inputs, env, out, notes, final, several=len(chosen.sets) > 1, root=root)
+    return final
+
+
+def _choose_sets(inputs: Inputs, root: str, baseline: str | None) -> _Chosen:
+    """The sets named by ``golden-set``, else every set found in the workspace; with discovery, every
+    set the base commit has must still be here (a PR cannot drop one silently). Folders mixed with
+    trace files, and two sets of one name, stop the step before anything runs."""
     found = discover_golden_sets(root, required=False) if not inputs.golden_set else ()
-    # With discovery, every set the base commit has must still be here: a PR cannot drop one silently.
     dropped = dropped_sets(root, baseline, found) if not inputs.golden_set and baseline else ()
     if not inputs.golden_set and not found and not dropped:
         discover_golden_sets(root)  # none anywhere: its input error
-    # Folders mixed with trace files, and two sets of one name, stop the step before anything runs.
     sets = split_sets(list(inputs.golden_set) or list(found)) if inputs.golden_set or found else ()
     if baseline is not None and sets and not any(os.path.isdir(p) for p in sets[0].paths):
         raise InputError(_files_with_a_base(sets[0].paths))
-    several = len(sets) > 1
-    if (inputs.shard or inputs.merge_from) and (several or dropped or not os.path.isdir(sets[0].paths[0])):
+    return _Chosen(sets, tuple(dropped))
+
+
+def _checked_inputs(inputs: Inputs, chosen: _Chosen, root: str) -> Inputs:
+    """The inputs that take one golden-set folder (``shard``, ``merge-from``, ``runs``) refused for
+    anything else; a shard never gates (the merge job does), so its ``fail-on`` is ``none``."""
+    one_folder = len(chosen.sets) == 1 and not chosen.dropped and os.path.isdir(chosen.sets[0].paths[0])
+    if (inputs.shard or inputs.merge_from) and not one_folder:
         raise InputError("inputs 'shard' and 'merge-from' take one golden-set folder: set 'golden-set'")
-    if inputs.runs and (several or dropped or not sets or not os.path.isdir(sets[0].paths[0])):
+    if inputs.runs and not one_folder:
         raise InputError("input 'runs' holds the traces of one golden set: set 'golden-set' to its folder")
     if inputs.runs and not real_is_below(inputs.runs, root):
         # Downloaded traces stay in the workspace: a folder committed as a link out of it is refused.
         raise InputError("input 'runs' leads out of the workspace (a symbolic link): the traces are read "
                          "only inside it", file=inputs.runs)
-    if inputs.shard:
-        inputs = replace(inputs, fail_on="none")  # a shard never gates: the merge job does
+    return replace(inputs, fail_on="none") if inputs.shard else inputs
+
+
+def _plan_sets(inputs: Inputs, sets: Sequence[GoldenSetPaths], pr: PullRequestContext | None, root: str,
+               baseline: str | None) -> list[SetPlan]:
+    """Each set's plan; with several sets, each set's reports in ``report-dir/<name>/``."""
     partials = _partials(inputs.merge_from, root) if inputs.merge_from else ()
-    plans = [plan_check(replace(inputs, report_dir=os.path.join(inputs.report_dir, file_name(s.name)))
-                        if several and s.name else inputs, s.paths, pr, partials,
-                        provider=_judge_provider(inputs, s, baseline)) for s in sets]
-    files = [f for p in plans for f in p.files.values()]
-    for f in files:
-        # The report folder comes from the checkout: a PR may commit it as a symlink to elsewhere.
-        resolve_within(f, root, "the workspace")
-    # Every report file writable, none a file a set reads, none shared by two sets: before anything runs.
+    several = len(sets) > 1
+    return [plan_check(replace(inputs, report_dir=os.path.join(inputs.report_dir, file_name(s.name)))
+                       if several and s.name else inputs, s.paths, pr, partials,
+                       provider=_judge_provider(inputs, s, baseline)) for s in sets]
+
+
+def _refuse_bad_outputs(sets: Sequence[GoldenSetPaths], plans: Sequence[SetPlan], env: Mapping[str, str],
+                        root: str) -> None:
+    """Every report file inside the workspace (the report folder comes from the checkout: a PR may
+    commit it as a symlink to elsewhere), writable, none a file a set reads, none shared by two sets:
+    before anything runs."""
+    for p in plans:
+        for f in p.files.values():
+            resolve_within(f, root, "the workspace")
+    several = len(sets) > 1
     check_targets([t for s, p in zip(sets, plans, strict=True)
                    for t in Outputs(p.files).targets(env, s.label if several else None, "input 'report-dir'")],
                   {path: what for p in plans for path, what in reads_of(p.request).items()})
-    notes = _step_notes(plans)
+
+
+def _announce(plans: Sequence[SetPlan], env: Mapping[str, str], out: TextIO) -> list[str]:
+    """The step's notes as notices (each once), and the warning of a ``pull_request_target`` run."""
+    notes = list(dict.fromkeys(n for p in plans for n in p.notes))
     for note in notes:
         print(workflow_command("notice", note, title="sourcegate"), file=out)
     if env.get("GITHUB_EVENT_NAME") == "pull_request_target":
         print(workflow_command("warning", PULL_REQUEST_TARGET, title="sourcegate"), file=out)
-    dropped_dirs = [os.path.join(inputs.report_dir, file_name(d.name)) for d in dropped]
-    for f in [*files, *(os.path.join(d, NOT_RUN_FILE) for d in
-                        [*dict.fromkeys(os.path.dirname(p.files["json"]) for p in plans), *dropped_dirs])]:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(f)  # a report left by an earlier step must never pass for this one's
+    return notes
 
-    # The token travels as a value, to the comment only (the judge's keys are in the plan's request).
-    publish_env = {**env, "GITHUB_TOKEN": inputs.github_token} if inputs.github_token else env
-    runs = [_run_set(s, p, inputs.fail_on, publish_env, out, gate, root) for s, p in zip(sets, plans, strict=True)]
-    comment = inputs.comment and pr is not None and bool(inputs.github_token)
-    authors = plans[0].comment_authors if plans else (inputs.comment_authors if comment else ())
-    if dropped:  # in path order among the discovered sets
-        runs = sorted([*runs, *(_dropped_run(d, baseline or "", comment, authors, publish_env, out, (f, root))
-                                for d, f in zip(dropped, dropped_dirs, strict=True))], key=lambda r: r.paths)
-    every = len(runs) > 1
-    final = combined_exit(r.final for r in runs)
+
+def _clear_old_reports(plans: Sequence[SetPlan], dropped_dirs: Sequence[str]) -> None:
+    """Remove every report file (and ``not-run.json``) an earlier step left: it must never pass for this one's."""
+    folders = [*dict.fromkeys(os.path.dirname(p.files["json"]) for p in plans), *dropped_dirs]
+    for f in [*(f for p in plans for f in p.files.values()), *(os.path.join(d, NOT_RUN_FILE) for d in folders)]:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f)
+
+
+def _report_step(runs: Sequence[SetRun], plans: Sequence[SetPlan], inputs: Inputs, env: Mapping[str, str],
+                 out: TextIO, notes: Sequence[str], final: int, *, several: bool, root: str) -> None:
+    """The step's outputs, each set's error or annotations, the job summary and the failure annotation."""
     judges = [p.judge for p in plans]
     judge = judges[0] if len(set(judges)) == 1 else "\n".join(judges)
     outputs = step_outputs(runs, judge, final)
     append_runner_file(env.get("GITHUB_OUTPUT"), "".join(output_block(k, v) for k, v in outputs.items()),
                        "the step's outputs (GITHUB_OUTPUT)")
-
+    every = len(runs) > 1
     for r in runs:
         if r.outcome is None:
             title = "sourcegate could not run" + (f" golden set {r.label}" if every else "")
@@ -190,7 +240,6 @@ def run_check(inputs: Inputs, env: Mapping[str, str], out: TextIO, gate: Gate = 
     why = failure_annotation(runs, inputs.fail_on, final)
     if why is not None:
         print(why, file=out)
-    return final
 
 
 def _dropped_run(dropped: DroppedSet, baseline: str, comment: bool, authors: Sequence[str],
@@ -198,10 +247,10 @@ def _dropped_run(dropped: DroppedSet, baseline: str, comment: bool, authors: Seq
     """A set the pull request dropped: a set that could not run (exit 2), its comment updated to say so,
     its ``not-run.json`` written to ``where`` (its report folder, and the workspace it must be in)."""
     error = dropped_message(dropped, baseline)
-    _record_not_run(NotRun(dropped.name, EXIT_INPUT, error), *where, out)
+    _record_not_run(NotRun(dropped.name, ExitCode.INPUT, error), *where, out)
     if comment:
-        _say_not_run(dropped.name, error, EXIT_INPUT, authors, env, out)
-    return SetRun((dropped.path,), dropped.name, gate_code=EXIT_INPUT, final=EXIT_INPUT, error=error)
+        _say_not_run(dropped.name, error, ExitCode.INPUT, authors, env, out)
+    return SetRun((dropped.path,), dropped.name, gate_code=ExitCode.INPUT, final=ExitCode.INPUT, error=error)
 
 
 def _say_not_run(name: str, error: str, code: int, authors: Sequence[str], env: Mapping[str, str],
@@ -211,7 +260,7 @@ def _say_not_run(name: str, error: str, code: int, authors: Sequence[str], env: 
     def post() -> int:
         # No logins named: $SOURCEGATE_COMMENT_AUTHORS, as for the set's report comment.
         post_not_run(name, error, code, env, authors or None, out)
-        return EXIT_PASS
+        return ExitCode.PASS
 
     out.flush()
     with commands_stopped(out), contextlib.redirect_stderr(out):
@@ -252,11 +301,6 @@ def _judge_provider(inputs: Inputs, golden: GoldenSetPaths, baseline: str | None
         return None
 
 
-def _step_notes(plans: Sequence[SetPlan]) -> list[str]:
-    """Every set's notes, each once, in order."""
-    return list(dict.fromkeys(n for p in plans for n in p.notes))
-
-
 def _partials(folder: str, root: str) -> tuple[str, ...]:
     """The partial reports under ``folder``: every ``report.json`` in it or below (one per artifact)."""
     where = resolve_within(folder, root, "the workspace")
@@ -284,7 +328,7 @@ def _run_set(golden: GoldenSetPaths, plan: SetPlan, fail_on: str, env: Mapping[s
         reports.append(report)
         code = deliver(report, golden.paths, Outputs(plan.files), Delivery(plan.comment, authors, env=env, err=out))
         shard = isinstance(plan.request, SetRequest) and plan.request.shard is not None
-        return EXIT_PASS if shard else code  # a shard does not gate: the merge job does
+        return ExitCode.PASS if shard else code  # a shard does not gate: the merge job does
 
     def say(error: Exception) -> None:
         errors.append(error)
@@ -296,7 +340,7 @@ def _run_set(golden: GoldenSetPaths, plan: SetPlan, fail_on: str, env: Mapping[s
         code = guarded(check, err=out, say=say)
     report = reports[0] if reports else None
     outcome = None
-    if report is not None and code in (EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE):
+    if report is not None and code in (ExitCode.PASS, ExitCode.FAIL, ExitCode.INCONCLUSIVE):
         outcome = outcome_from_report(report)
     error = None if outcome is not None else _why(errors, report, code)
     # Without a report there was nothing to comment: the comment of an earlier push must not stand.

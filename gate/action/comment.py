@@ -34,9 +34,8 @@ from gate.action.inputs import Inputs
 from gate.action.notrun import NOT_RUN_FILE, not_run_comment, read_not_run
 from gate.deliver.comment import post_report
 from gate.deliver.publish import comment_authors, gate_run_url, post_comment
-from gate.errors import InputError
-from gate.exitcodes import ExitCode, guarded
-from gate.load.goldensets import combined_exit
+from gate.errors import InputError, guarded
+from gate.exitcodes import ExitCode, combined_exit
 from gate.store.baseline import read_artifact
 
 __all__ = ["MAX_REPORTS", "REPORT_LIMIT", "run_comment"]

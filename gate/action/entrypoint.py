@@ -3,7 +3,7 @@
 :func:`main` masks the secret inputs before anything else is printed (before they are even
 parsed), refuses arguments (inputs come only from ``INPUT_*`` variables), then runs comment mode
 when ``comment-from`` is set and check mode otherwise. Exceptions are mapped by the one handler of
-the command line, :func:`gate.exitcodes.guarded`: a :class:`~gate.errors.GateError` is an
+the command line, :func:`gate.errors.guarded`: a :class:`~gate.errors.GateError` is an
 ``::error`` line and its own exit code (2 for input errors); anything else is our bug: the trace,
 an ``::error`` line and exit 4. Either way the step's outputs say ``verdict=error`` and the
 ``exit-code``, in check and comment mode alike; a ``GITHUB_OUTPUT`` that cannot be written is an
@@ -21,8 +21,7 @@ from gate.action.check import Gate, run_check, run_gate
 from gate.action.commands import RunnerFileError, append_runner_file, mask, output_block, workflow_command
 from gate.action.comment import run_comment
 from gate.action.inputs import SECRET_INPUTS, input_env_name, read_inputs
-from gate.errors import GateError, InputError
-from gate.exitcodes import guarded
+from gate.errors import GateError, InputError, guarded
 
 __all__ = ["main"]
 

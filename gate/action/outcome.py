@@ -20,7 +20,7 @@ from statistics import fmean
 from typing import Any
 
 from gate.action.commands import workflow_command
-from gate.errors import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INPUT, EXIT_INTERNAL, EXIT_PASS
+from gate.exitcodes import ExitCode
 from gate.verdict.report import Report
 
 __all__ = [
@@ -106,17 +106,17 @@ def _marks(report: Report) -> tuple[tuple[str, ...], tuple[bool, ...]]:
 
 def exit_code(gate_code: int, outcome: SetOutcome | None, fail_on: str) -> int:
     """The step's exit code from the gate's (as the command line would exit), the verdict and ``fail-on``."""
-    if gate_code in (EXIT_INPUT, EXIT_INTERNAL) or outcome is None:
-        return gate_code if gate_code in (EXIT_INPUT, EXIT_INTERNAL) else EXIT_INTERNAL
+    if gate_code in (ExitCode.INPUT, ExitCode.INTERNAL) or outcome is None:
+        return gate_code if gate_code in (ExitCode.INPUT, ExitCode.INTERNAL) else ExitCode.INTERNAL
     if fail_on == "none":
-        return EXIT_PASS
+        return ExitCode.PASS
     if outcome.verdict == "fail":
-        return EXIT_FAIL
+        return ExitCode.FAIL
     if outcome.verdict == "inconclusive":
-        return EXIT_INCONCLUSIVE
+        return ExitCode.INCONCLUSIVE
     if outcome.verdict == "pass":
-        return EXIT_FAIL if fail_on == "soft" and outcome.soft_warnings else EXIT_PASS
-    return EXIT_INTERNAL
+        return ExitCode.FAIL if fail_on == "soft" and outcome.soft_warnings else ExitCode.PASS
+    return ExitCode.INTERNAL
 
 
 def figure(value: float | None) -> str:

@@ -2,7 +2,7 @@
 
 A command is a module with ``add_parser(subparsers)``, which adds its sub-parser, and
 ``run(args) -> int``, which does the work and returns an exit code (:class:`gate.exitcodes.ExitCode`).
-Exceptions are left to :func:`gate.exitcodes.guarded`, the one place they become exit codes.
+Exceptions are left to :func:`gate.errors.guarded`, the one place they become exit codes.
 """
 
 from __future__ import annotations

@@ -17,10 +17,11 @@ from gate.commands.sets import each_set
 from gate.config import JUDGE_MODES
 from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
-from gate.exitcodes import ExitCode, report_exit
+from gate.exitcodes import ExitCode
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
 from gate.store.baseline import baseline_file, refusal, stamped, write_baseline
+from gate.verdict.report import report_exit
 
 __all__ = ["add_parser", "run"]
 

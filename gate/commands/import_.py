@@ -13,7 +13,7 @@ an input that would be overwritten: :mod:`gate.deliver.targets`), then every inp
 converted, and every trace validated, before anything is written: one bad input writes nothing and
 exits 2 naming the file and the JSON path. Each file is written whole (``gate.files.outputs.write_file``);
 the same input gives the same bytes.
-Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
+Exceptions are left to :func:`gate.errors.guarded`, the one place where they become exit codes.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ import sys
 from gate.commands.base import Subparsers
 from gate.commands.scaffold import NewCase, config_yaml, golden_yaml, scaffold_name, workflow_yaml
 from gate.deliver.targets import Target, check_targets
-from gate.errors import EXIT_PASS, InputError
+from gate.errors import InputError
+from gate.exitcodes import ExitCode
 from gate.files.outputs import write_file
 from gate.load.golden import RUNS_DIR, load_trace
 
@@ -95,4 +96,4 @@ def run(args: argparse.Namespace) -> int:
               "cached-snapshots/", file=sys.stderr)
     print(f"sourcegate: golden set {name!r} with {len(cases)} case(s): fill in each case's class and "
           f"freshness in golden.yaml, then run `sourcegate check {root}`", file=sys.stderr)
-    return EXIT_PASS
+    return ExitCode.PASS

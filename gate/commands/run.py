@@ -24,8 +24,8 @@ from gate.commands import check
 from gate.commands.base import Subparsers
 from gate.commands.check import add_check_options
 from gate.deliver.targets import Target, check_targets
-from gate.errors import EXIT_PASS, InputError
-from gate.exitcodes import Interrupted
+from gate.errors import InputError, Interrupted
+from gate.exitcodes import ExitCode
 from gate.load.golden import RUNS_DIR
 from gate.report.registry import file_reporters
 
@@ -125,5 +125,5 @@ def run(args: argparse.Namespace) -> int:
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
     print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)
     if planned is None:
-        return EXIT_PASS
+        return ExitCode.PASS
     return check.check_plan(planned, args, rules)

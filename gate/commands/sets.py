@@ -6,8 +6,9 @@ import sys
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from gate.exitcodes import guarded
-from gate.load.goldensets import GoldenSetPaths, combined_exit
+from gate.errors import guarded
+from gate.exitcodes import combined_exit
+from gate.load.goldensets import GoldenSetPaths
 
 __all__ = ["each_set"]
 

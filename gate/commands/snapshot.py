@@ -6,7 +6,7 @@
         [--mode replay|new-episodes|record]      ... or record what it lacks from the live web
     sourcegate snapshot record PATH [--mode M]   serve --mode new-episodes (default) or record
 
-Exceptions are left to :func:`gate.exitcodes.guarded`, the one place where they become exit codes.
+Exceptions are left to :func:`gate.errors.guarded`, the one place where they become exit codes.
 """
 
 from __future__ import annotations

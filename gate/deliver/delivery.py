@@ -21,12 +21,11 @@ from gate.deliver.publish import emit, post_comment, run_url, summary_target, wr
 from gate.deliver.spans import otlp_deadline, prepare
 from gate.deliver.targets import Target
 from gate.errors import InputError
-from gate.exitcodes import report_exit
 from gate.files.outputs import TEMP_PREFIX, is_stdout, write_file
 from gate.load.goldensets import per_set_file
 from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR
-from gate.verdict.report import Report
+from gate.verdict.report import Report, report_exit
 
 __all__ = ["SUMMARY", "Delivery", "Outputs", "deliver", "write_all"]
 

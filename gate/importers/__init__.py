@@ -4,29 +4,20 @@
 
 One module per format, each a class with ``id``, ``description`` and a pure ``convert(data,
 ctx)``: data in (the file's text, or the JSON already parsed), trace out; nothing is fetched, read
-or written. ``sourcegate import`` (:mod:`gate.commands.import_`) is the I/O around it. Modules
-load on first use, so the CLI's parser stays cheap. What each format yields, and what its record
-cannot show: docs/importers.md.
+or written. The registry is :data:`gate.importers.registry.IMPORTERS` (one module and one line per
+format), imported on first use so the CLI's parser stays cheap; :data:`FORMATS` names its ids.
+``sourcegate import`` (:mod:`gate.commands.import_`) is the I/O around it. What each format yields,
+and what its record cannot show: docs/importers.md.
 """
 
 from __future__ import annotations
 
-import importlib
 import typing
 
-# id -> (module, class): the registry, in the order the CLI lists them
-_FORMATS: dict[str, tuple[str, str]] = {
-    "anthropic": ("gate.importers.anthropic", "AnthropicImporter"),
-    "openai-responses": ("gate.importers.openai_responses", "OpenAIResponsesImporter"),
-    "perplexity": ("gate.importers.perplexity", "PerplexityImporter"),
-    "langfuse": ("gate.importers.langfuse", "LangfuseImporter"),
-    "tavily-agent-log": ("gate.importers.tavily_log", "TavilyAgentLogImporter"),
-    "otlp": ("gate.importers.otlp", "OtlpImporter"),
-    "langsmith": ("gate.importers.langsmith", "LangSmithImporter"),
-}
-
-FORMATS: tuple[str, ...] = tuple(_FORMATS)
-"""The format ids ``convert`` and ``sourcegate import`` accept."""
+FORMATS: tuple[str, ...] = ("anthropic", "openai-responses", "perplexity", "langfuse", "tavily-agent-log", "otlp",
+                            "langsmith")
+"""The format ids ``convert`` and ``sourcegate import`` accept: the keys of
+:data:`gate.importers.registry.IMPORTERS`, in its order (a test holds them equal)."""
 
 
 def convert(format: str, data: typing.Any, *, case: str | None = None, question: str | None = None,
@@ -40,11 +31,11 @@ def convert(format: str, data: typing.Any, *, case: str | None = None, question:
     from gate.errors import InputError
     from gate.files.jsonio import validate
     from gate.importers.base import Context
+    from gate.importers.registry import IMPORTERS
 
-    if format not in _FORMATS:
+    if format not in IMPORTERS:
         raise InputError(f"unknown import format {format!r} (expected one of {', '.join(FORMATS)})")
-    module, name = _FORMATS[format]
-    importer = getattr(importlib.import_module(module), name)()
+    importer = IMPORTERS[format]
     context = Context(source=source, case=case, question=question)
     trace: dict[str, typing.Any] = importer.convert(data, context)
     validate(trace, "trace", f"{source} (converted to {trace['format']})")

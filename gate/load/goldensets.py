@@ -1,5 +1,4 @@
-"""Several golden sets in one run: which paths form which set, where each set's files go, and the
-exit code of the whole run.
+"""Several golden sets in one run: which paths form which set, and where each set's files go.
 
 ``sourcegate check A B`` and the action's ``golden-set: A B`` run each golden-set folder in turn,
 each with its own config, baseline, judge cache, comparison, reports and PR comment. The rules:
@@ -15,12 +14,7 @@ each with its own config, baseline, judge cache, comparison, reports and PR comm
   anything runs. With one set nothing changes (``{name}``, if there, is replaced all the same).
   ``{name}`` is the name made safe as one file name (:func:`file_name`): no path separator, no
   ``..``, no control character, so a set's files stay under the folder the template names.
-* **Exit code.** The most severe of the sets' codes, in the order of :data:`EXIT_SEVERITY`:
-  2 if any set had an input error, else 4 if any had an internal error, else 5 if any could not
-  publish, else 1 if any failed,
-  else 3 if any was inconclusive, else 0. A known failure outranks an inconclusive set (the merge
-  is blocked either way, and the failure is the definite, actionable news); an error outranks both
-  (that set has no verdict at all).
+* **Exit code.** The most severe of the sets' codes (:func:`gate.exitcodes.combined_exit`).
 
 Pure, except that several folders have their ``golden.yaml`` read for the names.
 """
@@ -29,25 +23,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gate.errors import (
-    EXIT_FAIL,
-    EXIT_INCONCLUSIVE,
-    EXIT_INPUT,
-    EXIT_INTERNAL,
-    EXIT_PASS,
-    EXIT_PUBLISH,
-    InputError,
-)
+from gate.errors import InputError
 from gate.load.golden import load_golden
 
 __all__ = [
-    "EXIT_SEVERITY",
     "NAME_FIELD",
     "GoldenSetPaths",
-    "combined_exit",
     "file_name",
     "per_set_file",
     "require_name_field",
@@ -57,10 +41,6 @@ __all__ = [
 
 NAME_FIELD = "{name}"
 """Replaced by the golden set's name in an output path, when a run has several sets."""
-
-EXIT_SEVERITY = (EXIT_INPUT, EXIT_INTERNAL, EXIT_PUBLISH, EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS)
-"""Exit codes, most severe first: the whole run exits with the first one any set had."""
-
 
 @dataclass(frozen=True)
 class GoldenSetPaths:
@@ -171,12 +151,3 @@ def per_set_file(template: str | None, name: str | None) -> str | None:
     if template is None or template == "-" or name is None:
         return template
     return template.replace(NAME_FIELD, file_name(name))
-
-
-def combined_exit(codes: Iterable[int]) -> int:
-    """The exit code of a run of several sets: the most severe of theirs (0 for none).
-
-    A code outside the table counts as an internal error.
-    """
-    seen = {c if c in EXIT_SEVERITY else EXIT_INTERNAL for c in codes}
-    return next((c for c in EXIT_SEVERITY if c in seen), EXIT_PASS)

@@ -26,7 +26,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from gate.checks.run_findings import record_command
-from gate.errors import EXIT_FAIL, GateError, InputError
+from gate.errors import GateError, InputError
+from gate.exitcodes import ExitCode
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.load.golden import RUNS_DIR, load_golden, load_trace
@@ -109,7 +110,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
 class EveryAgentFailed(GateError):
     """Every case ended in ``agent_error``: nothing is written (exit 1, the gate's verdict on such runs)."""
 
-    exit_code = EXIT_FAIL
+    exit_code = ExitCode.FAIL
 
 
 def _require_an_answer(runs: Sequence[Run], target: str) -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gate.exitcodes import VERDICT_EXIT, ExitCode
 from gate.load.shards import ShardMark
 from gate.model import Finding, Verdict
 from gate.results import CHECK_ERROR, CaseResult
 from gate.verdict.comparison import Comparison
 from gate.verdict.configdiff import ConfigChange
 
-__all__ = ["BaselineStamp", "Report"]
+__all__ = ["BaselineStamp", "Report", "report_exit"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,9 @@ class Report:
         if kept is not None:
             return int(kept.hard_failures)
         return sum(len(c.hard_failures) for c in self.cases)
+
+
+def report_exit(report: Report) -> ExitCode:
+    """The exit code of a set's report: its verdict's, or 4 when a check raised on one of its runs
+    (the report is still written, every other case in it)."""
+    return ExitCode.INTERNAL if report.check_errors else VERDICT_EXIT[report.verdict]

@@ -28,7 +28,8 @@ from urllib.parse import unquote
 
 from gate.deadline import DeadlineExceeded, call_by
 from gate.deliver.spans.model import SpanSpec
-from gate.errors import EXIT_INPUT, GateError, InputError
+from gate.errors import GateError, InputError
+from gate.exitcodes import ExitCode
 from gate.urls.parse import split_rest
 from gate.version import __version__
 
@@ -64,7 +65,7 @@ class SpanExportError(GateError):
     callers, it is exit 2, like the live web's errors: something outside did not answer.
     """
 
-    exit_code = EXIT_INPUT
+    exit_code = ExitCode.INPUT
 
 
 def require_extra() -> None:
