@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, iso_day, search_reply
+from gate.snapshot.routes.base import Api, Reply, Request, Route
+from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk
+from gate.snapshot.routes.render import cut_list, iso_day, query_ask, search_reply
 
 BING_PARAMS: dict[str, Any] = {"offset": 0, "mkt": None, "cc": None, "setLang": None, "freshness": None,
                                  "responseFilter": None, "safeSearch": "moderate", "answerCount": None,
@@ -31,20 +31,8 @@ def _error(status: int, message: str) -> Any:
 
 
 def _search(request: Request, web: FrozenWeb) -> Reply:
-    given = {name: request.param(name) for name in request.query}
-    query = given.get("q")
-    if not query or not query.strip():
-        raise BadRequest("Required parameter is missing: q")
-    ask = SearchAsk("bing", query, count_of(given.get("count"), "count"), answer_params(given, BING_PARAMS),
-                    count_param="count", count_default=10)
-    return search_reply(BING, ask, request, web, _results, _cut)
-
-
-def _cut(data: Any, n: int) -> Any:
-    pages = data.get("webPages")
-    if not isinstance(pages, dict) or not isinstance(pages.get("value"), list):
-        return data
-    return {**data, "webPages": {**pages, "value": pages["value"][:n]}}
+    ask = query_ask(request, "bing", BING_PARAMS, "count", 10, "Required parameter is missing: q")
+    return search_reply(BING, ask, request, web, _results, lambda data, n: cut_list(data, n, "webPages", "value"))
 
 
 def _results(ask: SearchAsk, found: tuple[SearchResult, ...]) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
+from gate.snapshot.routes.base import Api, Reply, Request, Route
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, iso_day, request_id, search_reply
+from gate.snapshot.routes.render import cut_list, iso_day, query_ask, request_id, search_reply
 
 BRAVE_PARAMS: dict[str, Any] = {
     "offset": 0, "country": "us", "search_lang": "en", "ui_lang": "en-us", "safesearch": "moderate",
@@ -40,20 +40,10 @@ def _echoed(response: Any) -> dict[str, Any]:
 
 
 def _search(request: Request, web: FrozenWeb) -> Reply:
-    given = {name: request.param(name) for name in request.query}
-    query = given.get("q")
-    if not query or not query.strip():
-        raise BadRequest("Unable to validate request parameter(s): q is required")
-    ask = SearchAsk("brave", query, count_of(given.get("count"), "count"), answer_params(given, BRAVE_PARAMS),
-                    count_param="count", count_default=20)
-    return search_reply(BRAVE, ask, request, web, _results, _cut, _echoed)
-
-
-def _cut(data: Any, n: int) -> Any:
-    web = data.get("web")
-    if not isinstance(web, dict) or not isinstance(web.get("results"), list):
-        return data
-    return {**data, "web": {**web, "results": web["results"][:n]}}
+    ask = query_ask(request, "brave", BRAVE_PARAMS, "count", 20,
+                    "Unable to validate request parameter(s): q is required")
+    return search_reply(BRAVE, ask, request, web, _results, lambda data, n: cut_list(data, n, "web", "results"),
+                        _echoed)
 
 
 def _results(ask: SearchAsk, found: tuple[SearchResult, ...]) -> dict[str, Any]:

@@ -21,7 +21,16 @@ from typing import Any
 from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, Reply, Request, Route, Served
 from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, iso_day, read_pages, request_id, request_urls, score, search_reply
+from gate.snapshot.routes.render import (
+    count_of,
+    cut_list,
+    iso_day,
+    read_pages,
+    request_id,
+    request_urls,
+    score,
+    search_reply,
+)
 
 EXA_PARAMS: dict[str, Any] = {
     "type": "auto", "category": None, "includeDomains": [], "excludeDomains": [], "startCrawlDate": None,
@@ -67,7 +76,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
                     answer_params(body, EXA_PARAMS), count_param="numResults", count_default=10)
     pages: list[Served] = []
     reply = search_reply(EXA, ask, request, web, lambda a, found: _results(a, found, body, request, web, pages),
-                         lambda data, n: {**data, "results": data.get("results", [])[:n]})
+                         lambda data, n: cut_list(data, n, "results"))
     return replace(reply, served=reply.served + tuple(pages))
 
 

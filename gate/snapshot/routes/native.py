@@ -8,9 +8,21 @@ agent whose reader GETs the page itself; a miss is a 404 with ``X-Sourcegate-Mis
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from gate.errors import FetchRefused, FetchTimeout, LiveWebError, SnapshotMiss
 from gate.snapshot.live.redact import redact
-from gate.snapshot.records import EXTRACTIONS, PAGES, SEARCH, extraction_entry, page_entry, search_key, url_key
+from gate.snapshot.records import (
+    EXTRACTIONS,
+    PAGES,
+    SEARCH,
+    Layer,
+    extraction_entry,
+    page_entry,
+    search_key,
+    url_key,
+)
 from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, Api, BadRequest, Reply, Request, Route, Served
 from gate.snapshot.routes.frozen import FrozenWeb
 
@@ -38,37 +50,35 @@ def _failed(layer: str, key: str, error: LiveWebError, web: FrozenWeb) -> Reply:
                  notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
 
 
+def _entry(request: Request, web: FrozenWeb, layer: Layer, what: str, provider: str | None, key: str,
+           lookup: Callable[[], Any]) -> Reply:
+    """One lookup answered in the snapshot's own terms: the entry, a miss, or a live failure."""
+    try:
+        body = lookup()
+    except SnapshotMiss as e:
+        return _miss(layer.name, key, what, provider, request, e)
+    except LiveWebError as e:
+        return _failed(layer.name, key, e, web)
+    served = Served({"page": "pages", "extraction": "extractions"}.get(layer.name, layer.name), what, provider,
+                    body, True, request.target)
+    return Reply(200, body, served=(served,))
+
+
 def _search(request: Request, web: FrozenWeb) -> Reply:
     provider, query = _one(request, "provider"), _one(request, "q")
-    try:
-        response = web.source.search(provider, query).response
-    except SnapshotMiss as e:
-        return _miss(SEARCH.name, search_key(provider, query), query, provider, request, e)
-    except LiveWebError as e:
-        return _failed(SEARCH.name, search_key(provider, query), e, web)
-    return Reply(200, response, served=(Served("search", query, provider, response, True, request.target),))
+    return _entry(request, web, SEARCH, query, provider, search_key(provider, query),
+                  lambda: web.source.search(provider, query).response)
 
 
 def _fetch(request: Request, web: FrozenWeb) -> Reply:
     url = _one(request, "url")
-    try:
-        entry = _public(page_entry(web.source.page(url)))
-    except SnapshotMiss as e:
-        return _miss(PAGES.name, url_key(url), url, None, request, e)
-    except LiveWebError as e:
-        return _failed(PAGES.name, url_key(url), e, web)
-    return Reply(200, entry, served=(Served("pages", url, None, entry, True, request.target),))
+    return _entry(request, web, PAGES, url, None, url_key(url), lambda: _public(page_entry(web.source.page(url))))
 
 
 def _extract(request: Request, web: FrozenWeb) -> Reply:
     url = _one(request, "url")
-    try:
-        entry = _public(extraction_entry(web.source.extraction(url)))
-    except SnapshotMiss as e:
-        return _miss(EXTRACTIONS.name, url_key(url), url, None, request, e)
-    except LiveWebError as e:
-        return _failed(EXTRACTIONS.name, url_key(url), e, web)
-    return Reply(200, entry, served=(Served("extractions", url, None, entry, True, request.target),))
+    return _entry(request, web, EXTRACTIONS, url, None, url_key(url),
+                  lambda: _public(extraction_entry(web.source.extraction(url))))
 
 
 def _page(request: Request, web: FrozenWeb) -> Reply:

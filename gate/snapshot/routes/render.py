@@ -15,7 +15,7 @@ from typing import Any
 from gate.errors import SnapshotMiss
 from gate.model import SearchResult
 from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, Api, BadRequest, Reply, Request, Served
-from gate.snapshot.routes.frozen import Found, FrozenWeb, PageRead, SearchAsk
+from gate.snapshot.routes.frozen import Found, FrozenWeb, PageRead, SearchAsk, answer_params
 
 Render = Callable[[SearchAsk, tuple[SearchResult, ...]], Any]
 """The recorded results of a search in the provider's response shape."""
@@ -49,6 +49,28 @@ def read_pages(urls: Sequence[str], provider: str, request: Request,
             continue
         out.append((url, read, read.served(provider, request)))
     return out
+
+
+def query_ask(request: Request, provider: str, defaults: dict[str, Any], count_param: str, count_default: int,
+              missing: str) -> SearchAsk:
+    """A search asked in the query string (``q``, a count, the rest of ``defaults``); BadRequest
+    (``missing``, in the provider's words) without a query."""
+    given: dict[str, Any] = {name: request.param(name) for name in request.query}
+    query = given.get("q")
+    if not query or not query.strip():
+        raise BadRequest(missing)
+    return SearchAsk(provider, query, count_of(given.get(count_param), count_param), answer_params(given, defaults),
+                     count_param=count_param, count_default=count_default)
+
+
+def cut_list(data: Any, n: int, *path: str) -> Any:
+    """``data`` with the list at ``path`` (``"web", "results"``) cut to ``n`` items; as it was without one."""
+    if not path:
+        return data[:n] if isinstance(data, list) else data
+    inner = data.get(path[0]) if isinstance(data, dict) else None
+    if inner is None:
+        return data
+    return {**data, path[0]: cut_list(inner, n, *path[1:])}
 
 
 def request_urls(value: Any) -> list[str]:

@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
+from gate.snapshot.routes.base import Api, Reply, Request, Route
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, long_day, request_id, search_reply
+from gate.snapshot.routes.render import count_of, cut_list, long_day, query_ask, request_id, search_reply
 
 SERPAPI_PARAMS: dict[str, Any] = {
     "engine": "google", "output": "json", "location": None, "uule": None, "google_domain": "google.com",
@@ -40,15 +40,9 @@ def _echoed(response: Any) -> dict[str, Any]:
 
 
 def _search(request: Request, web: FrozenWeb) -> Reply:
-    given = {name: request.param(name) for name in request.query}
-    query = given.get("q")
-    if not query or not query.strip():
-        raise BadRequest("Missing query `q` parameter.")
-    ask = SearchAsk("serpapi", query, count_of(given.get("num"), "num"), answer_params(given, SERPAPI_PARAMS),
-                    count_param="num", count_default=10)
+    ask = query_ask(request, "serpapi", SERPAPI_PARAMS, "num", 10, "Missing query `q` parameter.")
     return search_reply(SERPAPI, ask, request, web, _results,
-                        lambda data, n: {**data, "organic_results": data.get("organic_results", [])[:n]}
-                        if "organic_results" in data else data, _echoed)
+                        lambda data, n: cut_list(data, n, "organic_results"), _echoed)
 
 
 def _results(ask: SearchAsk, found: tuple[SearchResult, ...]) -> dict[str, Any]:

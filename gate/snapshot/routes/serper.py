@@ -15,7 +15,7 @@ from typing import Any
 from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, long_day, search_reply
+from gate.snapshot.routes.render import count_of, cut_list, long_day, search_reply
 
 SERPER_PARAMS: dict[str, Any] = {"gl": "us", "hl": "en", "location": None, "tbs": None, "page": 1,
                                  "autocorrect": True, "type": "search"}
@@ -38,7 +38,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     ask = SearchAsk("serper", query, count_of(body.get("num"), "num"), answer_params(body, SERPER_PARAMS),
                     count_param="num", count_default=10)
     return search_reply(SERPER, ask, request, web, _results,
-                        lambda data, n: {**data, "organic": data.get("organic", [])[:n]}, _echoed)
+                        lambda data, n: cut_list(data, n, "organic"), _echoed)
 
 
 def _results(ask: SearchAsk, found: tuple[SearchResult, ...]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs
 from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, search_reply
+from gate.snapshot.routes.render import count_of, cut_list, search_reply
 
 SERPLY_PARAMS: dict[str, Any] = {"engine": "google", "start": 0, "gl": "us", "hl": "lang_en", "lr": "lang_en",
                                  "cr": None, "loc": None, "device": "desktop", "proxy_location": None}
@@ -42,7 +42,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     ask = SearchAsk("serply", query, count_of(given.get("num"), "num"), answer_params(given, SERPLY_PARAMS),
                     count_param="num", count_default=10)
     return search_reply(SERPLY, ask, request, web, _results,
-                        lambda data, n: {**data, "results": data.get("results", [])[:n]})
+                        lambda data, n: cut_list(data, n, "results"))
 
 
 def _results(ask: SearchAsk, found: tuple[SearchResult, ...]) -> dict[str, Any]:

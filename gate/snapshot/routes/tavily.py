@@ -22,7 +22,16 @@ from typing import Any
 from gate.model import SearchResult
 from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, Api, BadRequest, Reply, Request, Route, Served
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, iso_day, read_pages, request_id, request_urls, score, search_reply
+from gate.snapshot.routes.render import (
+    count_of,
+    cut_list,
+    iso_day,
+    read_pages,
+    request_id,
+    request_urls,
+    score,
+    search_reply,
+)
 
 TAVILY_PARAMS: dict[str, Any] = {
     "search_depth": "basic", "topic": "general", "time_range": None, "start_date": None, "end_date": None,
@@ -49,7 +58,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     raw = body.get("include_raw_content") not in (None, False)
     pages: list[Served] = []  # the pages whose text a built reply carries: the agent read them
     reply = search_reply(TAVILY, ask, request, web, lambda a, found: _results(a, found, request, web, raw, pages),
-                         lambda data, n: {**data, "results": data.get("results", [])[:n]})
+                         lambda data, n: cut_list(data, n, "results"))
     return replace(reply, served=reply.served + tuple(pages))
 
 
