@@ -112,7 +112,8 @@ def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: Anthropic
     assert [p["url"] for p in euro["pages"]] == [WIKI] and len(euro["pages"][0]["text"]) <= 8000
     uk = _trace(golden, UK)
     assert uk["replay"]["misses"] == [{"layer": "search", "key": "when did analogue tv end in the uk",
-                                       "provider": "trace"}]
+                                       "provider": "trace", "request": "GET /search",
+                                       "reason": "not in the snapshot"}]
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     messages = [f["message"] for c in report["cases"] if c["id"] == UK for f in c["hard_failures"]]
     assert any("'when did analogue tv end in the uk'" in m and "sourcegate snapshot record" in m for m in messages)

@@ -6,7 +6,7 @@ processes (output it dropped, processes left running, requests refused as crossi
 An agent that printed one JSON object on stdout instead,
 ``{"answer": "...", "citations": [{"url": "...", "quote": "..."}]}``,
 gets a trace assembled from what the replay server answered its case: the queries it asked, the
-results parsed by provider (:mod:`gate.record.providers`), the pages and extractions as served,
+results parsed by provider (:mod:`gate.snapshot.parsers`), the pages and extractions as served,
 and ``replay.served`` true, since a server cannot know what the model read of them.
 
 An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the tail
@@ -24,8 +24,8 @@ from typing import Any
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
 from gate.model import STDOUT_KEPT, Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
-from gate.record.providers import PARSERS, detect, parse_results
 from gate.runner.scope import Served
+from gate.snapshot.parsers import PARSERS, detect, parse_results
 from gate.snapshot.store import search_failure
 from gate.text.units import byte_size
 
