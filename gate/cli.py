@@ -23,6 +23,7 @@ from gate.commands.helptext import add_examples
 from gate.commands.run import split_argv
 from gate.errors import Interrupted, guarded
 from gate.exitcodes import ExitCode
+from gate.files.digests import recorded_reads
 from gate.version import __version__
 
 __all__ = ["build_parser", "main"]
@@ -57,7 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:  # named with the command's own options and --help, not the main parser's
             raise unrecognized(_parser(), args, extra)
         args.agent = agent  # `run`'s command, after `--`: never parsed as options
-        return COMMANDS[args.command].run(args)
+        with recorded_reads():  # a file the command read is not read again to hash it (gate.files.digests)
+            return COMMANDS[args.command].run(args)
 
     try:
         return guarded(run)

@@ -6,7 +6,7 @@ checks and judges read these and return new values.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
@@ -157,6 +157,9 @@ class GoldenSet:
     runs_dir: str | None = None
     """where its traces are read from: a folder outside the set (``check --runs DIR``, traces an agent's
     job uploaded), or None for the set's own ``runs/``"""
+    definitions: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
+    """each case's definition as ``golden.yaml`` gives it, by id: what a base revision's is compared
+    with (a case redefined by the pull request is listed)"""
 
     def case(self, case_id: str) -> Case | None:
         """The case with this id, or None."""

@@ -34,12 +34,13 @@ from datetime import UTC, datetime
 from gate.checks import CHECKS, Check
 from gate.config import Config, load_config, with_judge_provider
 from gate.errors import InputError
+from gate.files.digests import recorded_reads
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
-from gate.load.golden import Pairing, iter_pairings, load_golden, load_trace
+from gate.load.golden import Pairing, held_pairings, iter_pairings, load_golden, load_trace
 from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
-from gate.model import Case, GoldenSet
+from gate.model import Case, GoldenSet, Run
 from gate.results import CaseResult
 from gate.rules import Rules, resolve_rules
 from gate.score.evaluate import evaluate_pairing, evaluate_run
@@ -53,7 +54,7 @@ from gate.verdict.decide import decide
 from gate.verdict.goldenage import snapshot_age_warning
 from gate.verdict.report import Report
 
-__all__ = ["TRACES_NAME", "MergeRequest", "SetRequest", "decide_set", "golden_with_runs", "merged_report",
+__all__ = ["TRACES_NAME", "Held", "MergeRequest", "SetRequest", "decide_set", "golden_with_runs", "merged_report",
            "rules_baseline_digest", "run_paths", "run_set", "set_rules"]
 
 TRACES_NAME = "traces"
@@ -119,13 +120,27 @@ def golden_with_runs(root: str, runs: str | None) -> GoldenSet:
     return golden if runs is None else replace(golden, runs_dir=runs)
 
 
-def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str | None = None) -> _Source:
+@dataclass(frozen=True)
+class Held:
+    """A golden set and its runs already in memory (``sourcegate run --check``): checked as they are,
+    neither ``golden.yaml`` nor the traces read again."""
+
+    golden: GoldenSet
+    runs: tuple[Run, ...]
+
+
+def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str | None = None,
+            held: Held | None = None) -> _Source:
     """The golden set in ``paths`` (its golden.yaml read once, its traces from ``runs`` when given), or
-    its trace files.
+    its trace files; or the set and runs ``held`` in memory.
 
     With ``shard``, only that shard's pairings; the others are read for their case ids alone (a
     golden set's runs of other shards are not validated), so the shard notes the whole run's order.
     """
+    if held is not None:
+        golden = held.golden
+        return _Source(golden.name, golden.version, golden.root, golden, held_pairings(golden, held.runs),
+                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
     dirs = [p for p in paths if os.path.isdir(p)]
     if runs is not None and not dirs:
         raise InputError("--runs takes the traces of a golden set: give the golden-set folder too")
@@ -180,6 +195,8 @@ def _comparison(rules: Rules, name: str, version: int | None, cases: Sequence[Ca
     if base.golden_name != name:
         raise InputError(f"the baseline is for golden set {base.golden_name!r}, not {name!r}",
                          file=origin.file)
+    if rules.watched is not None:  # hashed now: what the run read is not read again (gate.files.digests)
+        origin = replace(origin, changed_files=rules.watched.changed())
     return compare_cases(base, cases, version, judge_mode, rules.config, origin, now), ()
 
 
@@ -219,16 +236,16 @@ def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | 
                       now=now or datetime.now(UTC))
 
 
-def set_rules(request: SetRequest, name: str) -> Rules:
-    """The rules ``request`` is checked under (the set named ``name``): its configuration, baseline and
-    trusted judge-cache entries, read once (:func:`gate.rules.resolve_rules`)."""
+def set_rules(request: SetRequest, name: str, golden: GoldenSet | None = None) -> Rules:
+    """The rules ``request`` is checked under (the set named ``name``, ``golden`` when loaded already):
+    its configuration, baseline and trusted judge-cache entries, read once (:func:`gate.rules.resolve_rules`)."""
     return resolve_rules(request.paths, request.config_file, baseline=per_set_file(request.baseline, name),
-                         ref=request.baseline_ref, trust_config=request.trust_config)
+                         ref=request.baseline_ref, trust_config=request.trust_config, golden=golden)
 
 
 def run_set(request: SetRequest, *, now: datetime | None = None,
             checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None,
-            rules: Rules | None = None) -> Report:
+            rules: Rules | None = None, held: Held | None = None) -> Report:
     """Run the gate on one golden set (or trace files): the whole report, decided once.
 
     ``now`` dates the baseline (default: the clock); ``checks`` is the check registry (default:
@@ -237,15 +254,22 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
     revision that cannot be read) raise :class:`gate.errors.InputError`; a check that raises on a
     run is a ``check_error`` finding of that case (:attr:`Report.check_errors`), the rest still runs.
     ``rules`` are the rules already read (:func:`set_rules`, e.g. before ``sourcegate run`` starts
-    its agents); None reads them here.
+    its agents); None reads them here. ``held``: the set and its runs already in memory, not read again.
     """
     shard = ShardSelection(request.shard) if request.shard is not None else None
     if shard is not None and not request.compare:
         raise InputError("a shard is checked against the baseline's rules: it cannot record a baseline")
-    source = _source(request.paths, shard, request.runs)
+    with recorded_reads():  # each file read once, the comparison's hashing included
+        return _run_request(request, shard, now, checks, progress, rules, held)
+
+
+def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetime | None,
+                 checks: Mapping[str, Check], progress: Progress | None, rules: Rules | None,
+                 held: Held | None) -> Report:
+    source = _source(request.paths, shard, request.runs, held)
     if request.compare:
         if rules is None:
-            rules = set_rules(request, source.name)
+            rules = set_rules(request, source.name, source.golden)
         # The mark names the configuration the merge resolves too: the one before --judge-provider.
         digest = config_digest(rules.config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
@@ -305,10 +329,15 @@ class MergeRequest:
 
 def merged_report(request: MergeRequest, *, now: datetime) -> Report:
     """Read the partial reports, merge their cases, compare and decide once (``now`` dates the baseline)."""
+    with recorded_reads():  # each file read once, the comparison's hashing included
+        return _merged(request, now)
+
+
+def _merged(request: MergeRequest, now: datetime) -> Report:
     golden = golden_with_runs(request.golden, request.runs)
     name, version = golden.name, golden.version
     rules = resolve_rules([request.golden], request.config_file, baseline=per_set_file(request.baseline, name),
-                          ref=request.baseline_ref, trust_config=request.trust_config)
+                          ref=request.baseline_ref, trust_config=request.trust_config, golden=golden)
     spill = Spill()
     partials: Sequence[Partial] = [read_partial(f, spill) for f in request.partials]
     merged = merge_cases(partials, spill, golden_name=name, golden_version=version,

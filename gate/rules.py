@@ -30,7 +30,8 @@ from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.errors import InputError
 from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
-from gate.store.baseline import baseline_file, read_at_ref, read_baseline
+from gate.model import GoldenSet
+from gate.store.baseline import Watched, baseline_file, read_at_ref, read_baseline
 from gate.verdict.comparison import BaselineOrigin
 from gate.verdict.configdiff import ConfigChange, config_changes
 from gate.verdict.report import Report
@@ -52,6 +53,8 @@ class Rules:
     trusted_judgements: TrustedEntries | None = None
     """the judge-cache entries the revision vouches for (None: the working tree is trusted)"""
     warnings: tuple[str, ...] = ()
+    watched: Watched | None = None
+    """the golden-set files whose changes against the revision the comparison lists (with a revision only)"""
 
 
 def _golden_root(paths: Sequence[str]) -> str | None:
@@ -91,10 +94,11 @@ def resolve_config(paths: Sequence[str], config_file: str | None, *, ref: str | 
 
 
 def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: str | None = None,
-                  ref: str | None = None, trust_config: bool = False) -> Rules:
+                  ref: str | None = None, trust_config: bool = False, golden: GoldenSet | None = None) -> Rules:
     """Read the rules for the golden set (or trace files) in ``paths``, at ``ref`` when given.
 
-    ``baseline`` is an explicit baseline file (default: the set's ``baseline.json``).
+    ``baseline`` is an explicit baseline file (default: the set's ``baseline.json``); ``golden`` the set
+    as loaded already, whose cases the base revision's are compared with (None: read them here).
     """
     root = _golden_root(paths)
     if ref is None:
@@ -112,8 +116,8 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
     revision = resolve_set(root, ref)
     base_folder(revision, root)
     config, warnings = _base_config(revision, root, config_file, ref, trust_config)
-    at = read_at_ref(root, ref, baseline, [config_file] if config_file else [], revision=revision)
+    at = read_at_ref(root, ref, baseline, [config_file] if config_file else [], revision=revision, golden=golden)
     judgements = base_path(revision, os.path.join(root, JUDGEMENTS_DIR), within=os.path.realpath(root))
     trusted = TrustedEntries(tree_blobs(revision.top, revision.commit, judgements))
     return Rules(config, at.report, at.origin, config_changes(config, load_config(config_file, beside=root)),
-                 trusted, warnings)
+                 trusted, warnings, at.watched)

@@ -22,6 +22,7 @@ from gate.action.commands import RunnerFileError, append_runner_file, mask, outp
 from gate.action.comment import run_comment
 from gate.action.inputs import SECRET_INPUTS, input_env_name, read_inputs
 from gate.errors import GateError, InputError, guarded
+from gate.files.digests import recorded_reads
 
 __all__ = ["main"]
 
@@ -47,7 +48,8 @@ def main(env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None
         inputs = read_inputs(environ)
         if inputs.comment_from:
             return run_comment(inputs, environ, out)
-        return run_check(inputs, environ, out, gate)
+        with recorded_reads():  # a file the step read is not read again to hash it (gate.files.digests)
+            return run_check(inputs, environ, out, gate)
 
     errors: list[Exception] = []
 

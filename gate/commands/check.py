@@ -36,7 +36,8 @@ from gate.files.outputs import is_stdout
 from gate.judge.providers import PROVIDERS
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, require_name_field, split_sets
 from gate.load.shards import Shard, parse_shard
-from gate.pipeline import SetRequest, run_set, set_rules
+from gate.model import GoldenSet
+from gate.pipeline import Held, SetRequest, run_set, set_rules
 from gate.report.registry import REPORTERS, file_reporters
 from gate.rules import Rules
 
@@ -138,16 +139,21 @@ def run(args: argparse.Namespace) -> int:
     return check_plan(plan(args, args.paths or default_paths()), args)
 
 
-def check_plan(planned: CheckPlan, args: argparse.Namespace, rules: Rules | None = None) -> int:
+def check_plan(planned: CheckPlan, args: argparse.Namespace, rules: Rules | None = None,
+               held: Held | None = None) -> int:
     """Run the planned sets in turn; ``rules``, when given, are the one set's rules already read
-    (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again)."""
-    return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules), "check")
+    (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again), ``held``
+    its golden set and the runs its agents just gave (not read back from the files)."""
+    return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules, held),
+                    "check")
 
 
-def request_rules(planned: CheckPlan, args: argparse.Namespace) -> Rules:
-    """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now."""
+def request_rules(planned: CheckPlan, args: argparse.Namespace, loaded: GoldenSet | None = None) -> Rules:
+    """The rules of the one set of ``planned``: configuration, baseline, trusted judge cache, read now
+    (``loaded``: the set, loaded already)."""
     (golden,) = planned.sets
-    return set_rules(_request(golden, args), golden.name or set_name(golden.paths))
+    name = golden.name or (loaded.name if loaded is not None else set_name(golden.paths))
+    return set_rules(_request(golden, args), name, loaded)
 
 
 def report_flags(args: argparse.Namespace) -> dict[str, str | None]:
@@ -211,8 +217,9 @@ def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> N
 
 
 def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str],
-               shard: Shard | None, rules: Rules | None = None) -> int:
-    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args), rules=rules)
+               shard: Shard | None, rules: Rules | None = None, held: Held | None = None) -> int:
+    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args), rules=rules,
+                     held=held)
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
     code = deliver(report, golden.paths, out, Delivery.of(args, authors))

@@ -26,7 +26,8 @@ from gate.commands.check import add_check_options
 from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError, Interrupted
 from gate.exitcodes import ExitCode
-from gate.load.golden import RUNS_DIR
+from gate.load.golden import RUNS_DIR, load_golden
+from gate.pipeline import Held
 from gate.report.registry import file_reporters
 
 __all__ = ["add_parser", "run", "split_argv"]
@@ -105,11 +106,12 @@ def run(args: argparse.Namespace) -> int:
     check_targets([Target("--out", args.out, folder=True) if args.out is not None
                    else Target("GOLDEN", args.golden, folder=True)])
     planned = rules = None
+    golden = load_golden(args.golden)  # once: for the agents, the rules and the check
     if args.check:
         # Everything the check would refuse, and its rules (configuration, baseline), before any
         # agent starts: read once, and handed to the check.
         planned = check.plan(args, [args.golden])
-        rules = check.request_rules(planned, args)
+        rules = check.request_rules(planned, args, golden)
     # Here, not at the top: the runner loads the replay server and its HTTP client, slow to import.
     from gate.deliver.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent
@@ -120,10 +122,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         with _terminated_as_interrupt():
             summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
-                                progress=progress(args))
+                                progress=progress(args), golden=golden)
     except KeyboardInterrupt as e:  # every agent and what it started is ended by then (gate.runner)
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
     print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)
     if planned is None:
         return ExitCode.PASS
-    return check.check_plan(planned, args, rules)
+    # The runs the agents just gave are checked as they are in memory, not read back from the files.
+    return check.check_plan(planned, args, rules, Held(golden, summary.runs))

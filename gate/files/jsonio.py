@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 import yaml
 
 from gate.errors import InputError
+from gate.files.digests import record_read
 from gate.files.jsontext import indented
 from gate.files.outputs import write_file
 from gate.files.paths import real_is_below
@@ -610,6 +611,8 @@ def read_bytes(file: str, *, root: str | None = None, kind: str = "JSON") -> byt
         data, over = _read_within(f, size, limit)
     if over:
         raise _over_limit(len(data), limit, kind, file)
+    if stat.S_ISREG(st.st_mode) and len(data) == size:
+        record_read(st, data)
     return data
 
 

@@ -108,6 +108,11 @@ class _Compiler:
             return _types(schema["type"])
         if keys in ({"enum"}, {"const"}):
             return _OneOf((type(v), v) for v in (schema["enum"] if "enum" in schema else [schema["const"]]))
+        checks = [*self._scalar_checks(schema, keys), *self._container_checks(schema, keys)]
+        return checks[0] if len(checks) == 1 else _all(tuple(checks))
+
+    def _scalar_checks(self, schema: Mapping[str, Any], keys: set[str]) -> list[Shape]:
+        """The checks of a value's type (other than object and array), enum, format, bounds and string."""
         checks: list[Shape] = []
         typed = schema.get("type")
         if typed is not None and typed not in ("object", "array"):
@@ -122,6 +127,12 @@ class _Compiler:
                                   schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")))
         if keys & set(_STRING):
             checks.append(_string(schema.get("minLength", 0), schema.get("maxLength"), schema.get("pattern")))
+        return checks
+
+    def _container_checks(self, schema: Mapping[str, Any], keys: set[str]) -> list[Shape]:
+        """The checks of an object's properties, an array's items, ``allOf`` and ``if``/``then``/``else``."""
+        checks: list[Shape] = []
+        typed = schema.get("type")
         if typed == "object" or keys & set(_OBJECT):
             checks.append(self._object(schema, must=typed == "object"))
         if typed == "array" or keys & set(_ARRAY):
@@ -132,7 +143,7 @@ class _Compiler:
         if "if" in schema:
             checks.append(_when(_condition(schema["if"]), self.shape(schema.get("then", {})),
                                 self.shape(schema.get("else", {}))))
-        return checks[0] if len(checks) == 1 else _all(tuple(checks))
+        return checks
 
     def _ref(self, ref: str) -> _Node:
         if ref in self.resolving:

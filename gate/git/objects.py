@@ -64,6 +64,11 @@ def _changed(oid: str, top: str) -> InputError:
                       "revision says cannot be read from it; check out the repository afresh", file=top)
 
 
+def _too_large(kind: str, oid: str, size: int, limit: int, top: str) -> InputError:
+    return InputError(f"git {kind} {oid} is {size:,} bytes, over the {limit:,} sourcegate reads of one object "
+                      "(raise SOURCEGATE_MAX_JSON_BYTES)", file=top)
+
+
 def _read_exact(out: IO[bytes], size: int) -> bytes:
     parts, left = [], size
     while left > 0:
@@ -81,10 +86,13 @@ def read_objects(top: str, oids: Iterable[str], *, limit: int = MAX_OBJECT_BYTES
 
     Input errors: an object that does not hash to its id, one over ``limit`` bytes, an answer git
     did not finish."""
-    wanted = list(dict.fromkeys(oids))
+    found: dict[str, tuple[str, bytes]] = {o: _KEPT[top, o] for o in dict.fromkeys(oids) if (top, o) in _KEPT}
+    for oid, (kind, data) in found.items():
+        if len(data) > limit:
+            raise _too_large(kind, oid, len(data), limit, top)
+    wanted = [o for o in dict.fromkeys(oids) if o not in found]
     if not wanted:
-        return {}
-    found: dict[str, tuple[str, bytes]] = {}
+        return found
     with git_stream(top, "cat-file", "--batch", stdin="".join(f"{o}\n" for o in wanted).encode()) as stream:
         for oid in wanted:
             header = stream.out.readline(200).decode("ascii", errors="replace").split()
@@ -94,15 +102,35 @@ def read_objects(top: str, oids: Iterable[str], *, limit: int = MAX_OBJECT_BYTES
                 raise InputError(f"git cat-file gave no answer for {oid} ({stream.why()})", file=top)
             kind, size = header[1], int(header[2])
             if size > limit:
-                raise InputError(f"git {kind} {oid} is {size:,} bytes, over the {limit:,} sourcegate reads of "
-                                 "one object (raise SOURCEGATE_MAX_JSON_BYTES)", file=top)
+                raise _too_large(kind, oid, size, limit, top)
             data = _read_exact(stream.out, size + 1)
             if len(data) != size + 1 or data[-1:] != b"\n":
                 raise InputError(f"git cat-file stopped in the middle of {oid} ({stream.why()})", file=top)
             if object_id(kind, data[:-1], oid) != oid:
                 raise _changed(oid, top)
             found[oid] = (kind, data[:-1])
+            _keep(top, oid, found[oid])
     return found
+
+
+_KEPT: dict[tuple[str, str], tuple[str, bytes]] = {}
+_KEEP_BYTES = 16 * 1024 * 1024
+"""Objects read once are kept by repository and id, up to this many bytes in all: an id names its content
+(checked when read), so a commit or a file that the configuration, the baseline and the judge cache all
+need is read from git once per process. (Per repository: one that lacks an object still says so.)"""
+
+
+_kept_bytes = 0
+
+
+def _keep(top: str, oid: str, obj: tuple[str, bytes]) -> None:
+    global _kept_bytes
+    if _kept_bytes + len(obj[1]) > _KEEP_BYTES:
+        _KEPT.clear()
+        _kept_bytes = 0
+    if len(obj[1]) <= _KEEP_BYTES and (top, oid) not in _KEPT:
+        _KEPT[top, oid] = obj
+        _kept_bytes += len(obj[1])
 
 
 def _tree(data: bytes, oid: str, top: str) -> Mapping[str, Entry]:

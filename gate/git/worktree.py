@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 
+from gate.files.digests import read_blob_id
 from gate.git.objects import LINK_MODE, Entry, entry_at, object_id, read_trees
 
 __all__ = ["changed_files"]
@@ -28,6 +29,9 @@ def _blob_matches(path: str, entry: Entry, st: os.stat_result) -> bool:
         return entry.mode == LINK_MODE and object_id("blob", os.fsencode(os.readlink(path)), entry.oid) == entry.oid
     if entry.mode == LINK_MODE or entry.kind != "blob":
         return False
+    known = read_blob_id(st) if len(entry.oid) == 40 else None
+    if known is not None:  # read already by the run, these very bytes (gate.files.digests)
+        return entry.oid in known
     with open(path, "rb") as f:
         data = f.read()
     return object_id("blob", data, entry.oid) == entry.oid or (
@@ -93,6 +97,10 @@ def changed_files(top: str, commit: str, rels: Sequence[str]) -> tuple[str, ...]
     """Files under ``rels`` (paths relative to the repository at ``top``) that differ between ``commit``
     and the working tree, sorted, each once."""
     names: set[str] = set()
-    for rel in rels:
+    wanted = sorted(set(rels))
+    # a path inside another one of the list is compared with it: each file is hashed once
+    outer = [r for r in wanted if not any(o in (".", "") or r.startswith(o.rstrip("/") + "/")
+                                          for o in wanted if o != r)]
+    for rel in outer:
         names.update(_compare(top, rel, entry_at(top, commit, rel)))
     return tuple(sorted(names))

@@ -93,48 +93,47 @@ def _excerpt(text: str, spans: list[tuple[int, int]]) -> str:
     return head + "".join(parts) + tail
 
 
-def select_sources(pages: Sequence[Page], claims: Sequence[Claim], budget: int) -> tuple[Source, ...]:
-    """The sources for grading ``claims``, with passages chosen within ``budget`` characters."""
+def _unique(pages: Sequence[Page]) -> list[Page]:
+    """The pages, one per canonical URL, in order."""
     unique: list[Page] = []
     seen: set[str] = set()
     for p in pages:
         if canonical(p.url) not in seen:
             seen.add(canonical(p.url))
             unique.append(p)
-    keys = [frozenset({canonical(p.url), canonical(p.final_url or p.url)}) for p in unique]
-    spans = [chunks(p.text) for p in unique]
-    bags = [[terms(p.text[a:b]) for a, b in s] for p, s in zip(unique, spans, strict=True)]
-    df: Counter[str] = Counter()
-    for page_bags in bags:
-        for bag in page_bags:
-            df.update(bag)
-    n = sum(len(b) for b in bags)
+    return unique
 
-    wishes: list[list[tuple[int, int]]] = []
-    for claim in claims:
-        want = terms(claim.text)
-        # IDF of the claim's own terms only (a term on no passage weighs nothing and matches none).
-        weight = {t: (math.log((n + 1) / (df[t] + 0.5)) if t in df else 0.0) * (2.0 if t[0].isdigit() else 1.0)
-                  for t in want}
-        # fsum: exactly rounded whatever the set's iteration order (which varies with the hash seed),
-        # so the same run always selects the same passages and renders the same cache key. A passage
-        # that shares no term with the claim scores 0 and is never ranked, so it is not scored.
-        scored = [
-            (math.fsum(weight[t] for t in want & bag), i, j)
-            for i, page_bags in enumerate(bags) for j, bag in enumerate(page_bags) if not want.isdisjoint(bag)
-        ]
-        ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1], s[2]))
-        cited = {canonical(u) for u in claim.citations}
-        order: list[tuple[int, int]] = []
-        for i, k in enumerate(keys):
-            if k & cited:
-                best = next(((ii, jj) for _, ii, jj in ranked if ii == i), None)
-                if best is not None:
-                    order.append(best)
-        order += [(i, j) for _, i, j in ranked[:PASSAGES_PER_CLAIM] if (i, j) not in order]
-        wishes.append(order)
 
-    budget = min(budget, PER_CLAIM_CHARS * max(1, len(claims)))
+def _wishes(claim: Claim, keys: Sequence[frozenset[str]], bags: Sequence[Sequence[set[str]]],
+            df: Counter[str], n: int) -> list[tuple[int, int]]:
+    """The passages (page, chunk) a claim would be graded on, best first: the best passage of each page
+    it cites, then its best-scored passages anywhere."""
+    want = terms(claim.text)
+    # IDF of the claim's own terms only (a term on no passage weighs nothing and matches none).
+    weight = {t: (math.log((n + 1) / (df[t] + 0.5)) if t in df else 0.0) * (2.0 if t[0].isdigit() else 1.0)
+              for t in want}
+    # fsum: exactly rounded whatever the set's iteration order (which varies with the hash seed),
+    # so the same run always selects the same passages and renders the same cache key. A passage
+    # that shares no term with the claim scores 0 and is never ranked, so it is not scored.
+    scored = [
+        (math.fsum(weight[t] for t in want & bag), i, j)
+        for i, page_bags in enumerate(bags) for j, bag in enumerate(page_bags) if not want.isdisjoint(bag)
+    ]
+    ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1], s[2]))
+    cited = {canonical(u) for u in claim.citations}
+    order: list[tuple[int, int]] = []
+    for i, k in enumerate(keys):
+        if k & cited:
+            best = next(((ii, jj) for _, ii, jj in ranked if ii == i), None)
+            if best is not None:
+                order.append(best)
+    order += [(i, j) for _, i, j in ranked[:PASSAGES_PER_CLAIM] if (i, j) not in order]
+    return order
+
+
+def _within_budget(wishes: Sequence[Sequence[tuple[int, int]]], spans: Sequence[Sequence[tuple[int, int]]],
+                   budget: int) -> dict[int, list[tuple[int, int]]]:
+    """Each page's chosen spans: the claims take turns, each its next wish, while the budget lasts."""
     chosen: dict[int, list[tuple[int, int]]] = {}
     taken: set[tuple[int, int]] = set()
     used = 0
@@ -149,6 +148,22 @@ def select_sources(pages: Sequence[Page], claims: Sequence[Claim], budget: int) 
             taken.add((i, j))
             used += b - a
             chosen.setdefault(i, []).append((a, b))
+    return chosen
+
+
+def select_sources(pages: Sequence[Page], claims: Sequence[Claim], budget: int) -> tuple[Source, ...]:
+    """The sources for grading ``claims``, with passages chosen within ``budget`` characters."""
+    unique = _unique(pages)
+    keys = [frozenset({canonical(p.url), canonical(p.final_url or p.url)}) for p in unique]
+    spans = [chunks(p.text) for p in unique]
+    bags = [[terms(p.text[a:b]) for a, b in s] for p, s in zip(unique, spans, strict=True)]
+    df: Counter[str] = Counter()
+    for page_bags in bags:
+        for bag in page_bags:
+            df.update(bag)
+    n = sum(len(b) for b in bags)
+    wishes = [_wishes(claim, keys, bags, df, n) for claim in claims]
+    chosen = _within_budget(wishes, spans, min(budget, PER_CLAIM_CHARS * max(1, len(claims))))
     return tuple(
         Source(number=i + 1, url=p.url, keys=keys[i], excerpt=_excerpt(p.text, chosen.get(i, [])))
         for i, p in enumerate(unique)

@@ -8,10 +8,11 @@ text}, answer}``), converted unchanged on load.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from re import fullmatch
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -145,7 +146,8 @@ def load_golden(root: str) -> GoldenSet:
     snapshot_at = data.get("snapshot_at")
     return GoldenSet(name=data["name"], version=data["version"], cases=tuple(cases), root=root,
                      snapshot_at=str(snapshot_at) if snapshot_at is not None else None,
-                     resnapshot_days=data.get("resnapshot_days"))
+                     resnapshot_days=data.get("resnapshot_days"),
+                     definitions=MappingProxyType({c["id"]: c for c in data["cases"]}))
 
 
 def golden_identity(root: str) -> tuple[str, int]:
@@ -239,6 +241,24 @@ def trace_case_id(data: Any, default_case: str) -> str | None:
         return default_case
     case = data.get("case", default_case)
     return case if isinstance(case, str) else None
+
+
+def held_pairings(golden: GoldenSet, runs: Sequence[Run]) -> Iterator[Pairing]:
+    """Each case with its run, from runs already in memory (``sourcegate run --check``: the traces it
+    has just written are not read back), in the order :func:`iter_pairings` gives them from files."""
+    by_id = {c.id: c for c in golden.cases}
+    ran: set[str] = set()
+    for run in sorted(runs, key=lambda r: f"{r.case}.json"):
+        ran.add(run.case)
+        case = by_id.get(run.case)
+        if case is None:
+            yield Pairing(Case(id=run.case, question=run.question), run,
+                          f"run for case {run.case!r}, which golden.yaml does not list")
+        else:
+            yield Pairing(case, run)
+    for case in golden.cases:
+        if case.id not in ran:
+            yield Pairing(case, None, f"no run recorded for case {case.id!r}")
 
 
 OTHER_SHARD = "in another shard"

@@ -77,13 +77,16 @@ def case_env(environ: Mapping[str, str], case: Case, url: str, trace_file: str) 
 
 
 def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clock: Clock = _now,
-              log: Callable[[str], None] = lambda _line: None, progress: Progress | None = None) -> RunSummary:
+              log: Callable[[str], None] = lambda _line: None, progress: Progress | None = None,
+              golden: GoldenSet | None = None) -> RunSummary:
     """Run the agent once per case of ``opts.golden`` against its snapshot and write the traces.
+
+    ``golden`` is that set when the caller has loaded it already (its ``golden.yaml`` is not read again).
 
     ``progress`` hears of each case finished (default: nowhere).
     """
     env = dict(os.environ if environ is None else environ)
-    golden = load_golden(opts.golden)
+    golden = golden if golden is not None else load_golden(opts.golden)
     _require(opts, golden, env)
     store = SnapshotStore(snapshot_dir(golden.root))
     store.index()  # a damaged entry is an input error now, not a miss in every case

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from types import MappingProxyType
@@ -26,6 +26,7 @@ from gate.files.outputs import write_file
 from gate.git import changed_files
 from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file
 from gate.load.golden import GOLDEN_NAME
+from gate.model import GoldenSet
 from gate.results import CaseResult, Counts
 from gate.store.reportstream import read_report, read_report_text
 from gate.store.serialise import case_from_dict, dump_report, report_from_dict
@@ -33,7 +34,7 @@ from gate.verdict.comparison import BaselineOrigin
 from gate.verdict.report import BaselineStamp, Report
 
 __all__ = [
-    "BASELINE_NAME", "BaselineAtRef", "baseline_file", "changed_files", "for_comparison", "read_artifact",
+    "BASELINE_NAME", "BaselineAtRef", "Watched", "baseline_file", "changed_files", "for_comparison", "read_artifact",
     "read_at_ref", "read_baseline", "refusal", "stamped", "write_baseline",
 ]
 
@@ -119,27 +120,47 @@ def _golden_cases(text: str | None, source: str) -> dict[str, object]:
     return {c["id"]: c for c in data["cases"]}
 
 
-def redefined_cases(before: dict[str, object], after: dict[str, object]) -> tuple[str, ...]:
+def redefined_cases(before: Mapping[str, object], after: Mapping[str, object]) -> tuple[str, ...]:
     """Cases present in both versions of golden.yaml whose definition differs."""
     return tuple(i for i in after if i in before and before[i] != after[i])
 
 
 @dataclass(frozen=True)
+class Watched:
+    """The golden-set files whose changes against a commit the report lists: paths relative to the
+    repository at ``top``. Hashed when the comparison is made (:meth:`changed`), after the run has read
+    what it reads, so a file read by the run is not read again (:mod:`gate.files.digests`)."""
+
+    top: str
+    commit: str
+    rels: tuple[str, ...]
+
+    def changed(self) -> tuple[str, ...]:
+        """The watched files that differ between the commit and the working tree."""
+        return changed_files(self.top, self.commit, self.rels)
+
+
+@dataclass(frozen=True)
 class BaselineAtRef:
-    """The baseline as a git revision has it (None: the revision has none), and where it came from."""
+    """The baseline as a git revision has it (None: the revision has none), where it came from, and
+    the files whose changes the comparison lists (``origin.changed_files`` is filled from ``watched``)."""
 
     report: Report | None
     origin: BaselineOrigin
+    watched: Watched
 
 
 def read_at_ref(golden_root: str, ref: str, file: str | None = None,
-                extra: Sequence[str] = (), *, revision: Revision | None = None) -> BaselineAtRef:
+                extra: Sequence[str] = (), *, revision: Revision | None = None,
+                golden: GoldenSet | None = None) -> BaselineAtRef:
     """Read the baseline (default ``<golden>/baseline.json``) and golden.yaml at revision ``ref``.
 
-    Lists the golden-set files (and ``extra`` files such as the config) that the working tree
-    changed against ``ref``, and the cases whose definition changed. ``revision`` is ``ref`` when
-    the caller has resolved it already (:func:`gate.git.revision.resolve_set`). Every path is read at ``ref``
-    by its own name, never through a symbolic link (:func:`gate.git.revision.base_path`).
+    Names the golden-set files (and ``extra`` files such as the config) whose changes against ``ref``
+    the comparison lists (:class:`Watched`), and lists the cases whose definition changed: against
+    ``golden``'s, the set as loaded (its ``golden.yaml`` is not read again), else the working tree's.
+    ``revision`` is ``ref`` when the caller has resolved it already (:func:`gate.git.revision.resolve_set`).
+    Every path is read at ``ref`` by its own name, never through a symbolic link
+    (:func:`gate.git.revision.base_path`).
     """
     at = revision if revision is not None else resolve_set(golden_root, ref)
     top, commit = at.top, at.commit
@@ -153,12 +174,13 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     del text
     before = _golden_cases(show_file(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
-    after = _golden_cases(read_text(here, root=golden_root, kind="YAML"), here) if os.path.isfile(here) else {}
-    watched = [rel_root, rel_file, *(base_path(at, x) for x in extra)]
-    return BaselineAtRef(report, BaselineOrigin(
-        file=rel_file, ref=ref, commit=commit, changed_files=changed_files(top, commit, sorted(set(watched))),
-        redefined_cases=redefined_cases(before, after),
-    ))
+    if golden is not None:
+        after: Mapping[str, object] = golden.definitions
+    else:
+        after = _golden_cases(read_text(here, root=golden_root, kind="YAML"), here) if os.path.isfile(here) else {}
+    watched = Watched(top, commit, tuple(sorted({rel_root, rel_file, *(base_path(at, x) for x in extra)})))
+    return BaselineAtRef(report, BaselineOrigin(file=rel_file, ref=ref, commit=commit,
+                                                redefined_cases=redefined_cases(before, after)), watched)
 
 
 def read_artifact(file: str) -> Report:

@@ -22,6 +22,7 @@ to judge answers.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.checks.passage import terms
@@ -181,15 +182,9 @@ def _claims_block(body: str) -> list[tuple[int, str, list[str]]]:
     return out
 
 
-def assess(text: str) -> dict[str, Any]:
-    """The ``assess_run`` input for a rendered assess prompt."""
-    found = blocks(text)
-    question = next((b for k, _, b in found if k == "question"), "")
-    queries_body = next((b for k, _, b in found if k == "queries"), "")
-    queries = re.findall(r"^\[\d+\] (.*)$", queries_body, re.M)
-    line = dict(re.findall(r"^Case (constraints|entities) \(from the golden set\): (.*)$", text, re.M))
-    constraints = [c for c in line.get("constraints", "").split("; ") if c and c != "(none listed)"]
-    entities = [e for e in line.get("entities", "").split("; ") if e and e != "(none listed)"]
+def _query_scores(question: str, queries: Sequence[str], constraints: Sequence[str],
+                  entities: Sequence[str]) -> list[dict[str, int]]:
+    """Each query's constraint preservation and entity recall, as a careful literal grader scores them."""
     scores = []
     q_terms = terms(question)
     for i, q in enumerate(queries, 1):
@@ -199,16 +194,38 @@ def assess(text: str) -> dict[str, Any]:
         padded = 2 if extra > 0.5 else 0  # an over-broad rewrite loses as much as a dropped constraint
         scores.append({"index": i, "constraint_preservation": max(1, 5 - 2 * lost - padded),
                        "entity_recall": max(1, 5 - 2 * missed)})
+    return scores
+
+
+def _regime(question: str) -> str:
     low = question.lower()
-    regime = ("realtime" if any(w in low for w in REALTIME) else "fast" if any(w in low for w in FAST)
-              else "insensitive" if any(w in low for w in TIMELESS) else "slow")
+    if any(w in low for w in REALTIME):
+        return "realtime"
+    if any(w in low for w in FAST):
+        return "fast"
+    return "insensitive" if any(w in low for w in TIMELESS) else "slow"
+
+
+def _listed(line: Mapping[str, str], name: str) -> list[str]:
+    return [c for c in line.get(name, "").split("; ") if c and c != "(none listed)"]
+
+
+def assess(text: str) -> dict[str, Any]:
+    """The ``assess_run`` input for a rendered assess prompt."""
+    found = blocks(text)
+    question = next((b for k, _, b in found if k == "question"), "")
+    queries_body = next((b for k, _, b in found if k == "queries"), "")
+    queries = re.findall(r"^\[\d+\] (.*)$", queries_body, re.M)
+    line = dict(re.findall(r"^Case (constraints|entities) \(from the golden set\): (.*)$", text, re.M))
+    scores = _query_scores(question, queries, _listed(line, "constraints"), _listed(line, "entities"))
     sources = [{"id": int(a["id"]), "type": "secondary" if any(h in a.get("url", "") for h in SECONDARY_HINTS)
                 else "primary"} for k, a, _ in found if k == "source"]
     results = next((b for k, _, b in found if k == "results"), "")
     seen = terms(results) if results != "(no results recorded)" else set()
+    q_terms = terms(question)
     covered = len(q_terms & seen) / len(q_terms) if q_terms else 0.0
     relevance = 1 + round(4 * covered) if seen else 1
-    return {"queries": scores, "retrieval_relevance": relevance, "regime": regime, "sources": sources}
+    return {"queries": scores, "retrieval_relevance": relevance, "regime": _regime(question), "sources": sources}
 
 
 def answer(tool_name: str | None, text: str) -> dict[str, Any] | None:
