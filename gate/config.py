@@ -134,12 +134,19 @@ class RecordConfig:
     max_redirects: int = 5
 
 
+MODEL_HOSTS = ("api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "api.mistral.ai",
+               "api.cohere.com", "api.groq.com", "api.deepseek.com", "api.together.xyz", "api.x.ai", "openrouter.ai")
+"""The model APIs an agent under ``sourcegate run`` may reach by default (``replay.allow``)."""
+
+
 @dataclass(frozen=True)
 class ReplayConfig:
-    """How the runs ``sourcegate run`` produced are gated."""
+    """How ``sourcegate run`` runs the agent, and how the runs it produced are gated."""
 
     on_miss: str = "fail"
     """``fail``: a request the snapshot does not hold is a hard failure ``replay_miss``; ``warn``: a warning."""
+    allow: tuple[str, ...] = MODEL_HOSTS
+    """Hosts (``name`` or ``name:port``) the agent may reach past the frozen web: its model's API."""
 
 
 @dataclass(frozen=True)
@@ -233,9 +240,13 @@ def _merged(defaults: Mapping[str, Any]) -> Callable[[Any], Mapping[str, Any]]:
     return lambda value: MappingProxyType({**defaults, **(value or {})})
 
 
+def _replay(data: Mapping[str, Any]) -> ReplayConfig:
+    return ReplayConfig(**{**data, **({"allow": tuple(data["allow"])} if "allow" in data else {})})
+
+
 _SECTIONS: Mapping[str, Callable[[Mapping[str, Any]], Any]] = MappingProxyType({
     "judge": _judge, "soft": _soft, "record": lambda d: _record(d),
-    "compare": lambda d: CompareConfig(**d), "replay": lambda d: ReplayConfig(**d),
+    "compare": lambda d: CompareConfig(**d), "replay": lambda d: _replay(d),
 })
 """A section written as a whole (empty or null: every default), by the Config field it makes."""
 

@@ -73,6 +73,16 @@ class ReplayMiss:
     """why it was not answered (not in the snapshot, a parameter that differs from the recording's, ...)"""
 
 
+@dataclass(frozen=True)
+class LiveRequest:
+    """Requests of a case that reached past the frozen web to one host, refused (``sourcegate run``)."""
+
+    host: str
+    request: str
+    """the first of them, as the proxy read it (``CONNECT api.tavily.com:443``, ``GET http://...``)"""
+    count: int = 1
+
+
 STDOUT_KEPT = 8 * 1024 * 1024
 """Bytes of the end of an agent's stdout kept for its answer (8 MiB; an answer needing more can be
 saved as a trace, ``$SOURCEGATE_TRACE_FILE``, read within the JSON limits)."""
@@ -105,6 +115,10 @@ class Replay:
     """connections with the case's URL from a process of no running case, served (Linux)"""
     record_command: str | None = None
     """the command that records what the run missed, naming the golden set as it was given"""
+    live_requests: tuple[LiveRequest, ...] = ()
+    """requests past the frozen web (another host than the replay server's), refused, by host"""
+    unserved_searches: tuple[str, ...] = ()
+    """queries the agent's own trace records that the replay server never answered"""
 
 
 @dataclass(frozen=True)

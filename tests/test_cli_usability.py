@@ -223,3 +223,13 @@ def test_a_failed_report_write_leaves_every_file_as_it_was_and_says_the_verdict(
     assert "sourcegate: FAIL · golden set example" in captured.err and captured.out == ""
     assert sorted(os.listdir(tmp_path)) == ["old.json"]  # no temporary left, no new file
     assert (tmp_path / "old.json").read_text(encoding="utf-8") == "old\n"
+
+
+def test_every_command_that_judges_takes_the_same_judge_options() -> None:
+    # a baseline judged by another provider than the check compares two judges, not two agents
+    judging = {name: {o for a in p._actions for o in a.option_strings}
+               for name, p in subparsers(build_parser()).items()}
+    judging = {name: options for name, options in judging.items() if "--judge" in options}
+    assert {"check", "run", "baseline update"} <= set(judging)
+    for name, options in judging.items():
+        assert "--judge-provider" in options, f"`sourcegate {name}` has --judge but no --judge-provider"

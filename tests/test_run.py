@@ -272,3 +272,20 @@ def test_report_options_without_check_are_refused(tmp_path: Path, capsys: pytest
     assert main(["run", str(golden), *option, "--", sys.executable]) == 2
     assert f"usage: {option[0]} needs --check" in capsys.readouterr().err
     assert _runs(golden) == before
+
+
+def test_a_cut_page_stays_cut_in_a_trace_served_from_fetch_or_extract(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gate.snapshot.records import PageRecord
+    from gate.snapshot.store import SnapshotStore
+
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    store = SnapshotStore(str(golden / "snapshot"))
+    page = store.page(WIKI)
+    store.put_page(PageRecord(url=page.url, status=page.status, body=page.body[:500], final_url=page.final_url,
+                              content_type=page.content_type, fetched_at=page.fetched_at, truncated=True))
+    _plan(monkeypatch, {EURO: {"fetch": [WIKI], "answer": "Estonia."},
+                        SLOTS: {"extract": [WIKI], "answer": "Estonia."}})
+    assert main(["run", str(golden), "--", *scripted_agent(tmp_path)]) == 0
+    assert [p["truncated"] for p in _trace(golden, EURO)["pages"]] == [True]
+    assert [p["truncated"] for p in _trace(golden, SLOTS)["pages"]] == [True]

@@ -89,7 +89,8 @@ def test_an_agent_s_own_trace_is_kept_with_the_misses_added() -> None:
 
 
 def test_run_findings_have_ids_descriptions_and_a_severity_from_the_config() -> None:
-    assert set(RUN_FINDINGS) == {"replay_miss", "agent_error", "cross_case_request", "agent_output_dropped",
+    assert set(RUN_FINDINGS) == {"replay_miss", "agent_error", "cross_case_request", "live_request",
+                                 "unserved_search", "agent_output_dropped",
                                  "agent_left_processes", "outside_connections"}
     assert all(k.description for k in RUN_FINDINGS.values())
     run = Run(case="c1", question="?", answer="", replay=Replay(

@@ -508,3 +508,22 @@ def test_concurrent_requests_for_one_missing_search_ask_the_provider_once(
         answers = list(pool.map(lambda _: client.get("/search", provider="mine", q="pin actions"), range(6)))
     assert len({json.dumps(a) for a in answers}) == 1 and answers[0][0] == 200
     assert len(web.seen) == 1
+
+
+def test_recording_again_keeps_the_fetched_at_of_an_unchanged_page_and_bumps_only_for_a_change(
+        golden: Path, live_web: Callable[..., Web], serving: Callable[..., Client]) -> None:
+    web = live_web()
+    store = store_of(golden)
+    first = RecordingSource(store, live(web), RECORD)
+    serving(store, first).get("/fetch", url=web.url("/a"))
+    assert finish(first, str(golden)).bump is not None
+    before = everything_written(golden)
+    later = datetime(2027, 3, 1, tzinfo=UTC)
+    again = RecordingSource(store, LiveWeb(live(web).settings, environ={"MINE_KEY": KEY}, resolve=resolver({}),
+                                           clock=lambda: later), RECORD)
+    assert serving(store, again).get("/fetch", url=web.url("/a"))[0] == 200
+    session = finish(again, str(golden))
+    assert len(web.seen) == 2  # fetched again, the same page
+    assert session.recorded == () and session.bump is None
+    assert everything_written(golden) == before
+    assert store.page(web.url("/a")).fetched_at == NOW

@@ -14,6 +14,11 @@ Each has a stable id and a description, like the checks of :data:`gate.checks.CH
   tail of its stderr (untrusted text: escaped by every renderer). Always a hard failure.
 - ``cross_case_request``: a request reached the replay server with one case's URL from a process of
   another case (or of none), and was refused; reported in both cases. Always a hard failure.
+- ``live_request``: the agent sent requests past the frozen web, to another host than the replay
+  server, through the proxy ``sourcegate run`` points it at; they were refused. The message names
+  the host. Always a hard failure: such a run was not the frozen web's.
+- ``unserved_search``: the agent's own trace records searches the replay server never answered
+  (made some other way, or never made). Always a hard failure.
 - ``agent_output_dropped``: the agent printed more than the gate keeps (:mod:`gate.runner.output`);
   the message says how much was dropped. A warning.
 - ``agent_left_processes``: the agent exited and left processes running, which the gate ended. A
@@ -28,7 +33,7 @@ import shlex
 from dataclasses import dataclass
 
 from gate.config import Config
-from gate.model import STDERR_KEPT, STDOUT_KEPT, Finding, ReplayMiss, Run
+from gate.model import STDERR_KEPT, STDOUT_KEPT, Finding, LiveRequest, ReplayMiss, Run
 from gate.results import CaseWarning
 from gate.text.units import byte_size
 
@@ -53,6 +58,8 @@ RUN_FINDINGS: dict[str, RunFindingKind] = {
         RunFindingKind("replay_miss", "the agent asked for a search or a page the snapshot does not hold"),
         RunFindingKind("agent_error", "the agent exited non-zero, timed out or printed no answer"),
         RunFindingKind("cross_case_request", "a request crossed from one case's processes to another case's URL"),
+        RunFindingKind("live_request", "the agent sent requests past the frozen web, to another host"),
+        RunFindingKind("unserved_search", "the agent's trace records searches the replay server never answered"),
         RunFindingKind("agent_output_dropped", "the agent printed more than the gate keeps; the rest was counted"),
         RunFindingKind("agent_left_processes", "the agent left processes running when it exited; the gate ended them"),
         RunFindingKind("outside_connections", "the case's URL was used by a process of no running case"),
@@ -83,6 +90,13 @@ def _miss_message(miss: ReplayMiss, command: str | None) -> str:
             "it once), then run the agent again")
 
 
+def _live_message(request: LiveRequest) -> str:
+    times = f"{request.count} requests" if request.count > 1 else "a request"
+    return (f"the agent sent {times} past the frozen web to {request.host} ({request.request}), refused: "
+            f"a re-run may reach only the replay server (SOURCEGATE_REPLAY_URL), and the hosts listed in "
+            "replay.allow (the agent's model API)")
+
+
 def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[CaseWarning, ...]]:
     """The hard failures and the warnings the run itself produced (none for a trace not made by ``run``)."""
     replay = run.replay
@@ -93,6 +107,12 @@ def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[C
     if replay.agent_error is not None:
         failures.append(Finding("agent_error", f"the agent gave no answer: {replay.agent_error}"))
     failures.extend(Finding("cross_case_request", message) for message in replay.cross_case)
+    failures.extend(Finding("live_request", _live_message(r)) for r in replay.live_requests)
+    if replay.unserved_searches:
+        queries = ", ".join(repr(q) for q in replay.unserved_searches)
+        failures.append(Finding("unserved_search", (
+            f"the agent's trace records search(es) the replay server never answered: {queries}; made past the "
+            "frozen web, or never made")))
     dropped = [f"{byte_size(n)} of {stream}" for stream, n in (("stdout", replay.stdout_dropped),
                                                          ("stderr", replay.stderr_dropped)) if n]
     if dropped:

@@ -12,11 +12,13 @@ import re
 from difflib import get_close_matches
 from typing import Any, Protocol
 
+from gate.config import JUDGE_MODES
 from gate.deliver.publish import LOGIN_FORM, is_login
 from gate.errors import InputError
+from gate.judge.providers import PROVIDERS
 from gate.text.suggest import did_you_mean
 
-__all__ = ["Command", "Parser", "add_comment_author", "unrecognized"]
+__all__ = ["Command", "Parser", "add_comment_author", "add_judge_options", "unrecognized"]
 
 Subparsers = Any
 """``argparse``'s sub-parser action (its class is private)."""
@@ -28,6 +30,14 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse exits by itself; raise instead so the exit-code mapping stays in one place.
         raise InputError(f"usage: {_with_suggestion(message)} (see `{self.prog} --help`)")
+
+
+def add_judge_options(c: argparse.ArgumentParser) -> None:
+    """``--judge`` and ``--judge-provider``: the same two options on every command that judges."""
+    c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
+                   help="live, batch (Message Batches), replay (cache only) or off (default: judge.mode)")
+    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
+                   help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
 
 
 def unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> InputError:

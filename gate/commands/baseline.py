@@ -12,9 +12,8 @@ import os
 import sys
 from datetime import UTC, datetime
 
-from gate.commands.base import Parser, Subparsers
+from gate.commands.base import Parser, Subparsers, add_judge_options
 from gate.commands.sets import each_set
-from gate.config import JUDGE_MODES
 from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
@@ -37,8 +36,7 @@ def add_parser(sub: Subparsers) -> None:
                    help="where to write it (default: PATH/baseline.json; with several sets it needs {name})")
     u.add_argument("--force", action="store_true",
                    help="write it even when the run does not pass (the baseline then says it was forced)")
-    u.add_argument("--judge", choices=JUDGE_MODES, default=None,
-                   help="LLM judges for this run (default: judge.mode in the config)")
+    add_judge_options(u)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _request(golden: GoldenSetPaths, args: argparse.Namespace) -> SetRequest:
-    return SetRequest(golden.paths, args.config, args.judge, compare=False)
+    return SetRequest(golden.paths, args.config, args.judge, compare=False, judge_provider=args.judge_provider)
 
 
 def _target(golden: GoldenSetPaths, args: argparse.Namespace, name: str | None = None) -> str:

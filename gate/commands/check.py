@@ -21,9 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from gate.commands.base import Subparsers, add_comment_author
+from gate.commands.base import Subparsers, add_comment_author, add_judge_options
 from gate.commands.sets import each_set
-from gate.config import JUDGE_MODES
 from gate.deliver.console import add_options as add_console_options
 from gate.deliver.console import progress, terminal_mode
 from gate.deliver.delivery import Delivery, Outputs, deliver
@@ -33,7 +32,6 @@ from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.files.outputs import is_stdout
-from gate.judge.providers import PROVIDERS
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, require_name_field, split_sets
 from gate.load.shards import Shard, parse_shard
 from gate.model import GoldenSet
@@ -96,10 +94,7 @@ def add_report_options(c: argparse.ArgumentParser) -> None:
 def add_check_options(c: argparse.ArgumentParser) -> None:
     """``check``'s options but its paths (``run --check`` takes them too)."""
     add_report_options(c)
-    c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
-                   help="live, batch (Message Batches), replay (cache only) or off (default: judge.mode)")
-    c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
-                   help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
+    add_judge_options(c)
     c.add_argument("--otlp-json", metavar="FILE",
                    help="write the runs as OTLP/JSON spans (docs/spans.md)")
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")

@@ -94,6 +94,13 @@ def run(args: argparse.Namespace) -> int:
               f"input names (empty: every folder under cached-snapshots/ with a golden.yaml): add "
               f"{os.path.relpath(root)} to that input, unless the input is empty and the set is under "
               "cached-snapshots/", file=sys.stderr)
-    print(f"sourcegate: golden set {name!r} with {len(cases)} case(s): fill in each case's class and "
-          f"freshness in golden.yaml, then run `sourcegate check {root}`", file=sys.stderr)
+    if files:
+        print(f"sourcegate: golden set {name!r} with {len(cases)} case(s): fill in each case's class and "
+              f"freshness in golden.yaml, then run `sourcegate check {root}`", file=sys.stderr)
+    else:
+        print(f"sourcegate: golden set {name!r} with no run yet: write each case's question (and class and "
+              f"freshness) in golden.yaml, name your agent's search provider under record.search in "
+              f"{os.path.join(root, 'sourcegate.yaml')} (its key stays in the environment), then record the "
+              f"set through your agent: `sourcegate run {root} --record -- CMD ARGS...` (docs/recording.md)",
+              file=sys.stderr)
     return ExitCode.PASS

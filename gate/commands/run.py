@@ -1,9 +1,12 @@
-"""``sourcegate run GOLDEN [--jobs N] [--timeout S] [--out DIR] [--check] -- CMD ARGS...``: arguments and run.
+"""``sourcegate run GOLDEN [--jobs N] [--timeout S] [--out DIR] [--record [all]] [--check] -- CMD ARGS...``.
 
 The agent's command is everything after ``--``, run as an argument list (never through a shell),
 once per case. Its environment is this process's (so the API keys the agent needs come from the
-step that runs it) plus ``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``, ``SOURCEGATE_REPLAY_URL`` and
-``SOURCEGATE_TRACE_FILE``. With ``--check``, the gate runs on the produced runs right after, with
+step that runs it) plus ``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``, ``SOURCEGATE_REPLAY_URL``,
+``SOURCEGATE_TRACE_FILE`` and ``SOURCEGATE_NOW``, and every proxy variable pointing at the replay
+server. With ``--record``, what the snapshot lacks is recorded from the live web as the agent asks
+for it (``--record all``: everything, afresh), the golden set's version is bumped, and the traces
+are written. With ``--check``, the gate runs on the produced runs right after, with
 ``check``'s report options, and its verdict is the exit code; without it, the exit code is 0 once
 the traces are written (agent failures and misses are in them, for ``sourcegate check``). The
 folder of the traces and, with ``--check``, every report path are checked before the first agent
@@ -43,6 +46,9 @@ def add_parser(sub: Subparsers) -> None:
     r.add_argument("--jobs", type=int, default=4, metavar="N", help="agents run at once (default 4)")
     r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per case (default 300)")
     r.add_argument("--out", metavar="DIR", help="write the traces here instead")
+    r.add_argument("--record", nargs="?", const="new", choices=("new", "all"), metavar="all",
+                   help="record what the snapshot lacks from the live web (record: in sourcegate.yaml); "
+                        "--record all: everything, afresh")
     r.add_argument("--check", action="store_true", help="then gate them (with check's options)")
     add_check_options(r)
 
@@ -61,13 +67,18 @@ def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
     return args[:at], args[at + 1:]
 
 
+_RECORD_MODES = {"new": "new-episodes", "all": "record"}
+"""``--record`` (what the snapshot lacks) and ``--record all`` -> the recording modes (docs/snapshots.md)."""
+
 _CHECK_ONLY = ("config", "baseline", "baseline_ref", "trust_config", "comment", "comment_author", "judge",
                "judge_provider", "otlp_json", "otlp_endpoint")
 """``check``'s options that only ``--check`` uses (the console options also drive the progress)."""
 
 
 def _without_check(args: argparse.Namespace) -> None:
-    given = [f"--{f.replace('_', '-')}" for f in (*file_reporters(), *_CHECK_ONLY)
+    # --config names the record: section too when recording
+    only = [f for f in _CHECK_ONLY if not (f == "config" and args.record is not None)]
+    given = [f"--{f.replace('_', '-')}" for f in (*file_reporters(), *only)
              if getattr(args, f, None) not in (None, False)]
     if given:
         raise InputError(f"usage: {' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --check: "
@@ -98,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
     if args.check and args.out is not None:
         raise InputError("usage: --check gates the golden set's runs/; with --out DIR, run "
                          "`sourcegate check` on the traces yourself")
+    if args.check and args.record is not None:
+        raise InputError("usage: --record changes the snapshot and bumps the set's version, so its baseline no "
+                         "longer applies: record, then `sourcegate baseline update`, then check")
     if not args.check:
         _without_check(args)
     if not os.path.isdir(args.golden):
@@ -117,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     from gate.runner.orchestrate import RunOptions, run_agent
 
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
-                         out=args.out)
+                         out=args.out, record=_RECORD_MODES.get(args.record), config=args.config)
     kept = args.out if args.out is not None else os.path.join(args.golden, RUNS_DIR)
     try:
         with _terminated_as_interrupt():

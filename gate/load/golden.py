@@ -19,7 +19,7 @@ import yaml
 
 from gate.errors import InputError
 from gate.files.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
-from gate.model import Case, Citation, GoldenSet, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.model import Case, Citation, GoldenSet, LiveRequest, Page, Replay, ReplayMiss, Run, SearchResult
 from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
@@ -73,7 +73,10 @@ def _replay(data: Mapping[str, Any]) -> Replay:
                   stderr_dropped=data.get("stderr_dropped", 0), left_running=data.get("left_running", 0),
                   cross_case=tuple(data.get("cross_case", ())),
                   outside_connections=data.get("outside_connections", 0),
-                  record_command=data.get("record_command"))
+                  record_command=data.get("record_command"),
+                  live_requests=tuple(LiveRequest(r["host"], r["request"], r["count"])
+                                      for r in data.get("live_requests", ())),
+                  unserved_searches=tuple(data.get("unserved_searches", ())))
 
 
 def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:

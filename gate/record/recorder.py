@@ -24,7 +24,7 @@ import inspect
 import os
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
 from gate.checks.passage import PageIndex
@@ -32,6 +32,7 @@ from gate.config import Config
 from gate.errors import RecordError
 from gate.files.jsonio import dump_json, validate, write_atomic
 from gate.model import Case, Citation, Clock, Finding, Page, Run, SearchResult
+from gate.record.clock import agent_clock
 from gate.record.freeze import Searched, freeze
 from gate.record.guard import guard
 from gate.record.providers import detect, parse_results
@@ -47,21 +48,19 @@ QUESTION_ENV = "SOURCEGATE_QUESTION"
 SOURCE = "<recording>"
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class Recorder:
     """The record of one agent run on one question: queries, results, pages read, the answer."""
 
     def __init__(self, question: str | None = None, *, case: str | None = None,
                  about_domains: Iterable[str] = (), config: Config | None = None,
-                 agent: Mapping[str, str] | None = None, clock: Clock = _utc_now,
+                 agent: Mapping[str, str] | None = None, clock: Clock | None = None,
                  environ: Mapping[str, str] | None = None) -> None:
         """Start a recording; ``question`` and ``case`` default to ``SOURCEGATE_QUESTION`` / ``SOURCEGATE_CASE``.
 
         ``about_domains`` and ``config`` are what :meth:`guard` checks with (the golden set's case
-        and ``sourcegate.yaml``; the defaults otherwise). ``clock`` returns aware datetimes.
+        and ``sourcegate.yaml``; the defaults otherwise). ``clock`` returns aware datetimes (default:
+        the recording's time under ``sourcegate run``, ``$SOURCEGATE_NOW``, else the wall clock:
+        :func:`gate.record.clock.agent_clock`).
         """
         env = os.environ if environ is None else environ
         asked = question if question is not None else env.get(QUESTION_ENV)
@@ -72,7 +71,7 @@ class Recorder:
         self._config = config or Config()
         self._case = Case(id=self.case or "recording", question=asked, about_domains=tuple(about_domains))
         self._agent = dict(agent or {})
-        self._clock = clock
+        self._clock = clock if clock is not None else agent_clock(env)
         self.started_at = self._now()
         self._lock = threading.Lock()
         self._queries: list[str] = []

@@ -9,8 +9,14 @@ gets a trace assembled from what the replay server answered its case: the querie
 results parsed by provider (:mod:`gate.snapshot.parsers`), the pages and extractions as served,
 and ``replay.served`` true, since a server cannot know what the model read of them.
 
-An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the tail
-of its stderr; what it was served is kept, the answer is empty.
+An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the last
+exception its stderr shows, whole (else the end of its stderr), and where the kept stderr was
+written; what it was served is kept, the answer is empty.
+
+Every trace is dated by the recording's clock (:mod:`gate.runner.clock`): its ``started_at`` is the
+moment the case was given, whatever the agent wrote. A trace the agent saved that records searches
+the replay server never answered says so (``unserved_searches``), and so does every request the
+agent sent past the frozen web through the proxy (``live_requests``).
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
-from gate.model import STDOUT_KEPT, Case, Citation, Page, Replay, ReplayMiss, Run, SearchResult
-from gate.runner.scope import Served
+from gate.model import STDOUT_KEPT, Case, Citation, LiveRequest, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.runner.output import last_exception
+from gate.runner.scope import MAX_REFUSALS, Served
 from gate.snapshot.parsers import PARSERS, detect, parse_results
+from gate.snapshot.records import normalise_query
 from gate.snapshot.store import search_failure
 from gate.text.units import byte_size
 
@@ -103,19 +111,31 @@ def misses(calls: Sequence[Served]) -> tuple[ReplayMiss, ...]:
     return tuple(seen.values())
 
 
+def unserved(agent_trace: Run, calls: Sequence[Served]) -> tuple[str, ...]:
+    """The queries of the agent's own trace that the replay server never answered (whitespace aside)."""
+    asked = {normalise_query(c.key) for c in calls if c.layer == "search"}
+    missing = dict.fromkeys(q for q in agent_trace.queries if normalise_query(q) not in asked)
+    return tuple(missing)[:MAX_REFUSALS]
+
+
 def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequence[Served],
              agent_trace: Run | None, started_at: datetime, cross_case: Sequence[str] = (),
-             outside_connections: int = 0) -> Run:
+             outside_connections: int = 0, live_requests: Sequence[LiveRequest] = (),
+             stderr_log: str | None = None) -> Run:
     """The run of one case; ``agent_trace`` is the trace the agent saved, if it saved one;
-    ``cross_case``: the requests refused because they crossed between cases, ``outside_connections``
-    those served from a process of no running case (:mod:`gate.runner.owners`)."""
+    ``started_at`` the recording's time of the case; ``cross_case``: the requests refused because they
+    crossed between cases, ``outside_connections`` those served from a process of no running case
+    (:mod:`gate.runner.owners`); ``live_requests`` those past the frozen web; ``stderr_log``: where
+    the kept stderr of a failed agent is written (named in its ``agent_error``)."""
     missed = misses(calls)
     failure = finished.failure
     facts = Replay(command=tuple(command), misses=missed, stdout_dropped=finished.stdout_dropped,
                    stderr_dropped=finished.stderr_dropped, left_running=finished.left_running,
-                   cross_case=tuple(cross_case), outside_connections=outside_connections)
+                   cross_case=tuple(cross_case), outside_connections=outside_connections,
+                   live_requests=tuple(live_requests))
     if failure is None and agent_trace is not None:
-        return replace(agent_trace, case=case.id, replay=facts)
+        return replace(agent_trace, case=case.id, started_at=started_at,
+                       replay=replace(facts, unserved_searches=unserved(agent_trace, calls)))
     answer, citations = "", None
     if failure is None:
         try:
@@ -123,12 +143,22 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
         except InputError as e:
             failure = str(e)
     if failure is not None:
-        tail = finished.stderr[-STDERR_TAIL:].strip()
-        failure += f"; the end of its stderr: {tail}" if tail else "; its stderr was empty"
+        failure += _stderr_said(finished.stderr, finished.stderr_dropped, stderr_log)
     queries, results, pages = _served(calls)
     return Run(case=case.id, question=case.question, answer=answer, queries=queries, results=results,
                pages=pages, citations=citations, started_at=started_at, source="<sourcegate run>",
                replay=replace(facts, served=True, agent_error=failure))
+
+
+def _stderr_said(stderr: str, dropped: int, log: str | None) -> str:
+    """What a failed agent's stderr says: its last exception whole, else its last lines; and where it is kept."""
+    if not stderr.strip():
+        return "; its stderr was empty"
+    exception = last_exception(stderr)
+    said = (f"; its last exception: {exception}" if exception is not None
+            else f"; the end of its stderr: {stderr[-STDERR_TAIL:].strip()}")
+    kept = f", its last {byte_size(len(stderr.encode()))}" if dropped else ""
+    return said + (f" (its stderr{kept}: {log})" if log else "")
 
 
 def _served(calls: Sequence[Served]) -> tuple[tuple[str, ...], tuple[SearchResult, ...], tuple[Page, ...]]:

@@ -3,8 +3,13 @@
 The replay server serves the golden set's snapshot on a free loopback port, in this process; each
 case gets its own scope on it (``$SOURCEGATE_REPLAY_URL`` ends in ``/case/<token>``), so requests
 are attributed to the right case whatever runs in parallel (on Linux, only requests from the case's
-own processes: :mod:`gate.runner.owners`). At most ``jobs`` agents run at once;
-one that fails or times out is that case's ``agent_error`` and the others still run.
+own processes: :mod:`gate.runner.owners`). The server is also the agent's HTTP proxy
+(:mod:`gate.snapshot.proxy`): a request for any other host than it and ``replay.allow`` is refused
+and reported. With ``record`` (``--record``), what the snapshot lacks is recorded from the live web
+as it is asked (:mod:`gate.snapshot.recording`), then listed and the set's version bumped. Each case
+is dated by the recording's clock (:mod:`gate.runner.clock`), passed as ``$SOURCEGATE_NOW``. At
+most ``jobs`` agents run at once; one that fails or times out is that case's ``agent_error``, its
+kept stderr written beside the traces (``<case>.stderr.log``), and the others still run.
 
 Nothing is half-written: the traces go to a temporary folder beside the target, which replaces the
 golden set's ``runs/`` only when every case has finished (``--out DIR``: each file is written
@@ -24,23 +29,36 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from gate.checks.run_findings import record_command
+from gate.config import load_config
 from gate.errors import GateError, InputError
 from gate.exitcodes import ExitCode
+from gate.files.digests import record_read
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.load.golden import RUNS_DIR, load_golden, load_trace
 from gate.model import Case, Clock, GoldenSet, Run
+from gate.record.clock import NOW_ENV, format_now
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble
+from gate.runner.clock import CaseTimes, case_times
+from gate.runner.frozen import RunServer
 from gate.runner.owners import CrossCase
 from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
+from gate.snapshot.proxy import Reach, proxy_env
 from gate.snapshot.serve import ReplayServer
-from gate.snapshot.store import SnapshotStore, snapshot_dir
+from gate.snapshot.store import snapshot_dir
 from gate.term.progress import NullProgress, Progress
+
+if TYPE_CHECKING:
+    from gate.snapshot.recording import Session
+
+_RECORD_ALL = "record"
+"""``RunOptions.record`` for ``--record all`` (gate.snapshot.recording's mode ``record``, not imported: slow)."""
 
 __all__ = ["REPLAY_URL_ENV", "EveryAgentFailed", "RunOptions", "RunSummary", "run_agent"]
 
@@ -56,24 +74,44 @@ class RunOptions:
     jobs: int = 4
     timeout: float = 300.0
     out: str | None = None
+    record: str | None = None
+    """None: replay only; ``new-episodes`` or ``record`` (all): what the snapshot lacks, or everything, is recorded"""
+    config: str | None = None
+    """sourcegate.yaml (None: the one beside the set)"""
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What was written: the folder of traces and the run of every case, in golden.yaml's order."""
+    """What was written: the folder of traces and the run of every case, in golden.yaml's order, and
+    what a recording session recorded (None: nothing was recorded)."""
 
     folder: str
     runs: tuple[Run, ...]
+    session: Session | None = None
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A case's run, and its kept stderr when the agent failed (written beside the trace)."""
+
+    run: Run
+    stderr: str | None
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def case_env(environ: Mapping[str, str], case: Case, url: str, trace_file: str) -> dict[str, str]:
-    """The agent's environment: the parent's (its secrets included), plus the case's variables."""
-    return {**environ, CASE_ENV: case.id, QUESTION_ENV: case.question, REPLAY_URL_ENV: url,
-            TRACE_FILE_ENV: trace_file}
+def case_env(environ: Mapping[str, str], case: Case, url: str, trace_file: str, now: datetime | None = None,
+             proxy: tuple[str, str] | None = None) -> dict[str, str]:
+    """The agent's environment: the parent's (its secrets included), plus the case's variables: its
+    time (``now``) and, with ``proxy`` (the server's URL and the case's token), every proxy variable
+    at the replay server."""
+    env = {**environ, CASE_ENV: case.id, QUESTION_ENV: case.question, REPLAY_URL_ENV: url,
+           TRACE_FILE_ENV: trace_file}
+    if now is not None:
+        env[NOW_ENV] = format_now(now)
+    return proxy_env(env, *proxy) if proxy is not None else env
 
 
 def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clock: Clock = _now,
@@ -88,26 +126,36 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
     env = dict(os.environ if environ is None else environ)
     golden = golden if golden is not None else load_golden(opts.golden)
     _require(opts, golden, env)
-    store = SnapshotStore(snapshot_dir(golden.root))
-    store.index()  # a damaged entry is an input error now, not a miss in every case
+    config = load_config(opts.config, beside=golden.root)
     target = opts.out if opts.out is not None else os.path.join(golden.root, RUNS_DIR)
     if opts.out is None:
         resolve_within(target, golden.root)
+    times = case_times(golden, clock(), fresh=opts.record == _RECORD_ALL)
+    undated = times.undated([c.id for c in golden.cases]) if opts.record is None else []
+    if undated:
+        log(f"sourcegate run: {len(undated)} case(s) with no recorded run and no snapshot_at in golden.yaml: "
+            "dated by the wall clock, so their sources' ages move from run to run (set snapshot_at)")
     work = tempfile.mkdtemp(prefix="sourcegate-run-")
-    with open(os.devnull, "w", encoding="utf-8") as quiet, ReplayServer(store, log=quiet) as server:
-        serving = threading.Thread(target=server.serve_forever, args=(0.05,), name="sourcegate-replay", daemon=True)
-        serving.start()
-        progress = progress or NullProgress()
-        progress.start(len(golden.cases), "running the agent")
-        try:
-            runs = _run_cases(golden, opts, env, server, work, clock, log, progress)
-        finally:
-            progress.close()
-            server.shutdown()
-            shutil.rmtree(work, ignore_errors=True)
-    _require_an_answer(runs, target)
-    _write(runs, target, replace_all=opts.out is None)
-    return RunSummary(target, runs)
+    frozen = RunServer(golden.root, opts.record, config, env, log)
+    try:
+        with frozen as server:
+            server.reach = Reach.of(config.replay.allow, env)
+            serving = threading.Thread(target=server.serve_forever, args=(0.05,), name="sourcegate-replay",
+                                       daemon=True)
+            serving.start()
+            progress = progress or NullProgress()
+            progress.start(len(golden.cases), "running the agent")
+            try:
+                done = _run_cases(golden, opts, env, server, work, times, log, progress, target)
+            finally:
+                progress.close()
+                server.shutdown()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    runs = tuple(d.run for d in done)
+    _require_an_answer(done, target)
+    _write(done, target, replace_all=opts.out is None)
+    return RunSummary(target, runs, frozen.session)
 
 
 class EveryAgentFailed(GateError):
@@ -116,19 +164,22 @@ class EveryAgentFailed(GateError):
     exit_code = ExitCode.FAIL
 
 
-def _require_an_answer(runs: Sequence[Run], target: str) -> None:
+def _require_an_answer(done: Sequence[_Done], target: str) -> None:
     """Refuse to write runs of which not one answered: the agent cannot have run (a missing key, a
-    wrong command), and committed runs are worth more than a folder of agent errors."""
-    failed = [r for r in runs if r.replay is not None and r.replay.agent_error is not None]
-    if runs and len(failed) == len(runs):
+    wrong command), and committed runs are worth more than a folder of agent errors. The kept stderr
+    of each case is written to a folder of its own, which the message names."""
+    failed = [d.run for d in done if d.run.replay is not None and d.run.replay.agent_error is not None]
+    if done and len(failed) == len(done):
         first = failed[0]
         assert first.replay is not None
-        # the agent's stderr is untrusted: one line of printable characters, cut short
-        error = "".join(c if c.isprintable() else "?" for c in " ".join((first.replay.agent_error or "").split()))
-        if len(error) > 300:
-            error = error[:300] + "..."
-        raise EveryAgentFailed(f"the agent failed in every case ({len(runs)}), nothing written, {target} "
-                               f"kept as it was; case {first.case!r}: {error}")
+        logs = tempfile.mkdtemp(prefix="sourcegate-agent-logs-")
+        for d in done:
+            write_file(os.path.join(logs, _log_name(d.run.case)), d.stderr or "")
+        # the agent's stderr is untrusted: printable characters only, its lines kept
+        error = "\n".join("".join(c if c.isprintable() else "?" for c in line)
+                          for line in (first.replay.agent_error or "").splitlines())
+        raise EveryAgentFailed(f"the agent failed in every case ({len(done)}), nothing written, {target} "
+                               f"kept as it was (each case's stderr: {logs}); case {first.case!r}: {error}")
 
 
 def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> None:
@@ -140,42 +191,46 @@ def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> Non
         raise InputError("usage: --jobs must be 1 or more and --timeout more than 0")
     if not golden.cases:
         raise InputError("golden.yaml lists no case to run", file=golden.root)
-    if not os.path.isdir(snapshot_dir(golden.root)):
-        raise InputError("no snapshot/ folder to replay: record one first (docs/snapshots.md)", file=golden.root)
+    if opts.record is None and not os.path.isdir(snapshot_dir(golden.root)):
+        raise InputError("no snapshot/ folder to replay: record one first, with `sourcegate run "
+                         f"{golden.root} --record -- CMD ARGS...` (docs/recording.md)", file=golden.root)
 
 
 def _run_cases(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
-               work: str, clock: Clock, log: Callable[[str], None], progress: Progress) -> tuple[Run, ...]:
+               work: str, times: CaseTimes, log: Callable[[str], None], progress: Progress,
+               target: str) -> tuple[_Done, ...]:
     with Processes() as procs:
-        return _in_parallel(golden, opts, env, server, procs, work, clock, log, progress)
+        return _in_parallel(golden, opts, env, server, procs, work, times, log, progress, target)
 
 
 def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
-                 procs: Processes, work: str, clock: Clock, log: Callable[[str], None],
-                 progress: Progress) -> tuple[Run, ...]:
+                 procs: Processes, work: str, times: CaseTimes, log: Callable[[str], None],
+                 progress: Progress, target: str) -> tuple[_Done, ...]:
     # Linux: a request under a case's token is served only from that case's processes
     host, port = server.server_address[:2]
     crossing = CrossCase(procs, (str(host), int(port))) if procs.contained else None
 
-    def one(index: int, case: Case) -> Run:
+    def one(index: int, case: Case) -> _Done:
         token = secrets.token_urlsafe(16)
         scope = CaseScope(None if crossing is None else functools.partial(crossing.admit, case.id))
         if crossing is not None:
             crossing.register(case.id, scope)
         server.scopes[token] = scope
         trace_file = os.path.join(work, f"{index}.json")
+        started = times.of(case.id)
         try:
-            started = clock()
-            finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file),
-                                 opts.timeout, label=case.id)
+            finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file, started,
+                                                        (server.url, token)), opts.timeout, label=case.id)
         finally:
             del server.scopes[token]
             if crossing is not None:
                 crossing.unregister(case.id)
-        run = _with_record_command(_case_run(case, opts.command, finished, scope, trace_file, started), opts.golden)
+        run = _with_record_command(_case_run(case, opts.command, finished, scope, trace_file, started,
+                                             os.path.join(target, _log_name(case.id))), opts.golden)
         log(_line(run))
         progress.advance(1)
-        return run
+        failed = run.replay is not None and run.replay.agent_error is not None
+        return _Done(run, finished.stderr if failed else None)
 
     pool = ThreadPoolExecutor(max_workers=opts.jobs, thread_name_prefix="sourcegate-agent")
     futures = [pool.submit(one, i, c) for i, c in enumerate(golden.cases)]
@@ -195,7 +250,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
 
 
 def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: CaseScope, trace_file: str,
-              started: datetime) -> Run:
+              started: datetime, stderr_log: str) -> Run:
     own = None
     if finished.failure is None and os.path.exists(trace_file):
         try:
@@ -203,7 +258,11 @@ def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: Cas
         except InputError as e:
             finished = replace(finished, failure=f"wrote an invalid trace ({e})")
     return assemble(case, command, finished, scope.calls(), own, started, scope.refusals(),
-                    scope.outside_connections())
+                    scope.outside_connections(), scope.live_requests(), stderr_log)
+
+
+def _log_name(case: str) -> str:
+    return f"{case}.stderr.log"
 
 
 def _with_record_command(run: Run, golden: str) -> Run:
@@ -224,16 +283,19 @@ def _line(run: Run) -> str:
     return f"sourcegate run: case {run.case}: {status}{missed}"
 
 
-def _write(runs: Sequence[Run], target: str, *, replace_all: bool) -> None:
+def _write(done: Sequence[_Done], target: str, *, replace_all: bool) -> None:
     texts = []
-    for run in runs:
-        data = trace_dict(run)
-        validate(data, "trace", f"the trace of case {run.case!r}")
-        texts.append((f"{run.case}.json", dump_json(data)))
+    for d in done:
+        data = trace_dict(d.run)
+        validate(data, "trace", f"the trace of case {d.run.case!r}")
+        texts.append((f"{d.run.case}.json", dump_json(data)))
+        if d.stderr is not None:
+            texts.append((_log_name(d.run.case), d.stderr))
     if not replace_all:
         os.makedirs(target, exist_ok=True)
         for name, text in texts:
             write_file(os.path.join(target, name), text)
+        _written(target, texts)
         return
     parent = os.path.dirname(os.path.abspath(target))
     fresh = tempfile.mkdtemp(prefix=TEMP_PREFIX + "runs-", dir=parent)
@@ -246,6 +308,7 @@ def _write(runs: Sequence[Run], target: str, *, replace_all: bool) -> None:
             old = tempfile.mkdtemp(prefix=TEMP_PREFIX + "old-runs-", dir=parent)
             os.replace(target, os.path.join(old, "runs"))
         os.replace(fresh, target)
+        _written(target, texts)
     except BaseException:
         if old is not None and not os.path.lexists(target):
             os.replace(os.path.join(old, "runs"), target)  # the old runs back where they were
@@ -254,6 +317,16 @@ def _write(runs: Sequence[Run], target: str, *, replace_all: bool) -> None:
     finally:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _written(folder: str, texts: Sequence[tuple[str, str]]) -> None:
+    """Tell :mod:`gate.files.digests` what each file written holds: a comparison with the base revision
+    then needs not read back what was just written (the old runs were read for their times)."""
+    for name, text in texts:
+        data = text.encode("utf-8")
+        st = os.stat(os.path.join(folder, name))
+        if st.st_size == len(data):
+            record_read(st, data)
 
 
 def _read_umask() -> int:

@@ -1,4 +1,5 @@
-"""One case's view of the replay server: every search, page and extraction it was served or missed, in order.
+"""One case's view of the replay server: every search, page and extraction it was served or missed, in order,
+and every host past the frozen web it asked the server, as its proxy, to reach.
 
 A :class:`CaseScope` is registered in :attr:`gate.snapshot.serve.ReplayServer.scopes` under a
 random token; the agent of that case reaches the server under ``/case/<token>``, so the calls of
@@ -10,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
+from gate.model import LiveRequest
 from gate.snapshot.routes import Served
 
 __all__ = ["MAX_REFUSALS", "Admit", "CaseScope", "Served"]
@@ -32,6 +34,7 @@ class CaseScope:
         self._refusals: list[str] = []
         self._more = 0
         self._outside = 0
+        self._reached: dict[str, LiveRequest] = {}
 
     def admit(self, client: tuple[str, int], request: str) -> str | None:
         """None when the request from ``client`` is this case's to make; else why it is refused."""
@@ -60,6 +63,21 @@ class CaseScope:
         with self._lock:
             more = (f"and {self._more} more request(s) refused the same way",) if self._more else ()
             return (*self._refusals, *more)
+
+    def reached(self, host: str, request: str) -> None:
+        """The case's agent asked the proxy for ``host``, and was refused; the first :data:`MAX_REFUSALS`
+        hosts are kept, each with its first request and a count."""
+        with self._lock:
+            known = self._reached.get(host)
+            if known is not None:
+                self._reached[host] = LiveRequest(host, known.request, known.count + 1)
+            elif len(self._reached) < MAX_REFUSALS:
+                self._reached[host] = LiveRequest(host, request)
+
+    def live_requests(self) -> tuple[LiveRequest, ...]:
+        """The hosts past the frozen web the case asked for, in the order first asked."""
+        with self._lock:
+            return tuple(self._reached.values())
 
     def saw(self, served: Sequence[Served]) -> None:
         """Keep what one request was served and missed (a bad request served nothing)."""

@@ -13,7 +13,9 @@ A search goes to the provider ``record.search`` configures; a fetch is a guarded
 (:func:`gate.snapshot.extract.extract_page`); ``/extract`` of a page the snapshot holds without its
 extraction derives it from the stored page, without the network. Failures (a refused address, a
 body over the cap, a timeout, a provider's error, a transient HTTP status) are answered to the
-client and never stored: the next session tries again.
+client and never stored: the next session tries again. An entry recorded again with the same
+content keeps its ``recorded_at`` or ``fetched_at``, so its file does not change: only what the web
+changed shows in the diff and bumps the version.
 
 :class:`RecordingSource` notes each entry a session added or changed; :func:`finish` says which on
 the log, writes them to ``snapshot/RECORDED.json`` (``sourcegate-recorded/1``) and bumps the golden
@@ -27,10 +29,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TextIO
+from dataclasses import dataclass, replace
+from typing import Any, TextIO, TypeVar
 
-from gate.errors import InputError, LiveWebError
+from gate.errors import InputError, LiveWebError, SnapshotMiss
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import write_file
 from gate.snapshot.extract import extract_page
@@ -52,6 +54,8 @@ from gate.snapshot.serve import DEFAULT_HOST, ReplayServer
 from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
 from gate.snapshot.version import VersionBump, bump_version
 from gate.term.progress import NullProgress, Progress
+
+_T = TypeVar("_T")
 
 REPLAY, NEW_EPISODES, RECORD = "replay", "new-episodes", "record"
 MODES = (REPLAY, NEW_EPISODES, RECORD)
@@ -132,6 +136,10 @@ class RecordingSource:
                 return self.store.search(provider, query)
             record: SearchRecord = self._live(SEARCH, f"{provider}: {normalise_query(query)!r}",
                                               lambda: self.web.search(provider, query))
+            old = self._stored(SEARCH, key, lambda: self.store.search(provider, query))
+            if old is not None and (old.provider, old.query, old.response) == (record.provider, record.query,
+                                                                               record.response):
+                record = old  # the same answer again: recorded when it was first given
             self._keep(SEARCH, key, lambda: self.store.put_search(record), provider=provider, query=record.query)
             return record
 
@@ -142,6 +150,9 @@ class RecordingSource:
             if self._replays(PAGES, key):
                 return self.store.page(url)
             record: PageRecord = self._live(PAGES, url, lambda: self._fetch(url))
+            old = self._stored(PAGES, key, lambda: self.store.page(url))
+            if old is not None and replace(old, fetched_at=None) == replace(record, fetched_at=None):
+                record = old  # the same page again: it keeps its fetched_at, and its file is unchanged
             self._keep(PAGES, key, lambda: self.store.put_page(record), url=url)
             extraction = extract_page(record)
             self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
@@ -169,6 +180,15 @@ class RecordingSource:
             if (layer.name, key) in self._done:
                 return True
         return self.mode == NEW_EPISODES and os.path.isfile(self.store.path(layer, key))
+
+    def _stored(self, layer: Layer, key: str, read: Callable[[], _T]) -> _T | None:
+        """What the store holds under ``key`` (``record`` mode re-records it), or None."""
+        if not os.path.isfile(self.store.path(layer, key)):
+            return None
+        try:
+            return read()
+        except SnapshotMiss:
+            return None
 
     def _fetch(self, url: str) -> PageRecord:
         record = self.web.fetch(url)

@@ -3,7 +3,7 @@
     GET /search?provider=serpapi&q=...  200: the provider's recorded JSON, exactly as it came
     GET /fetch?url=...                  200: {url, status, final_url, content_type, body, fetched_at,
                                              truncated}
-    GET /extract?url=...                200: {url, text, published, anchors: [{href, text}]}
+    GET /extract?url=...                200: {url, text, published, anchors: [{href, text}], truncated}
     GET /page?url=...                   the page itself: its recorded status, content type and body
     POST /search, GET /v7.0/search, ... each search provider's own API (:mod:`gate.snapshot.routes`)
 
@@ -11,14 +11,20 @@ A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Any
 lacks is a miss: a 404 ``{"error", "layer", "key", "miss": true}`` on sourcegate's own routes, the
 provider's own error on a provider's, and a line on stderr: a miss is said out loud, never turned
 into a live request. So is a request no route answers, in any method; nothing is answered with an
-HTML page. The server never proxies to the network, reads entries from disk on each request (a
-rebuild is picked up without a restart), and binds to 127.0.0.1 unless told otherwise.
+HTML page. The server never answers from the network (record mode aside, below), reads entries from
+disk on each request (a rebuild is picked up without a restart), and binds to 127.0.0.1 unless told
+otherwise.
 
 Per-case scopes (``sourcegate run``): ``/case/<token>/search`` (and every other route) answer
 exactly as the unscoped routes and also tell the :class:`Scope` registered under ``token`` in
 :attr:`ReplayServer.scopes` what was served and missed, so requests made in parallel are
 attributed to the right case. An unknown token answers 404; a request the scope does not admit
 (it came from another case's process: :mod:`gate.runner.owners`) answers 403 and is not a call.
+
+The server is also the agent's HTTP proxy (:mod:`gate.snapshot.proxy`): a request in absolute form
+for the server itself is served by its path, like any other; one for another host is tunnelled when
+:attr:`ReplayServer.reach` allows it (the agent's model API), else refused (403) and told to the
+case whose token it carries (:meth:`Scope.reached`).
 
 Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped;
 a request that has not arrived whole :data:`REQUEST_TIMEOUT` seconds after the server began to wait
@@ -55,6 +61,7 @@ from urllib.parse import parse_qs, urlsplit
 from gate.deadline import DeadlineExceeded
 from gate.errors import InputError
 from gate.snapshot.live.redact import redact
+from gate.snapshot.proxy import Beyond, Reach, connect, proxy_token, read_target, tunnel
 from gate.snapshot.records import ExtractionRecord, PageRecord, SearchRecord
 from gate.snapshot.routes import FrozenWeb, Reply, Request, Served, answer_request
 from gate.snapshot.store import SnapshotStore
@@ -75,6 +82,9 @@ _LATE = (b"HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nCon
          b"Connection: close\r\n\r\n" + b'{"error": "the request did not arrive in time"}')
 
 
+TUNNEL_IDLE = 600.0
+"""Seconds a tunnel to a host the agent may reach (its model's API) may stay silent: a model answers slowly."""
+
 SCOPE_PREFIX = "/case/"
 
 
@@ -89,6 +99,10 @@ class Scope(Protocol):
 
     def saw(self, served: Sequence[Served]) -> None:
         """The request was answered: every search and page it served or missed (none for a bad request)."""
+        ...
+
+    def reached(self, host: str, request: str) -> None:
+        """The case asked the server, as its proxy, for ``host`` (``name:port``): refused."""
         ...
 
 
@@ -122,6 +136,8 @@ class ReplayServer(ThreadingHTTPServer):
         self._slots = threading.BoundedSemaphore(max_connections)
         self.scopes: dict[str, Scope] = {}
         """token -> the scope its ``/case/<token>/...`` requests are reported to"""
+        self.reach = Reach()
+        """the hosts a request through the server as a proxy may reach (:mod:`gate.snapshot.proxy`): none"""
         super().__init__((host, port), _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -231,6 +247,53 @@ class _Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.connection.settimeout(1.0)
                 self.connection.sendall(_LATE)
+
+    def parse_request(self) -> bool:
+        """The request line and headers; a request for another host (the server is the agent's proxy) is
+        answered here, and one in absolute form for the server itself is served by its path."""
+        if not super().parse_request():
+            return False
+        host, port = self.server.server_address[:2]
+        path, beyond = read_target(self.command, self.path, (str(host), int(port)))
+        if beyond is None:
+            self.path = path
+            return True
+        self.close_connection = True
+        if self.server.reach.allows(beyond.host, beyond.port):
+            self._pass(beyond)
+            return False
+        token = proxy_token(self.headers.get("Proxy-Authorization"))
+        scope = self.server.scopes.get(token) if token is not None else None
+        if scope is not None:
+            scope.reached(beyond.authority, beyond.request)
+        self.server.log.write(f"sourcegate snapshot: LIVE REQUEST refused: {beyond.request}"
+                              f"{'' if scope is not None else ' (from no running case)'}\n")
+        self.server.log.flush()
+        self._send(Reply(403, {"error": f"{beyond.request}: refused, past the frozen web (only the replay server "
+                                        "and replay.allow are reachable)", "live_request": True}))
+        return False
+
+    def _pass(self, beyond: Beyond) -> None:
+        """Tunnel (CONNECT) or forward a request to a host the agent may reach; 502 when it cannot be reached."""
+        try:
+            upstream = connect(beyond, self.server.idle_timeout * 2)
+        except OSError as e:
+            self._send(Reply(502, {"error": f"{beyond.request}: cannot connect ({e.strerror or e})"}))
+            return
+        with upstream:
+            if beyond.connect:
+                self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            else:
+                length = self.headers.get("Content-Length")
+                if self.headers.get("Transfer-Encoding") or (length is not None and not length.isdigit()):
+                    self._send(Reply(411, {"error": "a request forwarded by the proxy needs a Content-Length"}))
+                    return
+                kept = [f"{k}: {v}" for k, v in self.headers.items()
+                        if k.lower() not in ("proxy-authorization", "proxy-connection", "connection", "keep-alive")]
+                head = "\r\n".join([f"{self.command} {beyond.path} HTTP/1.1", *kept, "Connection: close", "", ""])
+                upstream.sendall(head.encode("latin-1", "replace") + self.rfile.read(int(length or 0)))
+            self.wfile.flush()
+            tunnel(self.connection, upstream, TUNNEL_IDLE, until_upstream_ends=not beyond.connect)
 
     def _serve(self) -> None:
         """Answer one request, in any method: a route's reply, a miss, a bad request (400) or a damaged

@@ -22,9 +22,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gate.errors import FetchRefused, FetchTimeout, LiveWebError
 from gate.snapshot.live.redact import redact
-from gate.snapshot.routes.base import ROUTE_LAYER, Api, BadRequest, Reply, Request, Route, Served
+from gate.snapshot.routes.base import (
+    ROUTE_LAYER,
+    Api,
+    BadRequest,
+    Reply,
+    Request,
+    Route,
+    Served,
+    Unrecorded,
+    live_status,
+)
 from gate.snapshot.routes.bing import BING
 from gate.snapshot.routes.brave import BRAVE
 from gate.snapshot.routes.exa import EXA
@@ -66,10 +75,11 @@ def answer_request(request: Request, web: FrozenWeb) -> Reply:
         reply = route.answer(request, web)
     except BadRequest as e:
         return api.refuse(400, str(e))
-    except LiveWebError as e:  # record mode: the live web gave nothing to record
-        status = 403 if isinstance(e, FetchRefused) else 504 if isinstance(e, FetchTimeout) else 502
-        message = redact(str(e), web.secrets)
-        return Reply(status, api.error(status, message), notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
+    except Unrecorded as e:  # record mode: the live web gave nothing to record, so the case lacks it
+        status = live_status(e.error)
+        message = redact(str(e.error), web.secrets)
+        return Reply(status, api.error(status, message), served=(e.served,),
+                     notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
     if reply.status >= 400 and not isinstance(reply.body, bytes):
         reply = replace(reply, body=_scrubbed(reply.body, web.secrets))
     return reply

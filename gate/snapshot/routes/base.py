@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from gate.errors import FetchRefused, FetchTimeout, LiveWebError
+
 if TYPE_CHECKING:
     from gate.snapshot.routes.frozen import FrozenWeb
 
@@ -24,6 +26,13 @@ NOT_IN_SNAPSHOT = "not in the snapshot"
 """The reason of a miss for what nothing recorded."""
 ROUTE_LAYER = "route"
 """The layer of a request no route answers (a ``replay_miss`` that names the route)."""
+NOT_RECORDED = "not recorded"
+"""The reason of a miss in record mode when the live web gave nothing to record (its message follows)."""
+
+
+def live_status(error: LiveWebError) -> int:
+    """The status a live failure is answered with: 403 refused, 504 timed out, 502 otherwise."""
+    return 403 if isinstance(error, FetchRefused) else 504 if isinstance(error, FetchTimeout) else 502
 
 
 class BadRequest(Exception):
@@ -76,6 +85,14 @@ class Served:
     hit: bool
     request: str | None = None
     reason: str | None = None
+
+
+class Unrecorded(Exception):
+    """Record mode: a search the live web gave nothing to record; ``served`` is the miss the case keeps."""
+
+    def __init__(self, error: LiveWebError, served: Served) -> None:
+        super().__init__(str(error))
+        self.error, self.served = error, served
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from gate.errors import InputError, SnapshotMiss
+from gate.errors import InputError, LiveWebError, SnapshotMiss
 from gate.model import SearchResult
+from gate.snapshot.live.redact import redact
 from gate.snapshot.parsers import PARSERS, parse_results
 from gate.snapshot.records import (
     ExtractionRecord,
@@ -28,7 +29,7 @@ from gate.snapshot.records import (
     normalise_query,
     page_entry,
 )
-from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, Request, Served
+from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, NOT_RECORDED, Request, Served, Unrecorded
 from gate.snapshot.store import SnapshotStore
 
 if TYPE_CHECKING:
@@ -131,6 +132,9 @@ class FrozenWeb:
             record = self._record(ask)
         except SnapshotMiss as e:
             return self._miss(ask, request, NOT_IN_SNAPSHOT, str(e))
+        except LiveWebError as e:  # record mode: nothing to record, so the case lacks it
+            served, _ = self._miss(ask, request, f"{NOT_RECORDED}: {redact(str(e), self.secrets)}", "")
+            raise Unrecorded(e, served) from e
         own = record.provider == ask.provider
         try:
             results = parse_results(record.response, record.provider)

@@ -12,9 +12,10 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
-from gate.errors import SnapshotMiss
+from gate.errors import LiveWebError, SnapshotMiss
 from gate.model import SearchResult
-from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, Api, BadRequest, Reply, Request, Served
+from gate.snapshot.live.redact import redact
+from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, NOT_RECORDED, Api, BadRequest, Reply, Request, Served
 from gate.snapshot.routes.frozen import Found, FrozenWeb, PageRead, SearchAsk, answer_params
 
 Render = Callable[[SearchAsk, tuple[SearchResult, ...]], Any]
@@ -39,13 +40,18 @@ def search_reply(api: Api, ask: SearchAsk, request: Request, web: FrozenWeb, ren
 
 def read_pages(urls: Sequence[str], provider: str, request: Request,
                web: FrozenWeb) -> list[tuple[str, PageRead | None, Served]]:
-    """Each URL with what the snapshot holds of it (None: a miss) and how the case's scope keeps it."""
+    """Each URL with what the snapshot holds of it (None: a miss, or in record mode a page the live web
+    gave nothing to record) and how the case's scope keeps it."""
     out: list[tuple[str, PageRead | None, Served]] = []
     for url in urls:
         try:
             read = web.read(url)
         except SnapshotMiss:
             out.append((url, None, Served("pages", url, provider, None, False, request.target, NOT_IN_SNAPSHOT)))
+            continue
+        except LiveWebError as e:
+            why = f"{NOT_RECORDED}: {redact(str(e), web.secrets)}"
+            out.append((url, None, Served("pages", url, provider, None, False, request.target, why)))
             continue
         out.append((url, read, read.served(provider, request)))
     return out

@@ -1,0 +1,140 @@
+"""``sourcegate run`` makes the agent's other network use visible: the replay server is its proxy.
+
+Real agent processes (Python ``requests``, ``httpx``, ``urllib``; Node's ``fetch`` in
+``examples/agent-node``) call a host that is not the replay server. The request is refused, and the
+case gets a hard ``live_request`` naming the host; the replay server's own traffic goes through the
+same proxy and is served. Nothing here reaches the network: a refused request goes nowhere, and the
+hosts a case may reach are loopback stand-ins.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cli import main
+from gate.pipeline import run_paths
+from gate.results import CaseResult
+from tests.support.run_golden import make_golden
+from tests.support.web_sites import Site, page
+
+EURO = "euro-adoption-after-2010"
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node")
+
+AGENT = r'''
+import json, os, sys
+import urllib.request
+import requests
+import httpx2 as httpx
+
+base = os.environ["SOURCEGATE_REPLAY_URL"]
+client = sys.argv[1]
+served = requests.get(f"{base}/search", params={"provider": "trace", "q": "EU member states adopted euro after 2010"},
+                      timeout=10)
+assert served.status_code == 200, served.status_code
+calls = {
+    "requests": lambda url: requests.get(url, timeout=10),
+    "httpx": lambda url: httpx.get(url, timeout=10),
+    "urllib": lambda url: urllib.request.urlopen(url, timeout=10),
+}
+for url in sys.argv[2:]:
+    try:
+        calls[client](url)
+        print(f"reached {url}", file=sys.stderr)
+    except Exception as e:
+        print(f"refused {url}: {type(e).__name__}", file=sys.stderr)
+print(json.dumps({"answer": "Estonia, Latvia, Lithuania and Croatia."}))
+'''
+
+
+def _agent(tmp_path: Path) -> list[str]:
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT, encoding="utf-8")
+    return [sys.executable, str(script)]
+
+
+def _trace(golden: Path, case: str = EURO) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((golden / "runs" / f"{case}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _result(golden: Path, case: str = EURO) -> CaseResult:
+    return {c.id: c for c in run_paths([str(golden)], None, judge_mode="off").cases}[case]
+
+
+@pytest.mark.parametrize("client", ["requests", "httpx", "urllib"])
+def test_a_python_agent_calling_a_live_api_is_refused_and_flagged_naming_the_host(
+        tmp_path: Path, client: str) -> None:
+    golden = make_golden(tmp_path / "set", [EURO])
+    command = [*_agent(tmp_path), client, "https://api.tavily.com/search", "http://search.example.net/q?x=1"]
+    assert main(["run", str(golden), "--", *command]) == 0
+    trace = _trace(golden)
+    assert trace["queries"] == ["EU member states adopted euro after 2010"]  # the replay, through the proxy
+    assert trace["replay"]["misses"] == []
+    assert [(r["host"], r["request"]) for r in trace["replay"]["live_requests"]] == [
+        ("api.tavily.com:443", "CONNECT api.tavily.com:443"),
+        ("search.example.net:80", "GET http://search.example.net/q?x=1")]
+    found = [f for f in _result(golden).hard_failures if f.check == "live_request"]
+    assert len(found) == 2 and "api.tavily.com:443" in found[0].message
+    assert "search.example.net:80" in found[1].message
+
+
+def test_a_host_in_replay_allow_is_reached_through_the_proxy_and_not_flagged(tmp_path: Path) -> None:
+    with Site("127.0.0.1", {"/v1/models": page("the model API")}) as api:
+        port = api.authority.rsplit(":", 1)[1]
+        golden = make_golden(tmp_path / "set", [EURO], config={"replay": {"allow": [f"localhost:{port}"]}})
+        url = f"http://localhost:{port}/v1/models"
+        assert main(["run", str(golden), "--", *_agent(tmp_path), "requests", url]) == 0
+        assert ("GET", "/v1/models") in api.seen  # forwarded, as origin-form, to the allowed host
+    assert "live_requests" not in _trace(golden)["replay"]
+    assert "live_request" not in {f.check for f in _result(golden).hard_failures}
+
+
+def test_no_proxy_in_the_environment_opens_no_hole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # requests matches a NO_PROXY address without its port: 127.0.0.1 would let every loopback port through
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    with Site("127.0.0.1", {"/secret": page("not the frozen web")}) as other:
+        golden = make_golden(tmp_path / "set", [EURO])
+        assert main(["run", str(golden), "--", *_agent(tmp_path), "requests", other.url("/secret")]) == 0
+        assert other.seen == []
+    assert [r["host"] for r in _trace(golden)["replay"]["live_requests"]] == [other.authority]
+
+
+def test_a_trace_that_claims_searches_the_server_never_saw_is_flagged(tmp_path: Path) -> None:
+    script = tmp_path / "own_trace.py"
+    script.write_text(
+        "import os\nfrom gate import Recorder\n"
+        "rec = Recorder()\n"
+        "rec.search(lambda q: {'results': [{'title': 't', 'url': 'https://example.org/', 'snippet': ''}]},"
+        " provider='trace')('euro adoption, asked of the live API')\n"
+        "rec.answer('Estonia.')\nrec.save()\n", encoding="utf-8")
+    golden = make_golden(tmp_path / "set", [EURO])
+    assert main(["run", str(golden), "--", sys.executable, str(script)]) == 0
+    assert _trace(golden)["replay"]["unserved_searches"] == ["euro adoption, asked of the live API"]
+    [found] = [f for f in _result(golden).hard_failures if f.check == "unserved_search"]
+    assert "'euro adoption, asked of the live API'" in found.message
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_node_fetch_past_the_frozen_web_is_a_live_request(tmp_path: Path) -> None:
+    script = tmp_path / "agent.mjs"
+    script.write_text(
+        "const replay = process.env.SOURCEGATE_REPLAY_URL;\n"
+        "const q = new URLSearchParams({provider: 'trace', q: 'EU member states adopted euro after 2010'});\n"
+        "const served = await fetch(`${replay}/search?${q}`);\n"
+        "if (!served.ok) throw new Error(`replay: ${served.status}`);\n"
+        "const live = await fetch('https://api.exa.ai/search', {method: 'POST', body: '{}'}).then(r => r.status,"
+        " e => e.message);\n"
+        "console.error(`live: ${live}`);\n"
+        "console.log(JSON.stringify({answer: 'Estonia.'}));\n", encoding="utf-8")
+    golden = make_golden(tmp_path / "set", [EURO])
+    assert main(["run", str(golden), "--", str(NODE), str(script)]) == 0
+    trace = _trace(golden)
+    assert trace["queries"] == ["EU member states adopted euro after 2010"]
+    assert [r["host"] for r in trace["replay"]["live_requests"]] == ["api.exa.ai:443"]
