@@ -70,7 +70,14 @@ class ReplayMiss:
     request: str | None = None
     """the method and path asked (``POST /search``), when the trace says"""
     reason: str | None = None
-    """why it was not answered (not in the snapshot, a parameter that differs from the recording's, ...)"""
+    """why it was not answered: :data:`NOT_IN_SNAPSHOT`, :data:`NOT_RECORDED` and the live web's error (record
+    mode), or what keeps a recording from answering it (a parameter that differs from the recording's, ...)"""
+
+
+NOT_IN_SNAPSHOT = "not in the snapshot"
+"""The reason of a miss for what nothing recorded."""
+NOT_RECORDED = "not recorded"
+"""The start of the reason of a miss in record mode when the live web gave nothing to record (its message follows)."""
 
 
 @dataclass(frozen=True)

@@ -69,11 +69,11 @@ class RunServer:
             return self._server
         # Here, not at the top: recording loads the live web's HTTP client, slow to import.
         from gate.snapshot.live import LiveWeb
-        from gate.snapshot.recording import RecordingSource
+        from gate.snapshot.recording import RECORD, RecordingSource
 
         self._source = RecordingSource(store, LiveWeb.from_config(self.config, environ=self.environ), self.record)
         self._server = ReplayServer(store, log=typing.cast(TextIO, _Lines(self.log)), source=self._source,
-                                    secrets=self._source.secrets)
+                                    secrets=self._source.secrets, afresh=self.record == RECORD)
         return self._server
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,

@@ -54,9 +54,10 @@ class SearchRecord:
     response: Any
     recorded_at: datetime | None = None
     params: Mapping[str, Any] | None = None
-    """The request's parameters that change the answer (a topic, domains, a time range), as the replay
-    routes name them (:mod:`gate.snapshot.routes`); None when the recording did not say, which replay
-    reads as the provider's defaults."""
+    """The request's parameters (a topic, domains, a time range, the count), as the provider names them,
+    without its query and key: record mode keeps those it sent; replay compares those that change the
+    answer (:mod:`gate.snapshot.routes`). None when the recording did not say, which replay reads as
+    the provider's defaults."""
 
 
 @dataclass(frozen=True)

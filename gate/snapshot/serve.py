@@ -53,7 +53,7 @@ import sys
 import threading
 import time
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
@@ -117,16 +117,18 @@ class ReplayServer(ThreadingHTTPServer):
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
                  log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
                  request_timeout: float = REQUEST_TIMEOUT, max_connections: int = MAX_CONNECTIONS,
-                 source: ReplaySource | None = None, secrets: tuple[str, ...] = (),
+                 source: ReplaySource | None = None, secrets: tuple[str, ...] = (), afresh: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         """Bind to ``host:port`` (port 0: any free port; see :attr:`url`).
 
         ``source`` answers the requests (default: ``store``, replay only); ``secrets`` are values
-        never to be logged or answered (the keys a recording source holds). ``clock`` times the
-        request deadline.
+        never to be logged or answered (the keys a recording source holds); ``afresh``: the source
+        records everything again (``record`` mode), so the providers' routes ask it before any
+        recording of another provider the store holds. ``clock`` times the request deadline.
         """
         self.store = store
         self.source: ReplaySource = store if source is None else source
+        self.afresh = afresh
         self.secrets = secrets
         # A text stream like any other to its users (an io.TextIOBase), redacting what it passes on.
         self.log = typing.cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
@@ -171,8 +173,12 @@ class ReplayServer(ThreadingHTTPServer):
 class ReplaySource(Protocol):
     """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
 
-    def search(self, provider: str, query: str) -> SearchRecord:
-        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none."""
+    def search(self, provider: str, query: str, params: Mapping[str, Any] | None = None) -> SearchRecord:
+        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none.
+
+        ``params``: the request's parameters but its query and key, as a provider's route read them
+        (None from sourcegate's own ``GET /search``): a recording source sends them to the provider
+        and keeps them in the record."""
 
     def page(self, url: str) -> PageRecord:
         """The fetch of ``url``; SnapshotMiss or LiveWebError when there is none."""
@@ -325,7 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
             path = "/" + rest
         headers = {k.lower(): v for k, v in self.headers.items()}
         request = Request("GET" if self.command == "HEAD" else self.command, path, params, body, headers)
-        web = FrozenWeb(self.server.source, self.server.store, self.server.secrets)
+        web = FrozenWeb(self.server.source, self.server.store, self.server.secrets, afresh=self.server.afresh)
         try:
             reply = answer_request(request, web)
         except InputError as e:  # a damaged entry: the snapshot needs fixing, say which file

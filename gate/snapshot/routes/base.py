@@ -22,12 +22,8 @@ if TYPE_CHECKING:
     from gate.snapshot.routes.frozen import FrozenWeb
 
 JSON_TYPE = "application/json; charset=utf-8"
-NOT_IN_SNAPSHOT = "not in the snapshot"
-"""The reason of a miss for what nothing recorded."""
 ROUTE_LAYER = "route"
 """The layer of a request no route answers (a ``replay_miss`` that names the route)."""
-NOT_RECORDED = "not recorded"
-"""The reason of a miss in record mode when the live web gave nothing to record (its message follows)."""
 
 
 def live_status(error: LiveWebError) -> int:

@@ -22,7 +22,6 @@ from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, Reply, Request, Route, Served
 from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, answer_params
 from gate.snapshot.routes.render import (
-    count_of,
     cut_list,
     iso_day,
     read_pages,
@@ -72,8 +71,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     query = body.get("query")
     if not isinstance(query, str) or not query.strip():
         return EXA.refuse(400, "query: Required")
-    ask = SearchAsk("exa", query, count_of(body.get("numResults"), "numResults"),
-                    answer_params(body, EXA_PARAMS), count_param="numResults", count_default=10)
+    ask = SearchAsk.of("exa", query, body, EXA_PARAMS, "numResults", 10, query_param="query")
     pages: list[Served] = []
     reply = search_reply(EXA, ask, request, web, lambda a, found: _results(a, found, body, request, web, pages),
                          lambda data, n: cut_list(data, n, "results"))

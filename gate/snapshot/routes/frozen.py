@@ -8,6 +8,11 @@ results the route renders in its own shape. It is a miss when nothing recorded t
 parameter that changes the answer differs from the recording's (a recording that did not keep
 them was asked with the provider's defaults), or when it asks for more results than were recorded.
 A page is read from the page layer (status, final URL, dates) and its extraction (the clean text).
+
+Record mode (the server's source records what the store lacks, :mod:`gate.snapshot.recording`): a
+search or a page the store cannot answer, in any provider's recording, is asked of the source, which
+records it live; a search goes to the provider with the request's own parameters (:attr:`SearchAsk.sent`),
+kept in the record. With ``afresh`` (``record`` mode, ``--record all``) the source is asked first.
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gate.errors import InputError, LiveWebError, SnapshotMiss
-from gate.model import SearchResult
-from gate.snapshot.live.redact import redact
+from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
+from gate.snapshot.live.redact import is_secret_name, redact
 from gate.snapshot.parsers import PARSERS, parse_results
 from gate.snapshot.records import (
     ExtractionRecord,
@@ -29,7 +34,7 @@ from gate.snapshot.records import (
     normalise_query,
     page_entry,
 )
-from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, NOT_RECORDED, Request, Served, Unrecorded
+from gate.snapshot.routes.base import BadRequest, Request, Served, Unrecorded
 from gate.snapshot.store import SnapshotStore
 
 if TYPE_CHECKING:
@@ -39,9 +44,23 @@ NEUTRAL = "trace"
 """The provider of the entries built from recorded runs."""
 
 
+def count_of(value: Any, name: str) -> int | None:
+    """A count parameter (a number, or its digits in a query string); None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadRequest(f"expected {name!r} to be a whole number, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class SearchAsk:
-    """One search as the agent asked it; ``params`` already normalised (:func:`answer_params`)."""
+    """One search as the agent asked it; ``params`` already normalised (:func:`answer_params`).
+
+    Made by :meth:`of` from the request's parameters; a recording's own parameters are read through
+    ``defaults`` too, so that they compare in one spelling."""
 
     provider: str
     query: str
@@ -53,6 +72,21 @@ class SearchAsk:
     count_default: int | None = None
     """The count the provider (or its client, which sends it every time) uses unless told: a recording
     that did not keep its count was made with it, so asking for it asks for no more than was recorded."""
+    defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """The provider's parameters that change the answer, with their defaults (the route's table)."""
+    sent: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """The request's parameters as the agent wrote them, but its query and any secret (a key): what
+    record mode sends the provider, and keeps in the record."""
+
+    @classmethod
+    def of(cls, provider: str, query: str, given: Mapping[str, Any], defaults: Mapping[str, Any],
+           count_param: str, count_default: int, *, query_param: str) -> SearchAsk:
+        """The search ``given`` asks (a JSON body, or a query string's values): its count, its
+        parameters that change the answer, and what record mode would send."""
+        sent = {k: v for k, v in given.items() if k != query_param and v is not None and not is_secret_name(k)}
+        return cls(provider, query, count_of(given.get(count_param), count_param), answer_params(given, defaults),
+                   count_param=count_param, count_default=count_default, defaults=MappingProxyType(dict(defaults)),
+                   sent=MappingProxyType(sent))
 
 
 @dataclass(frozen=True)
@@ -116,11 +150,14 @@ class FrozenWeb:
     """The snapshot as the routes read it: through the server's source (the store, or record mode's
     live web behind it) for the provider's own answers and pages, and the store for the rest."""
 
-    def __init__(self, source: ReplaySource, store: SnapshotStore, secrets: tuple[str, ...] = ()) -> None:
-        """Read through ``source``; look up other providers' recordings in ``store`` (never live).
+    def __init__(self, source: ReplaySource, store: SnapshotStore, secrets: tuple[str, ...] = (), *,
+                 afresh: bool = False) -> None:
+        """Read ``store``, and through ``source`` what it lacks (the same store when replaying).
 
-        ``secrets``: the values never to be answered (the keys a recording source holds)."""
+        ``secrets``: the values never to be answered (the keys a recording source holds); ``afresh``:
+        the source records everything again, so it is asked before the store."""
         self.source, self.store, self.secrets = source, store, secrets
+        self._first: ReplaySource = source if afresh else store
 
     def search(self, ask: SearchAsk, request: Request,
                echoed: Callable[[Any], Mapping[str, Any]] | None = None) -> Found | tuple[Served, str]:
@@ -142,9 +179,10 @@ class FrozenWeb:
             if not own:
                 raise
             results = ()  # the provider's own JSON is served as it came, results or not
-        recorded = dict(record.params) if record.params is not None else (
+        kept = dict(record.params) if record.params is not None else (
             dict(echoed(record.response)) if echoed is not None and own else {})
-        asked = recorded.pop(ask.count_param, None) if ask.count_param else None
+        asked = _recorded_count(kept.get(ask.count_param)) if ask.count_param else None
+        recorded = answer_params(kept, ask.defaults)
         for name in sorted(set(ask.params) | set(recorded)):
             if ask.params.get(name) != recorded.get(name):
                 why = (f"{name} {_shown(ask.params.get(name))} differs from the recording's "
@@ -158,15 +196,24 @@ class FrozenWeb:
         return Found(record, results[:ask.count] if ask.count is not None else results, own)
 
     def read(self, url: str) -> PageRead:
-        """The page at ``url`` and its extraction; SnapshotMiss when the snapshot holds neither."""
+        """The page at ``url`` and its extraction; SnapshotMiss when the snapshot holds neither (in record
+        mode, LiveWebError when the live web gave nothing to record)."""
+        try:
+            return self._read(self._first, url)
+        except SnapshotMiss:
+            if self._first is self.source:
+                raise
+        return self._read(self.source, url)  # record mode: what the store lacks, recorded
+
+    def _read(self, source: ReplaySource, url: str) -> PageRead:
         page = extraction = None
         missing: SnapshotMiss | None = None
         try:
-            page = self.source.page(url)
+            page = source.page(url)
         except SnapshotMiss as e:
             missing = e
         try:
-            extraction = self.store.extraction(url) if page is not None else self.source.extraction(url)
+            extraction = self.store.extraction(url) if page is not None else source.extraction(url)
         except SnapshotMiss:
             if page is None:
                 assert missing is not None
@@ -175,8 +222,10 @@ class FrozenWeb:
         return PageRead(url, text, page, extraction)
 
     def _record(self, ask: SearchAsk) -> SearchRecord:
+        """The first recording of the query: the provider's own, then any other's the store holds; in
+        record mode, what none holds is asked of the source, with the request's parameters."""
         try:
-            return self.source.search(ask.provider, ask.query)
+            return self._first.search(ask.provider, ask.query, ask.sent)
         except SnapshotMiss as first:
             for other in (NEUTRAL, *PARSERS):
                 if other != ask.provider:
@@ -184,12 +233,21 @@ class FrozenWeb:
                         return self.store.search(other, ask.query)
                     except SnapshotMiss:
                         continue
-            raise first from None
+            if self._first is self.source:
+                raise first from None
+        return self.source.search(ask.provider, ask.query, ask.sent)  # record mode: recorded live
 
     @staticmethod
     def _miss(ask: SearchAsk, request: Request, reason: str, message: str) -> tuple[Served, str]:
         served = Served("search", normalise_query(ask.query), ask.provider, None, False, request.target, reason)
         return served, message
+
+
+def _recorded_count(value: Any) -> int | None:
+    """The count a recording asked for (a number, or its digits as a query string kept it)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _shown(value: Any) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gate.errors import LiveWebError, SnapshotMiss
+from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED
 from gate.snapshot.live.redact import redact
 from gate.snapshot.records import (
     EXTRACTIONS,
@@ -25,8 +26,6 @@ from gate.snapshot.records import (
     url_key,
 )
 from gate.snapshot.routes.base import (
-    NOT_IN_SNAPSHOT,
-    NOT_RECORDED,
     Api,
     BadRequest,
     Reply,

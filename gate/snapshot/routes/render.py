@@ -13,10 +13,10 @@ from datetime import date
 from typing import Any
 
 from gate.errors import LiveWebError, SnapshotMiss
-from gate.model import SearchResult
+from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
 from gate.snapshot.live.redact import redact
-from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, NOT_RECORDED, Api, BadRequest, Reply, Request, Served
-from gate.snapshot.routes.frozen import Found, FrozenWeb, PageRead, SearchAsk, answer_params
+from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Served
+from gate.snapshot.routes.frozen import Found, FrozenWeb, PageRead, SearchAsk
 
 Render = Callable[[SearchAsk, tuple[SearchResult, ...]], Any]
 """The recorded results of a search in the provider's response shape."""
@@ -65,8 +65,7 @@ def query_ask(request: Request, provider: str, defaults: dict[str, Any], count_p
     query = given.get("q")
     if not query or not query.strip():
         raise BadRequest(missing)
-    return SearchAsk(provider, query, count_of(given.get(count_param), count_param), answer_params(given, defaults),
-                     count_param=count_param, count_default=count_default)
+    return SearchAsk.of(provider, query, given, defaults, count_param, count_default, query_param="q")
 
 
 def cut_list(data: Any, n: int, *path: str) -> Any:
@@ -85,17 +84,6 @@ def request_urls(value: Any) -> list[str]:
     if not isinstance(items, list) or not items or not all(isinstance(u, str) and u for u in items):
         raise BadRequest("expected 'urls': a URL or a list of URLs")
     return list(items)
-
-
-def count_of(value: Any, name: str) -> int | None:
-    """A count parameter (a number, or its digits in a query string); None when absent."""
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise BadRequest(f"expected {name!r} to be a whole number, got {value!r}")
-    return value
 
 
 def request_id(*parts: str) -> str:

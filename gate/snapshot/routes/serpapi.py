@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, Reply, Request, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, cut_list, long_day, query_ask, request_id, search_reply
+from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params, count_of
+from gate.snapshot.routes.render import cut_list, long_day, query_ask, request_id, search_reply
 
 SERPAPI_PARAMS: dict[str, Any] = {
     "engine": "google", "output": "json", "location": None, "uule": None, "google_domain": "google.com",

@@ -15,7 +15,7 @@ from typing import Any
 from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, cut_list, long_day, search_reply
+from gate.snapshot.routes.render import cut_list, long_day, search_reply
 
 SERPER_PARAMS: dict[str, Any] = {"gl": "us", "hl": "en", "location": None, "tbs": None, "page": 1,
                                  "autocorrect": True, "type": "search"}
@@ -35,8 +35,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     query = body.get("q")
     if not isinstance(query, str) or not query.strip():
         raise BadRequest("Missing query parameter")
-    ask = SearchAsk("serper", query, count_of(body.get("num"), "num"), answer_params(body, SERPER_PARAMS),
-                    count_param="num", count_default=10)
+    ask = SearchAsk.of("serper", query, body, SERPER_PARAMS, "num", 10, query_param="q")
     return search_reply(SERPER, ask, request, web, _results,
                         lambda data, n: cut_list(data, n, "organic"), _echoed)
 

@@ -17,8 +17,8 @@ from urllib.parse import parse_qs
 
 from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import count_of, cut_list, search_reply
+from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk
+from gate.snapshot.routes.render import cut_list, search_reply
 
 SERPLY_PARAMS: dict[str, Any] = {"engine": "google", "start": 0, "gl": "us", "hl": "lang_en", "lr": "lang_en",
                                  "cr": None, "loc": None, "device": "desktop", "proxy_location": None}
@@ -39,8 +39,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     given["engine"] = "bing" if found.group(1) else "google"
     given["device"] = request.headers.get("x-user-agent")
     given["proxy_location"] = request.headers.get("x-proxy-location")
-    ask = SearchAsk("serply", query, count_of(given.get("num"), "num"), answer_params(given, SERPLY_PARAMS),
-                    count_param="num", count_default=10)
+    ask = SearchAsk.of("serply", query, given, SERPLY_PARAMS, "num", 10, query_param="q")
     return search_reply(SERPLY, ask, request, web, _results,
                         lambda data, n: cut_list(data, n, "results"))
 

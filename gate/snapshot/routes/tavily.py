@@ -19,11 +19,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gate.model import SearchResult
-from gate.snapshot.routes.base import NOT_IN_SNAPSHOT, Api, BadRequest, Reply, Request, Route, Served
+from gate.model import NOT_IN_SNAPSHOT, SearchResult
+from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route, Served
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
 from gate.snapshot.routes.render import (
-    count_of,
     cut_list,
     iso_day,
     read_pages,
@@ -53,8 +52,7 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
     query = body.get("query")
     if not isinstance(query, str) or not query.strip():
         raise BadRequest("Query is missing.")
-    ask = SearchAsk("tavily", query, count_of(body.get("max_results"), "max_results"),
-                    answer_params(body, TAVILY_PARAMS), count_param="max_results", count_default=5)
+    ask = SearchAsk.of("tavily", query, body, TAVILY_PARAMS, "max_results", 5, query_param="query")
     raw = body.get("include_raw_content") not in (None, False)
     pages: list[Served] = []  # the pages whose text a built reply carries: the agent read them
     reply = search_reply(TAVILY, ask, request, web, lambda a, found: _results(a, found, request, web, raw, pages),
