@@ -120,8 +120,9 @@ class Replay:
     """requests refused because they crossed from one case to another, each said in one line"""
     outside_connections: int = 0
     """connections with the case's URL from a process of no running case, served (Linux)"""
-    record_command: str | None = None
-    """the command that records what the run missed, naming the golden set as it was given"""
+    golden: str | None = None
+    """the golden set as ``sourcegate run`` was given it, kept when the run missed something: the command
+    that records it names the set (:func:`gate.checks.run_findings.record_command`)"""
     live_requests: tuple[LiveRequest, ...] = ()
     """requests past the frozen web (another host than the replay server's), refused, by host"""
     unserved_searches: tuple[str, ...] = ()

@@ -116,7 +116,8 @@ def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: Anthropic
                                        "reason": "not in the snapshot"}]
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     messages = [f["message"] for c in report["cases"] if c["id"] == UK for f in c["hard_failures"]]
-    assert any("'when did analogue tv end in the uk'" in m and "sourcegate snapshot record" in m for m in messages)
+    assert any("'when did analogue tv end in the uk'" in m and f"`sourcegate run {golden} --record -- " in m
+               for m in messages)
     assert api.calls == 3 + 3 + 2
 
 

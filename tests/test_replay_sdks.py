@@ -12,6 +12,7 @@ installs the suite's network guard before it imports its SDK.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -115,7 +116,8 @@ def test_what_the_snapshot_cannot_answer_is_a_miss_and_the_sdk_s_own_error(
     messages = [f["message"] for f in _failures(report, EURO) if f["check"] == "replay_miss"]
     assert len(messages) == 3
     assert "'euro adoption 2027 candidates' (tavily, POST /search) is not in the snapshot" in messages[0]
-    assert f"`sourcegate snapshot record {golden}`" in messages[0]
+    assert f"`sourcegate run {golden} --record -- {shlex.join([sys.executable, str(AGENTS / 'tavily_agent.py')])}`" \
+        in messages[0]
     assert "POST /crawl is not a route of the replay server (tavily's API): not implemented" in messages[2]
 
 

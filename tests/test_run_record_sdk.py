@@ -5,12 +5,14 @@ client's base URL. Recording, the replay server answers its ``POST /search`` by 
 loopback stand-in, allowed through ``record.allow``, its endpoint set in ``sourcegate.yaml`` as
 record mode allows) with the agent's own parameters and the key from the environment, and keeps
 them in the search entry; its ``POST /extract`` by fetching the page. Replaying, the same route
-answers from the snapshot alone, and the set passes; a parameter that changes the answer is a miss.
+answers from the snapshot alone, and the set passes; a parameter that changes the answer is a miss
+whose message names the command that records it.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -108,11 +110,14 @@ def test_a_tavily_python_agent_is_recorded_through_its_provider_route_then_repla
     [case] = json.loads(report.read_text(encoding="utf-8"))["cases"]
     assert case["hard_failures"] == []
 
-    # asked with another topic, the search is a miss: the recording's parameters were kept
+    # asked with another topic, the search is a miss naming the command that records it
     _plan(tavily, monkeypatch, max_results=2)
-    assert main(["run", str(golden), "--", *agent]) == 0
+    assert main(["run", str(golden), "--check", "--judge", "off", "--json", str(report), "--", *agent]) == 1
     [miss] = _trace(golden)["replay"]["misses"]
     assert miss["reason"] == "topic (none: the provider's default) differs from the recording's 'news'"
+    [case] = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    [message] = [f["message"] for f in case["hard_failures"] if f["check"] == "replay_miss"]
+    assert f"`sourcegate run {golden} --record all -- {shlex.join(agent)}`" in message
     assert len(tavily.asked) == asked
 
 

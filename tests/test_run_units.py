@@ -103,6 +103,22 @@ def test_run_findings_have_ids_descriptions_and_a_severity_from_the_config() -> 
     assert run_findings(Run(case="c", question="?", answer=""), Config()) == ((), ())
 
 
+@pytest.mark.parametrize(("reason", "golden", "command", "named"), [
+    ("not in the snapshot", "my set", ("python", "agent.py"), "sourcegate run 'my set' --record -- python agent.py"),
+    ("not recorded: HTTP 500", "set", ("python", "agent.py"), "sourcegate run set --record -- python agent.py"),
+    ("topic 'news' differs from the recording's (none: the provider's default)", "set", ("agent",),
+     "sourcegate run set --record all -- agent"),  # --record keeps the recording that cannot answer
+    (None, None, ("agent",), "sourcegate run GOLDEN --record -- agent"),  # a trace that names no set
+    ("not in the snapshot", "set", (), "sourcegate snapshot record set"),  # no agent's command to name
+])
+def test_a_miss_names_the_command_that_records_it(reason: str | None, golden: str | None,
+                                                  command: tuple[str, ...], named: str) -> None:
+    replay = Replay(command=command, misses=(ReplayMiss("search", "q", "tavily", "POST /search", reason),),
+                    golden=golden)
+    [failure], _ = run_findings(Run(case="c1", question="?", answer="", replay=replay), Config())
+    assert f"record it with `{named}`, then run the agent again" in failure.message
+
+
 def test_the_replay_section_of_the_config(tmp_path: Path) -> None:
     assert parse_config("replay: {on_miss: warn}", "s.yaml").replay.on_miss == "warn"
     assert parse_config("{}", "s.yaml").replay.on_miss == "fail"

@@ -73,7 +73,7 @@ def _replay(data: Mapping[str, Any]) -> Replay:
                   stderr_dropped=data.get("stderr_dropped", 0), left_running=data.get("left_running", 0),
                   cross_case=tuple(data.get("cross_case", ())),
                   outside_connections=data.get("outside_connections", 0),
-                  record_command=data.get("record_command"),
+                  golden=data.get("golden"),
                   live_requests=tuple(LiveRequest(r["host"], r["request"], r["count"])
                                       for r in data.get("live_requests", ())),
                   unserved_searches=tuple(data.get("unserved_searches", ())))

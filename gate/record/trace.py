@@ -50,7 +50,7 @@ def trace_dict(run: Run) -> dict[str, Any]:
         extra = {"stdout_dropped": run.replay.stdout_dropped, "stderr_dropped": run.replay.stderr_dropped,
                  "left_running": run.replay.left_running, "cross_case": list(run.replay.cross_case),
                  "outside_connections": run.replay.outside_connections,
-                 "record_command": run.replay.record_command,
+                 "golden": run.replay.golden,
                  "live_requests": [{"host": r.host, "request": r.request, "count": r.count}
                                    for r in run.replay.live_requests],
                  "unserved_searches": list(run.replay.unserved_searches)}

@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from gate.checks.run_findings import record_command
 from gate.config import load_config
 from gate.errors import GateError, InputError
 from gate.exitcodes import ExitCode
@@ -225,8 +224,8 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
             del server.scopes[token]
             if crossing is not None:
                 crossing.unregister(case.id)
-        run = _with_record_command(_case_run(case, opts.command, finished, scope, trace_file, started,
-                                             os.path.join(target, _log_name(case.id))), opts.golden)
+        run = _naming_the_set(_case_run(case, opts.command, finished, scope, trace_file, started,
+                                        os.path.join(target, _log_name(case.id))), opts.golden)
         log(_line(run))
         progress.advance(1)
         failed = run.replay is not None and run.replay.agent_error is not None
@@ -265,11 +264,11 @@ def _log_name(case: str) -> str:
     return f"{case}.stderr.log"
 
 
-def _with_record_command(run: Run, golden: str) -> Run:
-    """A run that missed something names the command that records it, with the golden set as given."""
+def _naming_the_set(run: Run, golden: str) -> Run:
+    """A run that missed something names the golden set as given, for the command that records it."""
     if run.replay is None or not run.replay.misses:
         return run
-    return replace(run, replay=replace(run.replay, record_command=record_command(golden)))
+    return replace(run, replay=replace(run.replay, golden=golden))
 
 
 def _line(run: Run) -> str:
