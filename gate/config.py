@@ -156,7 +156,6 @@ class Config:
     disabled: frozenset[str] = frozenset()
     domain_cap: int = 2
     domain_floor: Mapping[str, int] = field(default_factory=lambda: DEFAULT_DOMAIN_FLOOR)
-    passage_threshold: float = 80.0
     drift_max: float = 50.0
     """``checks.paraphrase_drift.max_drift``: the most a cited sentence may drift (0-100) from its closest passage"""
     drift_block: bool = False
@@ -194,7 +193,6 @@ SETTINGS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "disabled": ("checks", "disabled"),
     "domain_cap": ("checks", "domain_cap"),
     "domain_floor": ("checks", "domain_floor"),
-    "passage_threshold": ("checks", "passage_threshold"),
     "drift_max": ("checks", "paraphrase_drift", "max_drift"),
     "drift_block": ("checks", "paraphrase_drift", "block"),
     "stale_days": ("checks", "stale_days"),
@@ -252,7 +250,7 @@ _SECTIONS: Mapping[str, Callable[[Mapping[str, Any]], Any]] = MappingProxyType({
 
 _READ: Mapping[str, Callable[[Any], Any]] = MappingProxyType({
     "disabled": frozenset, "require_primary": tuple,
-    "passage_threshold": float, "drift_max": float, "min_primary_share": float,
+    "drift_max": float, "min_primary_share": float,
     "domain_floor": _merged(DEFAULT_DOMAIN_FLOOR), "stale_days": _merged(DEFAULT_STALE_DAYS),
 })
 """How a setting written in the file becomes its Config value (the rest are taken as written)."""

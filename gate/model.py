@@ -48,6 +48,9 @@ class Page:
     truncated: bool = False
     fetched_at: datetime | None = None
     published: date | None = None
+    links: tuple[str, ...] = ()
+    """links the reader showed beside the text (an extraction's anchors, a scraper's link list); the
+    links written in the text itself are found in it (:func:`gate.urls.anchors.extract_anchors`)"""
 
 
 @dataclass(frozen=True)

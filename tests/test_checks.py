@@ -70,6 +70,29 @@ def test_fabricated_and_unread_never_name_the_same_url() -> None:
         assert not fab & unread, (check, file)
 
 
+@pytest.mark.parametrize(("file", "expected"), [
+    # fetched by a URL no search showed, and it answered: grounded in what it read
+    ("fabricated_url/passes/fetches-its-own-url-and-it-answered.json", []),
+    # fetched by a URL no search showed, and it did not answer: unresolved, not made up
+    ("url_unresolved/fails/fetched-its-own-url-and-it-did-not-answer.json",
+     [("url_unresolved", "https://nasa.example.gov/jupiter-moons-2026")]),
+    # a markdown link (relative) and an HTML link on the page it read: seen there, cited unread
+    ("fabricated_url/passes/cites-links-on-a-page-it-read.json",
+     [("unread_citation", "https://science.example.gov/mpc/moons"),
+      ("unread_citation", "https://moons.example.org/jupiter?dir=asc&sort=year")]),
+    # a link on an error page was not seen: the page never answered
+    ("fabricated_url/fails/cites-a-link-on-a-page-that-did-not-answer.json",
+     [("fabricated_url", "https://science.example.gov/moon-list-2026")]),
+    # the explicit list names the good page; the answer also links an invented one
+    ("fabricated_url/fails/links-an-invented-url-beside-its-citations-list.json",
+     [("fabricated_url", "https://who.int/invented-page-2026")]),
+])
+def test_what_the_agent_saw_is_not_fabricated(file: str, expected: list[tuple[str, str]]) -> None:
+    run = load_trace(str(RUNS / file))
+    result = evaluate_run(run, Case(id=run.case, question=run.question), Config())
+    assert [(f.check, f.url) for f in result.hard_failures] == expected
+
+
 def test_no_citations_leaves_cap_and_floor_unreported() -> None:
     run = load_trace(str(RUNS / "no_citations" / "fails" / "answered-from-memory.json"))
     result = evaluate_run(run, Case(id=run.case, question=run.question, cls="synthesis"), Config())
@@ -94,7 +117,9 @@ def test_a_url_cited_again_with_another_quote_has_each_quote_checked_once() -> N
     result = evaluate_run(run, Case(id=run.case, question=run.question), Config())
     [failure] = [f for f in result.hard_failures if f.check == "passage_missing"]
     assert "102 confirmed moons" in failure.message
-    assert result.counts.citations == 1
+    # jupiter once, however often it is listed, and astro-news.com: the answer links it, and an
+    # explicit list does not hide the answer's own links
+    assert result.counts.citations == 2
 
 
 def test_retrieval_succeeds_only_with_enough_pages_really_read() -> None:

@@ -54,3 +54,8 @@ def test_settings_given_beside_a_null_section_still_apply() -> None:
     assert config.domain_cap == 3 and config.stale_days == Config().stale_days
     assert dict(config.judge.prices["my-model"]) == {"input": 1, "output": 2}
     assert "claude-sonnet-4-6" in config.judge.prices
+
+
+def test_the_fuzzy_passage_threshold_of_older_files_loads_and_changes_nothing() -> None:
+    # Quotes must be on their page verbatim (docs/quotes.md): the old fuzzy threshold has no meaning left.
+    assert replace(parse_config("checks: {passage_threshold: 10}\n", "sourcegate.yaml"), source=None) == Config()

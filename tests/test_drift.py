@@ -259,6 +259,11 @@ def test_a_backslash_or_userinfo_url_is_looked_at_on_the_host_it_is_judged_by(
     trick = a.replace("/same", "\\@" + b.removeprefix("http://"))
     root = write_set(tmp_path / "set", {"trick": (trick, 200, TEXT),
                                         "userinfo": (b.replace("http://", "http://me:pw@"), 200, TEXT)})
+    # The trace's citations list gives the URL as written. Its answer must not restate it as a markdown
+    # reference: there "\@" is an escaped "@", another URL (userinfo, on B), which the run would cite too.
+    trick_run = root / "runs" / "trick.json"
+    run = json.loads(trick_run.read_text(encoding="utf-8"))
+    trick_run.write_text(json.dumps({**run, "answer": "It happened [1]."}), encoding="utf-8")
     code, urls, _ = _drift(root, tmp_path)
     assert code == 0
     assert urls["trick"]["status"] == 404  # asked of 127.0.0.1 (no such page there), not of 127.0.0.2

@@ -1,8 +1,10 @@
 """Real recorded runs, imported with ``sourcegate import`` and gated: the verdict each record deserves.
 
-Every file under ``tests/fixtures/import/`` is a real recording (ATTRIBUTION.md says whose). Each
-is converted through the CLI, checked with the judges off, and must get exactly these hard
-failures, in this order: the check id and the URL it names.
+Every file under ``tests/fixtures/import/`` is a real recording (ATTRIBUTION.md says whose), and
+every one is a case here: the folder it is in names its format (:data:`FORMATS`). Each is converted
+through the CLI, checked with the judges off, and must get exactly the hard failures of
+:data:`EXPECTED`, in this order: the check id and the URL it names. A file added to the folder
+without its verdict fails.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
+from gate.importers import FORMATS as IMPORT_FORMATS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 
@@ -26,6 +29,10 @@ TECHSTARTUPS = ("https://techstartups.com/2025/12/05/"
                 "technology-news-today-the-latest-in-tech-ai-startup-news-december-5-2025/")
 TECHCRUNCH = "https://techcrunch.com/2025/12/05/"
 APPLE_BUY = "https://www.apple.com/shop/buy-iphone"
+
+FORMATS = {"anthropic": "anthropic", "openai": "openai-responses", "perplexity": "perplexity",
+           "langfuse": "langfuse", "tavily": "tavily-agent-log", "openinference": "otlp", "langsmith": "langsmith"}
+"""folder of tests/fixtures/import/ -> the import format of its files"""
 
 # (format, fixture, [(check, url), ...]): the exact hard failures, in report order
 EXPECTED: list[tuple[str, str, list[tuple[str, str | None]]]] = [
@@ -79,17 +86,27 @@ EXPECTED: list[tuple[str, str, list[tuple[str, str | None]]]] = [
       ("unread_citation", "https://getdaytrends.com/top/tweeted/day/"),
       ("unread_citation", "https://91trends.com/twitter/united-states/"),
       ("unread_citation", "https://globaltwittertrends.com/united-states/")]),
-    # The fabricated citations of a real run. iphone-air, iphone-17e and the store page are in
-    # neither the results nor the extracted pages. iphone-17-pro was extracted (read) but no
-    # search showed it (only /ca/shop/buy-iphone/iphone-17-pro): the agent wrote that URL itself
-    # and the gate's fabricated_url counts search results and redirects only, not direct fetches.
+    # A real run that read three pages and cited six apple.com URLs. iphone-17-pro was extracted
+    # (fetched and read) though no search showed it (only /ca/shop/buy-iphone/iphone-17-pro): a page
+    # the agent read is seen. iphone-air and iphone-17e stand as links on the pages it read: seen,
+    # not made up, but cited without being opened. The store page itself is on no page, in no
+    # result: written from memory.
     ("tavily-agent-log", "tavily/run-iphone-models.cell15.stdout.txt",
-     [("fabricated_url", APPLE_BUY + "/iphone-17-pro"), ("fabricated_url", APPLE_BUY + "/iphone-air"),
-      ("fabricated_url", APPLE_BUY + "/iphone-17e"), ("fabricated_url", APPLE_BUY),
-      ("domain_cap", APPLE_BUY + "/iphone-17")]),
-    # OpenInference's example trace and LangSmith's captured runs: a chat turn with no search and an
+     [("fabricated_url", APPLE_BUY), ("unread_citation", APPLE_BUY + "/iphone-air"),
+      ("unread_citation", APPLE_BUY + "/iphone-17e"), ("domain_cap", APPLE_BUY + "/iphone-17")]),
+    # LangGraph's trace: the question is the first human message of trace.input's "messages" (JSON
+    # text), the answer the last AI message; its Web-Search tool (a stub) returned example.com, which
+    # the answer links without reading.
+    ("langfuse", "langfuse/langgraph-2025-08-22.json", [("unread_citation", "https://example.com")]),
+    # BeeAI's trace: the Wikipedia search is three sibling spans, the query on the start event (its
+    # input null), the results on the success event. The answer cites nothing.
+    ("langfuse", "langfuse/beeai-2025-08-01.json", [("no_citations", None)]),
+    # LlamaIndex: one completion, no search, an answer with no link.
+    ("langfuse", "langfuse/llamaindex-2025-06-05.json", [("no_citations", None)]),
+    # OpenInference's example spans (the spec's third block reuses the first one's span id: one span,
+    # read from its first record) and LangSmith's captured runs: a chat turn with no search and an
     # answer that cites nothing.
-    ("otlp", "openinference/openinference-spec.first-trace.json", [("no_citations", None)]),
+    ("otlp", "openinference/openinference-spec.traces-md.example-spans.json", [("no_citations", None)]),
     ("langsmith", "langsmith/langsmith-sdk.langsmith_js_wrap_openai_default.json", [("no_citations", None)]),
     ("langsmith", "langsmith/langsmith-sdk.langsmith_js_wrap_openai_stream.json", [("no_citations", None)]),
     ("tavily-agent-log", "tavily/run-linkedin-jobs.cell19.stdout.txt",
@@ -107,10 +124,16 @@ def import_and_check(tmp_path: Path, fmt: str, fixture: str) -> tuple[int, dict[
     return code, json.loads(report.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize(("fmt", "fixture", "expected"), EXPECTED, ids=[e[1] for e in EXPECTED])
-def test_each_real_record_gets_the_verdict_it_deserves(
-    tmp_path: Path, fmt: str, fixture: str, expected: list[tuple[str, str | None]]
-) -> None:
+VERDICTS = {fixture: (fmt, expected) for fmt, fixture, expected in EXPECTED}
+RECORDS = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*")
+                 if p.is_file() and p.name != "ATTRIBUTION.md")
+
+
+@pytest.mark.parametrize("fixture", RECORDS)
+def test_each_real_record_gets_the_verdict_it_deserves(tmp_path: Path, fixture: str) -> None:
+    assert fixture in VERDICTS, f"{fixture} has no verdict in EXPECTED"
+    fmt, expected = VERDICTS[fixture]
+    assert fmt == FORMATS[fixture.split("/")[0]], f"{fixture} is in the folder of another format"
     code, report = import_and_check(tmp_path, fmt, fixture)
     [case] = report["cases"]  # type: ignore[index]
     assert [(f["check"], f["url"]) for f in case["hard_failures"]] == expected
@@ -132,11 +155,9 @@ def test_the_fetched_page_is_read_in_full_and_never_reported_unread(tmp_path: Pa
     assert case["checks"]["fabricated_url"]["status"] == "pass"
 
 
-def test_every_fixture_file_is_covered_and_attributed() -> None:
-    files = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*") if p.is_file())
+def test_every_fixture_file_is_attributed_and_every_verdict_has_its_file() -> None:
     attributed = (FIXTURES / "ATTRIBUTION.md").read_text(encoding="utf-8")
-    for name in files:
-        if name == "ATTRIBUTION.md":
-            continue
+    for name in RECORDS:
         assert f"`{name}`" in attributed, f"{name} has no row in ATTRIBUTION.md"
-        assert name in {e[1] for e in EXPECTED}, f"{name} is not gated by this test"
+    assert sorted(VERDICTS) == RECORDS
+    assert sorted(FORMATS.values()) == sorted(IMPORT_FORMATS), "every format has a real record here"

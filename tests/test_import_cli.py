@@ -28,7 +28,7 @@ EVERY = [("anthropic", SEARCH), ("anthropic", STREAM), ("anthropic", FETCH),
          ("openai-responses", FIXTURES / "openai" / "vercel-ai.openai-web-search-tool.1.chunks.txt"),
          ("perplexity", PERPLEXITY), ("langfuse", FIXTURES / "langfuse" / "agno-2025-06-11.json"),
          ("tavily-agent-log", FIXTURES / "tavily" / "run-iphone-models.cell15.stdout.txt"),
-         ("otlp", FIXTURES / "openinference" / "openinference-spec.first-trace.json"),
+         ("otlp", FIXTURES / "openinference" / "openinference-spec.traces-md.example-spans.json"),
          ("langsmith", FIXTURES / "langsmith" / "langsmith-sdk.langsmith_js_wrap_openai_default.json")]
 
 

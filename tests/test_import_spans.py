@@ -21,7 +21,7 @@ from gate.urls import extract_urls
 from gate.verdict.report import Report
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
-SPEC_TRACE = FIXTURES / "openinference" / "openinference-spec.first-trace.json"
+SPEC_TRACE = FIXTURES / "openinference" / "openinference-spec.traces-md.example-spans.json"
 LANGSMITH = FIXTURES / "langsmith" / "langsmith-sdk.langsmith_js_wrap_openai_default.json"
 LANGSMITH_STREAM = FIXTURES / "langsmith" / "langsmith-sdk.langsmith_js_wrap_openai_stream.json"
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
@@ -40,11 +40,19 @@ def test_the_openinference_example_trace_is_a_run_with_question_and_answer() -> 
     assert trace["queries"] == [] and trace["results"] == [] and "citations" not in trace
 
 
-def test_two_roots_in_one_trace_are_refused_naming_the_file() -> None:
+def test_a_span_id_recorded_twice_is_one_span_read_from_its_first_record() -> None:
     # the spec's page goes on with a second example that reuses the first one's trace and span ids
     doc = json.loads(_read(SPEC_TRACE))
+    first, _, again = doc["spans"]
+    assert again["context"] == first["context"] and again["attributes"]["input.value"] == "Hello?"
+    trace = convert("otlp", doc, source="in.json")
+    assert (trace["question"], trace["answer"]) == ("Is anybody there?", "Yes, I am here.")
+
+
+def test_two_roots_in_one_trace_are_refused_naming_the_file() -> None:
+    doc = json.loads(_read(SPEC_TRACE))
     second = json.loads(json.dumps(doc["spans"][0]))
-    second["attributes"].update({"input.value": "Hello?", "output.value": "I am here."})
+    second["context"]["span_id"] = "0b0e0f00-0000-4000-8000-000000000002"
     doc["spans"].append(second)
     with pytest.raises(InputError, match=r"in\.json at \$\.spans\[0\]: expected one root span in trace ed7b336d"):
         convert("otlp", doc, source="in.json")

@@ -25,7 +25,7 @@ CLAIM = Claim(1, "The bridge carries about 160,000 vehicles a day.", ("https://u
 
 def test_a_claim_only_a_snippet_supports_is_grounded_in_that_snippet() -> None:
     verdict = check(CLAIM, Graded("supported", "carries about 160,000 vehicles a day"),
-                    Material([PAGE], [SNIPPET]), 80.0)
+                    Material([PAGE], [SNIPPET]))
     assert (verdict.verdict, verdict.located, verdict.located_url) == ("supported", "snippet", SNIPPET[0])
     judgement = RunJudgement(claims=(CLAIM,), verdicts=(verdict,))
     assert judgement.snippet_grounded_count == 1 and judgement.misattributed_count == 0
@@ -33,9 +33,9 @@ def test_a_claim_only_a_snippet_supports_is_grounded_in_that_snippet() -> None:
 
 def test_a_page_the_agent_read_comes_before_a_snippet() -> None:
     claim = Claim(1, "The bridge opened in 1932.", ())
-    verdict = check(claim, Graded("supported", "opened to traffic in 1932"), Material([PAGE], [SNIPPET]), 80.0)
+    verdict = check(claim, Graded("supported", "opened to traffic in 1932"), Material([PAGE], [SNIPPET]))
     assert verdict.located == "other_source"
-    without = check(CLAIM, Graded("supported", "carries about 160,000 vehicles a day"), Material([PAGE]), 80.0)
+    without = check(CLAIM, Graded("supported", "carries about 160,000 vehicles a day"), Material([PAGE]))
     assert without.overruled  # no snippet in the material: the quote is nowhere the agent looked
 
 

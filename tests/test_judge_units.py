@@ -100,19 +100,23 @@ def test_the_set_summary_splits_hallucination_by_retrieval() -> None:
     (Graded("partial", "the bridge was painted grey"), "partial", "other_source", None),
     (Graded("supported", "The bridge is 503 metres long and made of gold."), "unsupported", "not_found",
      QUOTE_NOT_FOUND),
+    # A "quote" one word off the page is no evidence: the judge's quotes are held to the quote rule.
+    (Graded("supported", "The bridge closed in 1932 and is 503 metres long."), "unsupported", "not_found",
+     QUOTE_NOT_FOUND),
+    (Graded("supported", "The bridge opened in 1932 ... 503 metres long"), "supported", "cited", None),
     (Graded("supported", None), "unsupported", None, QUOTE_NOT_FOUND),
     (Graded("contradicted", "It carries rail."), "unsupported", None, QUOTE_UNRELATED),
     (Graded("unsupported", None), "unsupported", None, None),
 ])
 def test_quotes_are_located_by_the_passage_matcher(graded: Graded, verdict: str, located: str | None,
                                                    reason: str | None) -> None:
-    v = check(CLAIM, graded, Material([PAGE, OTHER]), 80.0)
+    v = check(CLAIM, graded, Material([PAGE, OTHER]))
     assert (v.verdict, v.located, v.overrule_reason) == (verdict, located, reason)
     assert v.overruled == (reason is not None)
 
 
 def test_a_string_grade_is_an_unscored_reason() -> None:
-    v = check(CLAIM, "the judge gave no verdict for claim 1", Material([PAGE]), 80.0)
+    v = check(CLAIM, "the judge gave no verdict for claim 1", Material([PAGE]))
     assert v.verdict is None and v.unscored_reason == "the judge gave no verdict for claim 1"
 
 

@@ -306,6 +306,57 @@ def test_guard_checks_unresolved_pages_and_the_domain_cap() -> None:
     assert Recorder("q", about_domains=["example.com"], environ={}).guard("none") == ()
 
 
+def test_guard_checks_the_answer_s_own_links_beside_its_citations_list() -> None:
+    # A citations list does not hide a link the answer writes: the reader follows it all the same.
+    rec = recorder()
+    clean_run(rec)
+    draft = ("Go is Google's open source language [1], designed by Griesemer, Pike and Thompson [2]; "
+             "see also [WHO](https://who.int/invented-page-2026).")
+    found = rec.guard(draft, CLEAN)
+    assert [(f.check, f.url) for f in found] == [("fabricated_url", "https://who.int/invented-page-2026")]
+    rec.answer(draft, CLEAN)
+    assert [(f.check, f.url) for f in rec.guard()] == [("fabricated_url", "https://who.int/invented-page-2026")]
+
+
+def test_guard_counts_a_page_fetched_and_the_links_on_it_as_seen() -> None:
+    rec = recorder()
+
+    @rec.read
+    def read_page(url: str) -> dict[str, Any]:
+        if url.endswith("/gone"):
+            return {"text": "Not Found", "status": 404}
+        return {"text": "Releases: [Go 1.23](/doc/go1.23) and <a href='https://go.dev/blog/'>the blog</a>.",
+                "status": 200}
+
+    read_page("https://go.dev/doc/devel/release")  # no search showed it: the agent fetched it by URL
+    read_page("https://go.dev/gone")
+    draft = "Go 1.23 shipped [1] [2] [3] [4]."
+    found = rec.guard(draft, ["https://go.dev/doc/devel/release", "https://go.dev/doc/go1.23",
+                              "https://go.dev/gone", "https://go.dev/blog/"])
+    assert [(f.check, f.url) for f in found if f.check != "domain_cap"] == [
+        ("unread_citation", "https://go.dev/doc/go1.23"),  # a link on the page it read, never opened
+        ("unread_citation", "https://go.dev/blog/"),
+        ("url_unresolved", "https://go.dev/gone"),  # fetched, and it did not answer
+    ]
+    assert "a page the agent read links to (https://go.dev/doc/devel/release)" in found[0].message
+
+
+def test_links_a_reader_returns_beside_the_text_are_recorded_and_seen() -> None:
+    rec = recorder()
+
+    @rec.read
+    def scrape(url: str) -> dict[str, Any]:
+        return {"text": "Go releases", "status": 200, "links": ["https://go.dev/doc/go1.23"]}
+
+    scrape("https://go.dev/doc/devel/release")
+    rec.answer("Go 1.23 shipped [1].", ["https://go.dev/doc/go1.23"])
+    assert [(f.check, f.url) for f in rec.guard()] == [("unread_citation", "https://go.dev/doc/go1.23")]
+    [page] = rec.trace()["pages"]
+    assert page["links"] == ["https://go.dev/doc/go1.23"]
+    with pytest.raises(RecordError, match="'links' of what the reader returned for https://x.test/ must be a list"):
+        rec.read(lambda url: {"text": "t", "links": "https://y.test/"})("https://x.test/")
+
+
 def test_guard_needs_an_answer() -> None:
     with pytest.raises(RecordError, match="guard"):
         recorder().guard()

@@ -17,6 +17,7 @@ from gate.model import Case, Citation, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble, stdout_answer
 from gate.runner.scope import CaseScope, Served
+from gate.score.evaluate import evaluate_run
 
 CASE = Case(id="c1", question="Which?")
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -70,6 +71,25 @@ def test_a_trace_is_assembled_from_the_served_calls_and_round_trips() -> None:
     data = trace_dict(run)
     validate(data, "trace", "assembled")
     assert parse_trace(data, "assembled", "c1").replay == run.replay
+
+
+def test_an_extraction_served_keeps_its_links_and_a_link_it_showed_is_seen() -> None:
+    scope = CaseScope()
+    scope.saw([Served("extractions", "https://a.example/x", None,
+                      {"url": "https://a.example/x", "text": "A page", "published": None,
+                       "anchors": [{"href": "https://b.example/y", "text": "B"}, {"href": "", "text": "none"}]},
+                      True, "GET /extract")])
+    finished = Finished(None, '{"answer": "A [1], B [2]", "citations": [{"url": "https://a.example/x"}, '
+                              '{"url": "https://b.example/y"}]}', "")
+    run = assemble(CASE, ["agent"], finished, scope.calls(), None, NOW)
+    [page] = run.pages
+    assert (page.text, page.links) == ("A page", ("https://b.example/y",))
+    data = trace_dict(run)
+    validate(data, "trace", "assembled")
+    assert parse_trace(data, "assembled", "c1").pages == run.pages
+    # the agent was shown B's link beside A's text: seen, cited unread
+    found = evaluate_run(run, CASE, Config()).hard_failures
+    assert [(f.check, f.url) for f in found] == [("unread_citation", "https://b.example/y")]
 
 
 def test_a_failed_agent_keeps_what_it_was_served_and_the_end_of_its_stderr() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from gate.model import Page, Run, SearchResult
-from gate.snapshot.build import build, build_plan, extract_anchors
-from gate.snapshot.records import Anchor
+from gate.snapshot.build import build, build_plan
 from gate.snapshot.store import SnapshotStore
+from gate.urls.anchors import Anchor, extract_anchors
 
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
 STARTED = datetime(2026, 10, 7, 10, 14, 26, tzinfo=UTC)
@@ -108,6 +108,35 @@ def test_anchors_inline_reference_and_autolinks_but_not_images_or_code() -> None
         Anchor("https://a.test/docs/ref", "this"),
         Anchor("https://b.test/x", "https://b.test/x"),
     )
+
+
+def test_anchors_of_html_in_the_text_but_not_in_comments_or_scripts() -> None:
+    text = (
+        '<p>See <a class="x" href="/docs?a=1&amp;b=2">the <b>docs</b></a>, <A HREF=\'https://b.test/\'>B</A>\n'
+        "and [markdown](https://c.test/) beside it.</p>\n"
+        '<!-- <a href="https://hidden.test/">old</a> -->\n'
+        "<script>var s = '<a href=\"https://js.test/\">x</a>';</script>\n"
+        '<a href="">self</a> <a name="top">no href</a>'
+    )
+    assert extract_anchors(text, "https://a.test/page") == (
+        Anchor("https://a.test/docs?a=1&b=2", "the docs"),
+        Anchor("https://b.test/", "B"),
+        Anchor("https://c.test/", "markdown"),
+    )
+
+
+def test_the_extraction_of_a_recorded_html_text_keeps_its_links() -> None:
+    page = Page(url="https://shop.test/buy/pro", status=200,
+                text='<nav><a href="/buy/air">Air</a> <a href="https://shop.test/buy/e">E</a></nav>')
+    (extraction,) = build_plan([_run(pages=(page,))]).extractions
+    assert extraction.anchors == (Anchor("https://shop.test/buy/air", "Air"), Anchor("https://shop.test/buy/e", "E"))
+
+
+def test_the_links_a_reader_showed_beside_the_text_are_anchors_too() -> None:
+    page = Page(url="https://a.test/x", status=200, text="See [B](https://b.test/).",
+                links=("https://b.test/", "https://c.test/", "https://c.test/"))
+    (extraction,) = build_plan([_run(pages=(page,))]).extractions
+    assert extraction.anchors == (Anchor("https://b.test/", "B"), Anchor("https://c.test/", ""))
 
 
 def test_a_malformed_link_on_a_page_is_kept_as_written() -> None:

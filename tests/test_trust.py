@@ -97,8 +97,9 @@ def test_a_pr_that_disables_every_check_still_fails_with_the_weakening_listed(re
 
 
 def test_a_pr_that_lowers_floors_still_fails_with_each_weakening_listed(repo: GitRepo) -> None:
+    # passage_threshold is still accepted and no longer read (quotes are verbatim): it weakens nothing.
     pr_config(repo, {"checks": {"domain_floor": {"synthesis": 1}, "domain_cap": 10, "passage_threshold": 10,
-                                "stale_days": {"realtime": None}},
+                                "min_primary_share": 0.0, "stale_days": {"realtime": None}},
                      "soft": {"grounding_rate": {"floor": 0.1}, "hallucination_rate": {"ceiling": 0.9}}})
     code, report, _ = check(repo, "--judge", "off")
     assert code == 1
@@ -107,7 +108,7 @@ def test_a_pr_that_lowers_floors_still_fails_with_each_weakening_listed(repo: Gi
     assert changes(report) == {
         "checks.domain_cap": (2, 10, "weakening"),
         "checks.domain_floor.synthesis": (4, 1, "weakening"),
-        "checks.passage_threshold": (80.0, 10.0, "weakening"),
+        "checks.min_primary_share": (0.2, 0.0, "weakening"),
         "checks.stale_days.realtime": (2, None, "weakening"),
         "soft.grounding_rate.floor": (0.8, 0.1, "weakening"),
         "soft.hallucination_rate.ceiling": (0.1, 0.9, "weakening"),

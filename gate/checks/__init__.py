@@ -1,5 +1,6 @@
 """Hard checks, one module each, by stable id (:data:`CHECKS`), and what they share: whether a quoted
-passage is on its page (``passage``), which case constraints the queries kept (``survival``), obvious
+passage is on its page (``passage``, by the rule of ``verbatim`` and ``typos``, with the page's
+``closest`` passage for a miss), which case constraints the queries kept (``survival``), obvious
 source types (``source_rules``), and the findings of a run's own replay (``run_findings``). Pure."""
 
 from __future__ import annotations

@@ -15,10 +15,39 @@ from gate.checks.source_rules import rule_source_type
 from gate.config import Config
 from gate.model import Case, Citation, Freshness, Outcome, Page, Run
 from gate.urls import canonical, extract_urls
+from gate.urls.anchors import extract_anchors
 
 
 def _ok(page: Page) -> bool:
     return page.status is None or 200 <= page.status < 300
+
+
+def _links_on(pages: tuple[Page, ...]) -> dict[str, str]:
+    """canonical URL -> the URL of the first page that answered that links to it (beside its text, or in it)."""
+    out: dict[str, str] = {}
+    done: set[tuple[str, str]] = set()
+    for p in pages:
+        base = p.final_url or p.url
+        if not _ok(p) or (base, p.text) in done:
+            continue  # a failed fetch showed an error page; a page read twice shows the same links
+        done.add((base, p.text))
+        for href in (*p.links, *(anchor.href for anchor in extract_anchors(p.text, base))):
+            out.setdefault(canonical(href), p.url)
+    return out
+
+
+def citations_of(run: Run) -> tuple[Citation, ...]:
+    """What a run cites: its explicit ``citations``, then every link of its answer that none of them names.
+
+    A reader follows a link in the answer whether or not the agent listed it, so an explicit list
+    never hides the answer's own links (matched by canonical URL). A run without a list cites the
+    links of its answer alone.
+    """
+    linked = tuple(Citation(url=u) for u in extract_urls(run.answer))
+    if run.citations is None:
+        return linked
+    listed = {canonical(c.url) for c in run.citations}
+    return run.citations + tuple(c for c in linked if canonical(c.url) not in listed)
 
 
 class Check(Protocol):
@@ -55,15 +84,13 @@ class Subject:
     judged_kinds: Mapping[str, str | None] = field(default_factory=dict)
     """canonical URL -> ``primary`` or ``secondary`` as the judgement typed it (rule or judge)"""
     _indexes: dict[int, PageIndex] = field(default_factory=dict, compare=False, repr=False)
+    _links: list[Mapping[str, str]] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def build(cls, run: Run, case: Case, config: Config, judged_regime: Freshness | None = None,
               judged_kinds: Mapping[str, str | None] | None = None) -> Subject:
         """Prepare a run for the checks; ``judged_kinds`` are the source types of a judgement, by URL."""
-        if run.citations is not None:
-            raw = run.citations
-        else:
-            raw = tuple(Citation(url=u) for u in extract_urls(run.answer))
+        raw = citations_of(run)
         # One citation per canonical URL for counting; quotes of repeated citations are kept.
         seen: dict[str, str] = {}
         for c in raw:
@@ -97,6 +124,24 @@ class Subject:
             in_question=frozenset(canonical(u) for u in extract_urls(run.question)),
             judged_kinds={canonical(u): k for u, k in (judged_kinds or {}).items()},
         )
+
+    def linked(self) -> Mapping[str, str]:
+        """canonical URL -> the first page the agent read (and that answered) that links to it.
+
+        A page's links are the anchors of its text, markdown and HTML (:func:`gate.urls.anchors.extract_anchors`,
+        what the snapshot's extraction layer keeps), and the links its reader showed beside the text
+        (``Page.links``: an extraction's anchors). Found on first use: most runs cite only what a search
+        showed them and never need them.
+        """
+        if not self._links:
+            self._links.append(_links_on(self.run.pages))
+        return self._links[0]
+
+    def seen(self, key: str) -> bool:
+        """Whether the agent saw a cited URL (canonical) before it cited it: a search result showed it,
+        a redirect led to it, the question gave it, the agent fetched it, or a page it read links to it."""
+        return (key in self.in_results or key in self.redirect_targets or key in self.in_question
+                or key in self.read or key in self.linked())
 
     def source_kind(self, key: str) -> str | None:
         """``primary`` or ``secondary`` for a cited URL (the judgement's type, else a rule's), or None: unknown."""

@@ -1,5 +1,5 @@
-"""``fabricated_url``: a cited URL that no search result ever showed (nor any redirect led to, nor the
-question gave)."""
+"""``fabricated_url``: a cited URL the agent never saw: no search result showed it, no redirect led to
+it, the question did not give it, the agent did not fetch it, and no page it read links to it."""
 
 from __future__ import annotations
 
@@ -8,25 +8,26 @@ from gate.model import Finding, Outcome
 
 
 class FabricatedUrl:
-    """Cited, but never in any search result, the redirect target of a read page, or the question."""
+    """Cited, but never shown to the agent: it wrote the URL from memory.
+
+    Seen is what the agent retrieved (``results | pages``) and what it was shown on the way:
+
+    - a search result, or the final URL of a redirect a read page took;
+    - a URL the question gives (the agent was handed it);
+    - a page it fetched, whether or not a search listed it: a fetch that answered is grounded in
+      what it read, and one that did not answer is ``url_unresolved``'s to report;
+    - a link (markdown or HTML) in the text of a page it read that answered: the agent saw it on
+      the page. Citing such a link without fetching it is ``unread_citation``, not this.
+    """
 
     id = "fabricated_url"
-    description = "A cited URL never appeared in any search result: the agent wrote it from memory."
+    description = ("A cited URL the agent never saw (no search result, redirect, question, fetch or link on a "
+                   "page it read showed it): it wrote the URL from memory.")
 
     def run(self, subject: Subject) -> Outcome:
         """One finding per cited URL that the agent never saw."""
-        # A URL the question gives was seen: fetching and citing it is reading what was asked about.
-        known = subject.in_results | subject.redirect_targets | subject.in_question
         return Outcome(findings=tuple(
-            Finding(self.id, _message(raw, fetched=key in subject.read), raw)
+            Finding(self.id, f"cited {raw} but no search result, redirect or page the agent read ever showed it", raw)
             for key, raw in subject.cited.items()
-            if key not in known
+            if not subject.seen(key)
         ))
-
-
-def _message(raw: str, *, fetched: bool) -> str:
-    if fetched:
-        # The page exists and was read, but the URL itself came from the agent's memory: a guess
-        # that happened to resolve is still a guess (url_unresolved catches the ones that did not).
-        return f"cited {raw}, which no search result showed: the agent fetched a URL it wrote itself"
-    return f"cited {raw} but no search result or redirect ever showed it"

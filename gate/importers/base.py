@@ -238,6 +238,29 @@ class TraceBuilder:
         return trace
 
 
+def last_message(messages: Any, speakers: tuple[str, ...]) -> str | None:
+    """The words of the last message of ``speakers`` in a chat's ``messages``, or None.
+
+    A message names its speaker by ``role`` (``user``, ``assistant``) or LangChain's ``type``
+    (``human``, ``ai``), also inside a serialised message's ``kwargs``; one with no words (an AI turn
+    that only called tools) is passed over. A LangChain batch (a list of message lists) is read by
+    its last list.
+    """
+    if isinstance(messages, list) and messages and isinstance(messages[0], list):
+        messages = messages[-1]
+    if not isinstance(messages, list):
+        return None
+    for m in reversed(messages):
+        if isinstance(m, dict):
+            kwargs = m.get("kwargs")
+            inner: dict[str, Any] = kwargs if isinstance(kwargs, dict) else {}
+            speaker = m.get("role") or m.get("type") or inner.get("type")
+            content = m.get("content", inner.get("content"))
+            if speaker in speakers and isinstance(content, str) and content.strip():
+                return content
+    return None
+
+
 def strip_elision(quote: str) -> str | None:
     """A quoted passage without the trailing ``...`` an API adds when it cut the passage short.
 

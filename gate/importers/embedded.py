@@ -1,4 +1,5 @@
-"""JSON text in importers: strict parsing that names where a cut-off file broke, and stream captures.
+"""JSON text in importers: strict parsing that names where a cut-off file broke, stream captures, and
+the Python literals some frameworks print where JSON belongs.
 
 A truncated response is the commonest bad input (a capture stopped early, a log cut by a size
 limit). ``json`` reports only a character offset; :func:`parse_at` adds the JSON path of the
@@ -7,6 +8,7 @@ value it was reading, so the error says ``$.content[2].content.source.data``, no
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import replace
@@ -77,6 +79,26 @@ def embedded(raw: str, at: Where, otherwise: Any) -> Any:
         check_depth(value, at.file)
     except InputError as e:
         raise replace(at, path=_inside(at.path, e.path or "$")).error(e.detail) from None
+    return value
+
+
+def python_literal(raw: str, otherwise: Any) -> Any:
+    """A Python literal a framework printed into its record with ``str()`` (``{'query': 'x', 'n': None}``),
+    read as data, or ``otherwise`` when the text is not one.
+
+    Only literals are read (:func:`ast.literal_eval`: strings, numbers, lists, tuples, dicts, sets,
+    True, False, None), nothing is run. Bounded like embedded JSON: more containers or deeper nesting
+    than the limits is not read (it stays text).
+    """
+    candidate = raw.strip()
+    if not candidate.startswith(("{", "[")):
+        return otherwise
+    try:
+        check_containers(candidate, "")
+        value = ast.literal_eval(candidate)
+        check_depth(value, "")
+    except (InputError, ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return otherwise
     return value
 
 

@@ -1,42 +1,31 @@
-"""``langfuse``: a Langfuse trace export ``{trace, observations[]}`` with OpenInference span kinds.
+"""``langfuse``: a Langfuse trace export ``{trace, observations[]}``.
 
-    trace.input                  -> the question (a string, or its ``message``/``question``/``input``
-                                    /``query`` member; Langfuse often stores it JSON-encoded, twice)
-    trace.output                 -> the answer (a string, or its ``content``/``output``/``answer``)
-    TOOL spans named *search* or *news* (duckduckgo_search, duckduckgo_news, tavily_search...)
-                                 -> a query (input ``query``) and its results: a list of objects
-                                    with ``href``/``url``/``link``, ``title``, ``body``/``snippet``
+    trace.input                  -> the question: a string, its ``message``/``question``/``input``
+                                    /``query``/``content`` member, or the last human message of its
+                                    ``messages`` (LangGraph); Langfuse often stores it JSON-encoded, twice
+    trace.output                 -> the answer: a string, its ``content``/``output``/``answer``/``text``
+                                    /``result`` member, or the last AI message with words
+    web-search tool calls        -> a query each and its results (:mod:`gate.importers.langfuse_tools`:
+                                    OpenInference TOOL spans, BeeAI's event spans, LangChain tool spans)
     trace.timestamp              -> started_at; the first model named by a span -> agent.model
 
 Spans are read in start-time order. Citations are left to the gate's extraction from the answer
 (links, bare URLs, numbered sources). No fetch tool is read: a span that fetched a page is not
 recognised, so a run whose agent did read pages shows them as unread (docs/importers.md).
-A search span whose output is not a list of results is refused rather than read as "no results".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gate.importers.base import (
-    Context,
-    TraceBuilder,
-    Where,
-    arr,
-    need,
-    obj,
-    publication_date,
-    text,
-    timestamp,
-)
-from gate.importers.embedded import NOT_JSON, embedded, parsed
+from gate.importers.base import Context, TraceBuilder, Where, arr, last_message, need, obj, timestamp
+from gate.importers.embedded import parsed
+from gate.importers.langfuse_tools import Observation, decoded, read_searches
 
 _QUESTION_KEYS = ("message", "question", "input", "query", "content")
 _ANSWER_KEYS = ("content", "output", "answer", "text", "result")
-_QUERY_KEYS = ("query", "q", "keywords", "search_query")
-_URL_KEYS = ("href", "url", "link")
-_SNIPPET_KEYS = ("body", "snippet", "content", "description")
-_DATE_KEYS = ("date", "published_date", "publishedDate", "published")
+_HUMAN = ("human", "user")
+_AI = ("ai", "assistant")
 
 
 class LangfuseImporter:
@@ -52,52 +41,39 @@ class LangfuseImporter:
         trace_at = at.key("trace")
         recorded = obj(need(doc, "trace", at), trace_at)
         observations = arr(need(doc, "observations", at), at.key("observations"))
-        question = _text_of(recorded.get("input"), _QUESTION_KEYS, trace_at.key("input"))
+        question = _text_of(recorded.get("input"), _QUESTION_KEYS, trace_at.key("input"), _HUMAN)
         if question is None and ctx.question is None:
             raise trace_at.key("input").error(
-                "no question found (expected a string, or an object with one of "
-                f"{', '.join(_QUESTION_KEYS)}): pass --question")
-        answer = _text_of(recorded.get("output"), _ANSWER_KEYS, trace_at.key("output"))
+                "no question found (expected a string, an object with one of "
+                f"{', '.join(_QUESTION_KEYS)}, or messages with a human one): pass --question")
+        answer = _text_of(recorded.get("output"), _ANSWER_KEYS, trace_at.key("output"), _AI)
         if answer is None:
             raise trace_at.key("output").error(
-                f"no answer found (expected a string, or an object with one of {', '.join(_ANSWER_KEYS)})")
+                f"no answer found (expected a string, an object with one of {', '.join(_ANSWER_KEYS)}, "
+                "or messages with an AI one)")
+        spans = [_observation(i, span, at.key("observations").item(i))
+                 for i, span in _in_start_order(observations, at.key("observations"))]
+        model = next((m for m in (_model(s.data, s.attributes) for s in spans) if m is not None), None)
         trace = TraceBuilder()
-        model = None
-        for i, span in _in_start_order(observations, at.key("observations")):
-            here = at.key("observations").item(i)
-            attributes = _attributes(span, here)
-            model = model or _model(span, attributes)
-            if attributes.get("openinference.span.kind") != "TOOL":
-                continue
-            name = attributes.get("tool.name") or span.get("name")
-            if isinstance(name, str) and ("search" in name.lower() or "news" in name.lower()):
-                _search_span(span, here, trace)
+        read_searches(spans, trace)
         stamp = recorded.get("timestamp")
         return trace.build(ctx, question=question, answer=answer, model=model, cited=False,
                            started_at=None if stamp is None else timestamp(stamp, trace_at.key("timestamp")))
 
 
-def _decoded(value: Any, at: Where) -> Any:
-    """A value Langfuse stored as JSON text (sometimes JSON text of JSON text), decoded."""
-    for _ in range(3):
-        if not isinstance(value, str) or not value.strip().startswith(("{", "[", '"')):
-            return value
-        decoded = embedded(value, at, NOT_JSON)
-        if decoded is NOT_JSON:
-            return value
-        value = decoded
-    return value
-
-
-def _text_of(value: Any, keys: tuple[str, ...], at: Where) -> str | None:
-    found = _decoded(value, at)
+def _text_of(value: Any, keys: tuple[str, ...], at: Where, speakers: tuple[str, ...]) -> str | None:
+    """The text of a trace's input or output: a string, a member named by ``keys``, or the last message
+    of ``speakers`` in a ``messages`` list (LangGraph's state: the question is the last human turn,
+    the answer the last AI turn with words)."""
+    found = decoded(value, at)
     if isinstance(found, str):
         return found
-    if isinstance(found, dict):
-        for key in keys:
-            if isinstance(found.get(key), str):
-                return str(found[key])
-    return None
+    if not isinstance(found, dict):
+        return None
+    for key in keys:
+        if isinstance(found.get(key), str):
+            return str(found[key])
+    return last_message(found.get("messages"), speakers)
 
 
 def _in_start_order(observations: list[Any], at: Where) -> list[tuple[int, dict[str, Any]]]:
@@ -105,46 +81,18 @@ def _in_start_order(observations: list[Any], at: Where) -> list[tuple[int, dict[
     return sorted(spans, key=lambda pair: (str(pair[1].get("startTime") or ""), pair[0]))
 
 
-def _attributes(span: dict[str, Any], at: Where) -> dict[str, Any]:
-    metadata = _decoded(span.get("metadata"), at.key("metadata"))
+def _observation(index: int, span: dict[str, Any], at: Where) -> Observation:
+    """One span with its metadata decoded (Langfuse may store it as JSON text) and its attributes."""
+    metadata = decoded(span.get("metadata"), at.key("metadata"))
     if not isinstance(metadata, dict):
-        return {}
+        metadata = {}
     attributes = metadata.get("attributes")
-    return obj(attributes, at.key("metadata").key("attributes")) if attributes is not None else {}
+    found = obj(attributes, at.key("metadata").key("attributes")) if attributes is not None else {}
+    return Observation(index, span, metadata, found, at)
 
 
 def _model(span: dict[str, Any], attributes: dict[str, Any]) -> str | None:
     for value in (span.get("model"), attributes.get("llm.model_name")):
         if isinstance(value, str) and value:
             return value
-    return None
-
-
-def _search_span(span: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
-    arguments = _decoded(span.get("input"), at.key("input"))
-    query = next((arguments[k] for k in _QUERY_KEYS
-                  if isinstance(arguments, dict) and isinstance(arguments.get(k), str)), None)
-    if query is None:
-        raise at.key("input").error(f"a web-search tool span without a query (expected one of "
-                                    f"{', '.join(_QUERY_KEYS)})")
-    index = trace.query(query)
-    output = _decoded(span.get("output"), at.key("output"))
-    if output is None:
-        return  # the tool failed: the search showed nothing
-    out_at = at.key("output")
-    for j, raw in enumerate(arr(output, out_at)):
-        here = out_at.item(j)
-        item = obj(raw, here)
-        link = next((item[k] for k in _URL_KEYS if isinstance(item.get(k), str) and item[k].strip()), None)
-        if link is None:
-            raise here.error(f"a search result without a URL (expected one of {', '.join(_URL_KEYS)})")
-        trace.result(index, link.strip(), title=_first(item, ("title", "name"), here),
-                     snippet=_first(item, _SNIPPET_KEYS, here),
-                     published=publication_date(_first(item, _DATE_KEYS, here)))
-
-
-def _first(item: dict[str, Any], keys: tuple[str, ...], at: Where) -> str | None:
-    for key in keys:
-        if item.get(key) is not None:
-            return text(item[key], at.key(key))
     return None

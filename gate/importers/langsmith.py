@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from gate.importers.base import Context, TraceBuilder, Where, arr, obj, publication_date, timestamp
+from gate.importers.base import Context, TraceBuilder, Where, arr, last_message, obj, publication_date, timestamp
 from gate.importers.embedded import embedded, parsed
 
 _QUESTION_KEYS = ("question", "input", "query", "prompt")
@@ -105,20 +105,6 @@ def _start(value: Any, at: Where) -> str | None:
     return timestamp(value, at)
 
 
-def _last_user(messages: Any) -> str | None:
-    if isinstance(messages, list) and messages and isinstance(messages[0], list):
-        messages = messages[-1]  # LangChain batches: a list of message lists
-    if not isinstance(messages, list):
-        return None
-    for m in reversed(messages):
-        if isinstance(m, dict):
-            role = m.get("role") or m.get("type") or (m.get("kwargs") or {}).get("type")
-            content = m.get("content", (m.get("kwargs") or {}).get("content"))
-            if role in ("user", "human") and isinstance(content, str):
-                return content
-    return None
-
-
 def _question(inputs: Any) -> str | None:
     if isinstance(inputs, str):
         return inputs
@@ -127,7 +113,7 @@ def _question(inputs: Any) -> str | None:
     for key in _QUESTION_KEYS:
         if isinstance(inputs.get(key), str):
             return str(inputs[key])
-    return _last_user(inputs.get("messages"))
+    return last_message(inputs.get("messages"), ("user", "human"))
 
 
 def _answer(outputs: Any) -> str | None:

@@ -14,7 +14,8 @@
                                       otherwise the gate extracts them from the answer
 
 A file may hold several traces (one per line, as sourcegate writes one per case): ``--case`` then
-picks the one whose root says ``sourcegate.case.id``. Documents without a web URL (a vector store's
+picks the one whose root says ``sourcegate.case.id``. A span id recorded twice is one span, read
+from its first record. Documents without a web URL (a vector store's
 chunks) are not web sources and are left out. Spans are read in start-time order.
 """
 
@@ -43,7 +44,7 @@ class OtlpImporter:
         if not isinstance(data, str):
             check_depth(data, ctx.source)  # before it is written out as text again
         raw = data if isinstance(data, str) else json.dumps(data)
-        spans = _one_trace(read_spans(raw, ctx.source), ctx)
+        spans = _first_records(_one_trace(read_spans(raw, ctx.source), ctx))
         ids = {s.id for s in spans}
         roots = [s for s in spans if s.parent is None or s.parent not in ids]
         if len(roots) != 1:
@@ -99,6 +100,19 @@ def _one_trace(spans: list[Span], ctx: Context) -> list[Span]:
     first = spans[0]
     raise first.at.error(f"the file holds {len(traces)} traces and none is case {ctx.case!r} "
                          "(sourcegate.case.id): pass --case, or one trace per file")
+
+
+def _first_records(spans: list[Span]) -> list[Span]:
+    """One record per span id, the first: an id names one span, so a second record of it is the same
+    span recorded again (an exporter that retried; the OpenInference spec's page, whose next example
+    reuses the first one's ids), not a second root."""
+    seen: set[str] = set()
+    out = []
+    for span in spans:
+        if span.id not in seen:
+            seen.add(span.id)
+            out.append(span)
+    return out
 
 
 def _text(value: Any) -> str | None:

@@ -219,7 +219,7 @@ class LLMJudge:
         except JudgeUnavailable as e:
             graded = {c.id: str(e) for c in claims}
         material = Material(run.pages, snippets)
-        return tuple(check(c, graded[c.id], material, self._config.passage_threshold) for c in claims)
+        return tuple(check(c, graded[c.id], material) for c in claims)
 
     def _assess(self, subject: Subject, classify: list[str], mark: str, tally: _Tally) -> Assessment | None:
         """Query scores, regime and source types in one call; None when there is nothing to ask."""

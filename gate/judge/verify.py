@@ -1,8 +1,10 @@
 """The judge's quotes, checked by code against the pages the agent read.
 
 A ``supported``, ``partial`` or ``contradicted`` verdict stands only if its quote is on a retrieved
-page (same normalisation, fuzzy matcher and bounds on its work as ``passage_missing``,
-:mod:`gate.checks.passage`: a quote too large to align must be on a page exactly) and holds
+page by the same rule as ``passage_missing`` (:mod:`gate.checks.passage`: verbatim after
+normalisation, ellipses, bracketed insertions and rare typos forgiven; a paraphrase is not a quote,
+however close, since the judge is asked for a verbatim one and "fall" for "grow" must not stand as
+evidence) and holds
 at least a quarter of the claim's content words and numbers (:func:`related`); otherwise it is
 overruled to ``unsupported``. A quote found on a page the claim cites is ``cited``; found only on
 another page it is ``other_source`` (grounded but misattributed); found only in a search snippet it is
@@ -52,14 +54,14 @@ class Material:
             found = self._indexes[i] = PageIndex(self._pages[i][1].text)
         return found
 
-    def locate(self, quote: str, cited: frozenset[str], threshold: float) -> tuple[Located, str | None]:
+    def locate(self, quote: str, cited: frozenset[str]) -> tuple[Located, str | None]:
         """Where ``quote`` is: on a cited page, on another page, or nowhere (with the page's URL)."""
         order = sorted(range(len(self._pages)), key=lambda i: not (self._pages[i][0] & cited))
         for i in order:
-            if self._index(i).find(quote, threshold, self._budget).found:
+            if self._index(i).find(quote, self._budget).found:
                 return ("cited" if self._pages[i][0] & cited else "other_source"), self._pages[i][1].url
         for url, index in self._snippets:
-            if index.find(quote, threshold, self._budget).found:
+            if index.find(quote, self._budget).found:
                 return "snippet", url
         return "not_found", None
 
@@ -76,7 +78,7 @@ def related(quote: str, claim: str) -> bool:
     return len(want & terms(quote)) / len(want) >= MIN_COVERAGE
 
 
-def check(claim: Claim, graded: Graded | str, material: Material, threshold: float) -> ClaimVerdict:
+def check(claim: Claim, graded: Graded | str, material: Material) -> ClaimVerdict:
     """The final verdict on one claim; a string ``graded`` is the reason it is unscored."""
     if isinstance(graded, str):
         return ClaimVerdict(claim.id, None, unscored_reason=graded)
@@ -92,7 +94,7 @@ def check(claim: Claim, graded: Graded | str, material: Material, threshold: flo
         return overrule(QUOTE_NOT_FOUND)
     if not related(evidence, claim.text):
         return overrule(QUOTE_UNRELATED)
-    located, url = material.locate(evidence, frozenset(canonical(u) for u in claim.citations), threshold)
+    located, url = material.locate(evidence, frozenset(canonical(u) for u in claim.citations))
     if located == "not_found":
         return overrule(QUOTE_NOT_FOUND, located)
     return ClaimVerdict(claim.id, verdict, evidence, located=located, located_url=url)

@@ -50,7 +50,7 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     pages = tuple(
         Page(url=p["url"], text=p["text"], final_url=p.get("final_url"), status=p.get("status"),
              truncated=p.get("truncated", False), fetched_at=_datetime(p.get("fetched_at")),
-             published=_date(p.get("published")))
+             published=_date(p.get("published")), links=tuple(p.get("links", ())))
         for p in data["pages"]
     )
     citations = None

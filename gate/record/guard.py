@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gate.checks import CHECKS, Subject
+from gate.checks.closest import Closest
 from gate.checks.passage import Match, PageIndex, WorkBudget
 from gate.config import Config
 from gate.model import Case, Finding, Run
@@ -22,24 +23,33 @@ GUARD_CHECKS = ("fabricated_url", "unread_citation", "url_unresolved", "passage_
 class _Remembered(PageIndex):
     """A page index that answers a passage it was asked before from memory (a Match is a value)."""
 
-    __slots__ = ("_found",)
+    __slots__ = ("_closest", "_found")
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
-        self._found: dict[tuple[str, float], Match] = {}
+        self._found: dict[str, Match] = {}
+        self._closest: dict[str, Closest | None | str] = {}
 
-    def find(self, passage: str, threshold: float = 80.0, budget: WorkBudget | None = None) -> Match:
-        """The same answer as :meth:`PageIndex.find`, computed once per passage and threshold.
+    def find(self, passage: str, budget: WorkBudget | None = None) -> Match:
+        """The same answer as :meth:`PageIndex.find`, computed once per passage.
 
-        A miss under a run's ``budget`` may be the budget's doing, so only a match, or a miss with no
-        budget in play, is remembered.
+        A miss under a run's ``budget`` may be the budget's doing (no typo forgiven once it is
+        spent), so only a match, or a miss with no budget in play, is remembered.
         """
-        key = (passage, threshold)
-        found = self._found.get(key)
+        found = self._found.get(passage)
         if found is None:
-            found = super().find(passage, threshold, budget)
+            found = super().find(passage, budget)
             if found.found or budget is None:
-                self._found[key] = found
+                self._found[passage] = found
+        return found
+
+    def closest(self, part: str, budget: WorkBudget | None = None) -> Closest | None | str:
+        """The same answer as :meth:`PageIndex.closest`, computed once per part (a bound not met is asked again)."""
+        if part in self._closest:
+            return self._closest[part]
+        found = super().closest(part, budget)
+        if not isinstance(found, str):
+            self._closest[part] = found
         return found
 
 

@@ -24,6 +24,7 @@ import inspect
 import os
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
@@ -138,7 +139,8 @@ class Recorder:
         """Record every call of a page-reading function: what the model read, and whether it was cut.
 
         The function returns the text the model reads, or a mapping with ``text`` and any of
-        ``status``, ``final_url``, ``truncated``, ``published``, or a :class:`gate.model.Page`.
+        ``status``, ``final_url``, ``truncated``, ``published``, ``links`` (the URLs the page showed
+        beside its text, as a scraper lists them), or a :class:`gate.model.Page`.
         With ``max_chars`` a longer text is cut here, recorded as truncated, and returned cut.
         """
         if max_chars is not None and max_chars < 0:
@@ -191,9 +193,9 @@ class Recorder:
 
         Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
         searched and read until now: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
-        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` stand for
-        the answer's own (without them, and with a draft, they are extracted from its text).
-        Nothing is read or written.
+        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` are checked
+        together with the links of the answer's text: a link the list leaves out is checked all the
+        same (without a list, and with a draft, the links are all there is). Nothing is read or written.
         """
         if answer is None and self._answer is None:
             raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
@@ -305,7 +307,7 @@ def _block_failure(response: Any) -> str | None:
     return None
 
 
-_PAGE_KEYS = frozenset({"text", "status", "final_url", "truncated", "published"})
+_PAGE_KEYS = frozenset({"text", "status", "final_url", "truncated", "published", "links"})
 
 
 def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tuple[Page, Any]:
@@ -313,9 +315,7 @@ def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tup
     if isinstance(returned, str):
         page = Page(url=link, text=returned, fetched_at=now)
     elif isinstance(returned, Page):
-        page = Page(url=link, text=returned.text, final_url=returned.final_url, status=returned.status,
-                    truncated=returned.truncated, fetched_at=returned.fetched_at or now,
-                    published=returned.published)
+        page = replace(returned, url=link, fetched_at=returned.fetched_at or now)
     elif isinstance(returned, Mapping) and isinstance(returned.get("text"), str):
         extra = set(returned) - _PAGE_KEYS
         if extra:
@@ -325,20 +325,29 @@ def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tup
         page = Page(url=link, text=returned["text"], final_url=returned.get("final_url"),
                     status=returned.get("status"), truncated=bool(returned.get("truncated", False)),
                     fetched_at=now,
-                    published=date.fromisoformat(published) if isinstance(published, str) else published)
+                    published=date.fromisoformat(published) if isinstance(published, str) else published,
+                    links=_links(link, returned.get("links")))
     else:
         raise RecordError(f"the page reader returned {type(returned).__name__} for {link}; expected the text "
                           "the model reads, a mapping with 'text', or a gate.Page")
     if max_chars is None or len(page.text) <= max_chars:
         return page, returned
-    cut = Page(url=page.url, text=page.text[:max_chars], final_url=page.final_url, status=page.status,
-               truncated=True, fetched_at=page.fetched_at, published=page.published)
+    cut = replace(page, text=page.text[:max_chars], truncated=True)
     if isinstance(returned, str):
         return cut, cut.text
     if isinstance(returned, Page):
-        return cut, Page(url=returned.url, text=cut.text, final_url=returned.final_url, status=returned.status,
-                         truncated=True, fetched_at=returned.fetched_at, published=returned.published)
+        return cut, replace(returned, text=cut.text, truncated=True)
     return cut, {**returned, "text": cut.text, "truncated": True}
+
+
+def _links(link: str, given: Any) -> tuple[str, ...]:
+    """The ``links`` a reader returned beside the text: URLs the model was shown (a scraper's link list)."""
+    if given is None:
+        return ()
+    if isinstance(given, str) or not isinstance(given, Iterable) or \
+            not all(isinstance(u, str) and u for u in given):
+        raise RecordError(f"'links' of what the reader returned for {link} must be a list of URLs")
+    return tuple(given)
 
 
 def _citations(given: Iterable[Citation | Mapping[str, Any] | str]) -> tuple[Citation, ...]:

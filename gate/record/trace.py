@@ -33,6 +33,8 @@ def trace_dict(run: Run) -> dict[str, Any]:
     data["pages"] = [
         {"url": p.url, "final_url": p.final_url, "status": p.status, "text": p.text, "truncated": p.truncated,
          "fetched_at": _time(p.fetched_at), "published": _day(p.published)}
+        # links only when the reader gave some, so a page's entry is what it always was
+        | ({"links": list(p.links)} if p.links else {})
         for p in run.pages
     ]
     data["answer"] = run.answer

@@ -192,7 +192,11 @@ def _page(call: Served) -> Page:
     published = body.get("published")
     text = body.get("body") if call.layer == "pages" else body.get("text")
     status = body.get("status")
-    return Page(url=call.key, text=text if isinstance(text, str) else "",
+    # an extraction serves the page's links beside its text: the agent was shown them
+    anchors = body.get("anchors") if call.layer == "extractions" else None
+    links = tuple(a["href"] for a in anchors if isinstance(a, dict) and isinstance(a.get("href"), str)
+                  and a["href"]) if isinstance(anchors, list) else ()
+    return Page(url=call.key, text=text if isinstance(text, str) else "", links=links,
                 final_url=body.get("final_url") if isinstance(body.get("final_url"), str) else None,
                 status=status if isinstance(status, int) else None,
                 truncated=body.get("truncated") is True,

@@ -54,8 +54,7 @@ def _flagged(failures: tuple[Finding, ...], checks: frozenset[str]) -> set[str]:
 
 
 def _on_page(subject: Subject, key: str, quote: str) -> bool:
-    threshold = subject.config.passage_threshold
-    return any(subject.index(p).find(quote, threshold).found for p in subject.texts(key))
+    return any(subject.index(p).find(quote).found for p in subject.texts(key))
 
 
 def pairs(subject: Subject, failures: tuple[Finding, ...], judgement: RunJudgement | None) -> tuple[Pair, ...]:

@@ -8,7 +8,9 @@ Each warning has a stable ``kind``:
   whatever the judge mode; not checked when the run recorded no queries.
 - ``missing_recency_caveat``: a ``realtime`` or ``fast`` answer (the case's regime, else the
   judge's) that states current figures (a number with a unit, a currency or a percentage) without
-  saying when they held: no date (``5 June 2026``, ``June 2026``, ``2026-06-05``) and no "as of".
+  a statement that dates them (:func:`dated`: "as of ...", "at the time of writing", "last
+  updated", "on <date>, the rate was"...). Any date in the text is not such a statement: "with
+  effect from 11 June 2025" says when a change applied, not that the figure is still current.
 - ``question_differs``: the trace records another question than the case's in ``golden.yaml``
   (whitespace aside): the run may answer a question the case no longer asks. Both are named.
 
@@ -36,17 +38,36 @@ CAVEAT_REGIMES = ("realtime", "fast")
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-_DATED = re.compile(
-    rf"\bas (?:of|at|on)\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH}\b|"
-    rf"\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?\b|\b{_MONTH},? \d{{4}}\b",
-    re.IGNORECASE,
-)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+# A date precise enough to date a figure: a day (or a day range) and a month, with or without the
+# year; a month and a year; an ISO date; a quarter and a year.
+_DATE = (rf"(?:{_DAY}(?:\s?[-–]\s?{_DAY})? {_MONTH}(?:,? \d{{4}})?|{_MONTH} {_DAY}(?:,? \d{{4}})?|"
+         rf"{_MONTH},? \d{{4}}|\d{{4}}-\d{{2}}-\d{{2}}|q[1-4] \d{{4}})\b")
+# A character of the same sentence: not a line break, a semicolon or a full stop (a decimal point is).
+_IN_SENTENCE = r"(?:[^.;\n]|\.(?=\d))"
+# A clause starts at the start of the text, a line or a sentence, or after , ; : ( or a dash.
+_CLAUSE = r"(?:^|(?<=[.!?;:,(\n—–-])\s*)"
+_CAVEATS = {
+    "as of": r"\bas (?:of|at|on)\b",
+    "at the time of writing": r"\bat (?:the )?time of (?:writing|publication|this answer)\b",
+    "last updated": r"\blast (?:updated|revised|checked|reviewed)\b|\bupdated (?:on )?" + _DATE,
+    "on <date>, the figure": rf"{_CLAUSE}(?:on|at|in|by) (?:(?:its|the|their|a|an) )?{_DATE}",
+    "the figure was ... on <date>": rf"\b(?:was|were|stood(?: at)?)\b{_IN_SENTENCE}{{0,40}}\b(?:on|at|in) {_DATE}",
+    "currently ... (<date>)": (rf"\b(?:currently|now|today|at present|presently)\b{_IN_SENTENCE}{{0,120}}"
+                               rf"\((?:as of |on |at )?{_DATE}\s*\)"),
+    "figure (<date>)": r"(?:\d%|\d)\s?\((?:as of |on |at )?" + _DATE + r"\s*\)",
+    "for the year ended <date>": (r"\b(?:for|in|during|over) the (?:(?:fiscal|financial) )?(?:year|quarter|half|"
+                                  r"half-year|month|period|week|(?:twelve|nine|six|three|12|9|6|3) months) "
+                                  rf"(?:ended|ending|to|through) {_DATE}"),
+}
+_DATED = re.compile("|".join(f"(?:{p})" for p in _CAVEATS.values()), re.IGNORECASE | re.MULTILINE)
 _FIGURE = re.compile(
     r"[$€£¥]\s?\d|\d(?:[\d,.]*\d)?\s?(?:%|percent\b|per cent\b|bps\b|basis points\b|"
     r"million\b|billion\b|trillion\b|[kmb]n?\b|usd\b|eur\b|gbp\b)",
     re.IGNORECASE,
 )
 _NOISE = re.compile(r"https?://\S+|\[\d+\]")
+_EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|`")  # "**15–16 September 2026**" reads as its words
 
 
 def states_figures(answer: str) -> bool:
@@ -55,8 +76,16 @@ def states_figures(answer: str) -> bool:
 
 
 def dated(answer: str) -> bool:
-    """True when the answer says when: a day, a month and year, an ISO date, or "as of"."""
-    return bool(_DATED.search(_NOISE.sub(" ", answer)))
+    """True when the answer says when its figures held: a statement that dates them, not any date.
+
+    "As of ...", "at the time of writing", "last updated", a clause opened by a date ("On 5 June
+    2026, the rate was", "At its 15–16 September 2026 meeting the FOMC cut"), a figure said to be so
+    on a date ("stood at 4.5% on 6 February 2025"), "currently ... (<date>)", a figure with its date
+    in brackets, or a reporting period ("for the year ended June 30, 2026"). A date the answer only
+    mentions ("with effect from 11 June 2025", "effective 17 September") does not say the figure
+    is still current, so it is no caveat.
+    """
+    return bool(_DATED.search(_EMPHASIS.sub("", _NOISE.sub(" ", answer))))
 
 
 def dropped_terms(case: Case, run: Run) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -74,8 +103,8 @@ def _caveat(case: Case, run: Run, judgement: RunJudgement | None) -> CaseWarning
     regime = case.freshness or (judgement.regime if judgement is not None else None)
     if regime not in CAVEAT_REGIMES or not states_figures(run.answer) or dated(run.answer):
         return None
-    return CaseWarning("missing_recency_caveat", f"a {regime} answer states current figures without a date "
-                                                 "or \"as of\"")
+    return CaseWarning("missing_recency_caveat", f"a {regime} answer states current figures without saying when "
+                                                 "they held (\"as of <date>\", \"at the time of writing\")")
 
 
 def question_differs(case: Case, run: Run) -> CaseWarning | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from gate.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
-    "Anchor": "gate.snapshot.records",
+    "Anchor": "gate.urls.anchors",
     "ExtractionRecord": "gate.snapshot.records",
     "PageRecord": "gate.snapshot.records",
     "SearchRecord": "gate.snapshot.records",
@@ -86,7 +86,6 @@ if TYPE_CHECKING:
     from gate.snapshot.extract import extract_page
     from gate.snapshot.recording import MODES, RecordingSource, Session, serve_recording
     from gate.snapshot.records import (
-        Anchor,
         ExtractionRecord,
         PageRecord,
         SearchRecord,
@@ -98,3 +97,4 @@ if TYPE_CHECKING:
     from gate.snapshot.store import SnapshotIndex, SnapshotStore, snapshot_dir
     from gate.snapshot.verify import CaseCoverage, Coverage, verify
     from gate.snapshot.version import VersionBump, bump_version
+    from gate.urls.anchors import Anchor

@@ -13,7 +13,9 @@ query's results begin, and when they do not split into one group per query the r
 are left out and a note says so (guessing would record results a query never returned).
 
 The extraction layer gets the text the run read, its publication date and the links found in the
-text (markdown inline, reference and angle-bracket links; relative ones resolved).
+text (:func:`gate.urls.anchors.extract_anchors`: markdown inline, reference and angle-bracket links,
+and HTML ``<a href>``; relative ones resolved), then those the reader showed beside the text
+(``pages[].links``), with no link text.
 
 Two runs that recorded the same key differently (the same query answered twice with different
 results, a page fetched twice with different text) keep the first run's recording, by file name,
@@ -23,19 +25,17 @@ and a note names both. A transient failure (HTTP 408, 429, 5xx) is not recorded.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
 
 from gate.load.golden import iter_pairings, load_golden
-from gate.model import Run, SearchResult
+from gate.model import Page, Run, SearchResult
 from gate.snapshot.records import (
     EXTRACTIONS,
     PAGES,
     SEARCH,
-    Anchor,
     ExtractionRecord,
     PageRecord,
     SearchRecord,
@@ -44,83 +44,11 @@ from gate.snapshot.records import (
     url_key,
 )
 from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
-from gate.urls.weburl import link_target
+from gate.urls.anchors import Anchor, extract_anchors
 
 TRACE_PROVIDER = "trace"
 
 _R = TypeVar("_R")
-
-# ---------------------------------------------------------------------------------------------------
-# Anchors: the links of a page's text, ``[text](href)``, ``[text][label]`` and ``<href>``. Recorded
-# traces keep the text the model read, often markdown; its links are the page's anchors. Images are
-# not anchors and fenced code is skipped (its links are examples); relative links are resolved
-# against the page's final URL, as a browser would.
-# ---------------------------------------------------------------------------------------------------
-# Link text may hold one level of nested brackets, e.g. a linked image "[![alt](img)](url)".
-_TEXT = r"\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
-# A destination: <...>, or a run without spaces that may hold balanced parentheses (one level).
-_DEST = r"(?:<(?P<angled>[^<>\n]*)>|(?P<plain>(?:[^\s()<>]|\([^\s()]*\))+))"
-_TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?"""
-
-_DEFINITION = re.compile(
-    r"^[ \t]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*(?:<(?P<angled>[^<>\n]*)>|(?P<plain>\S+))", re.MULTILINE)
-_TOKEN = re.compile(
-    r"(?P<image>!\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\](?:\([^)\n]*\)|\[[^\]\n]*\])?)"
-    r"|(?P<definition>^[ \t]{0,3}\[[^\]\n]+\]:[^\n]*)"
-    r"|" + _TEXT + r"(?:\(\s*" + _DEST + _TITLE + r"\s*\)|\[(?P<ref>[^\[\]\n]*)\])"
-    r"|<(?P<auto>https?://[^<>\s]+)>",
-    re.MULTILINE | re.IGNORECASE,
-)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INNER_IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\([^)\n]*\)")
-
-
-def _label(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
-def _without_fences(text: str) -> str:
-    """Blank out fenced code blocks, keeping line structure."""
-    lines = text.split("\n")
-    fence = ""
-    for i, line in enumerate(lines):
-        if fence:
-            if line.strip().startswith(fence) and line.strip().strip(fence[0]) == "":
-                fence = ""
-            lines[i] = ""
-            continue
-        m = _FENCE.match(line)
-        if m:
-            fence = m.group(1)
-            lines[i] = ""
-    return "\n".join(lines)
-
-
-def extract_anchors(text: str, base: str) -> tuple[Anchor, ...]:
-    """The links of a markdown text, in order, with hrefs resolved against ``base``."""
-    text = _without_fences(text)
-    definitions: dict[str, str] = {}
-    for m in _DEFINITION.finditer(text):
-        href = m.group("angled") if m.group("angled") is not None else m.group("plain")
-        definitions.setdefault(_label(m.group("label")), href)  # CommonMark: the first one wins
-    anchors = []
-    for m in _TOKEN.finditer(text):
-        if m.group("image") is not None or m.group("definition") is not None:
-            continue
-        if m.group("auto") is not None:
-            href, label = m.group("auto"), m.group("auto")
-        else:
-            label = m.group("text")
-            if m.group("ref") is not None:
-                found = definitions.get(_label(m.group("ref") or label))
-                if found is None:
-                    continue  # "[text][x]" with no definition of x is plain text, not a link
-                href = found
-            else:
-                href = m.group("angled") if m.group("angled") is not None else m.group("plain")
-        label = " ".join(_INNER_IMAGE.sub(r"\1", label).split())
-        anchors.append(Anchor(href=link_target(base, href.strip()), text=label))
-    return tuple(anchors)
 
 # ---------------------------------------------------------------------------------------------------
 # Plan and build
@@ -195,6 +123,13 @@ def _by_query(run: Run) -> tuple[dict[int, list[SearchResult]], str | None]:
                 "its queries are not recorded")
 
 
+def _anchors(page: Page) -> tuple[Anchor, ...]:
+    """The links of a read page: those of its text, then those its reader showed beside it (``Page.links``)."""
+    found = extract_anchors(page.text, page.final_url or page.url)
+    written = {a.href for a in found}
+    return found + tuple(Anchor(href=h, text="") for h in dict.fromkeys(page.links) if h not in written)
+
+
 def build_plan(runs: Iterable[Run]) -> BuildPlan:
     """The records that ``runs`` give, in a stable order (pure: no file is read or written)."""
     notes: list[str] = []
@@ -219,7 +154,7 @@ def build_plan(runs: Iterable[Run]) -> BuildPlan:
             key = url_key(page.url)
             pages.add(key, fetched, run.source, notes)
             extracted = ExtractionRecord(url=page.url, text=page.text, published=page.published,
-                                         anchors=extract_anchors(page.text, page.final_url or page.url))
+                                         anchors=_anchors(page))
             extractions.add(key, extracted, run.source, notes)
     return BuildPlan(
         searches=tuple(r for _, (r, _src) in sorted(searches.kept.items())),

@@ -8,8 +8,8 @@ would keep of it:
   ``<a href>`` as an anchor, resolved against the final URL; the date of ``<meta>``
   ``article:published_time``, ``datePublished``, ``date`` or ``DC.date``, else of the first
   ``<time datetime>``.
-- Anything else (plain text, markdown): the body as it is, and its markdown links, as
-  ``snapshot build`` finds them in a run's text; no date.
+- Anything else (plain text, markdown): the body as it is, and its markdown and HTML links, as
+  ``snapshot build`` finds them in a run's text (:mod:`gate.urls.anchors`); no date.
 
 Pure: nothing is fetched, and the same page always gives the same extraction.
 """
@@ -20,8 +20,8 @@ import re
 from datetime import date
 from html.parser import HTMLParser
 
-from gate.snapshot.build import extract_anchors
-from gate.snapshot.records import Anchor, ExtractionRecord, PageRecord
+from gate.snapshot.records import ExtractionRecord, PageRecord
+from gate.urls.anchors import Anchor, extract_anchors
 from gate.urls.weburl import link_target
 
 _HIDDEN = frozenset({"script", "style", "head", "template", "noscript", "svg", "iframe", "object"})

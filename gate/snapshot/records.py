@@ -23,6 +23,7 @@ from typing import Any
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
 from gate.urls import canonical
+from gate.urls.anchors import Anchor
 
 SEARCH_FORMAT = "sourcegate-search/1"
 PAGE_FORMAT = "sourcegate-page/1"
@@ -71,14 +72,6 @@ class PageRecord:
     content_type: str | None = None
     fetched_at: datetime | None = None
     truncated: bool = False
-
-
-@dataclass(frozen=True)
-class Anchor:
-    """One link found in a page's text."""
-
-    href: str
-    text: str
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ _HIGHER_IS_WEAKER = ("checks.domain_cap", "checks.stale_days.*", "golden.resnaps
                      "judge.inconclusive_unscored_share",
                      "soft.*.ceiling", "soft.*.tolerance", "compare.max_baseline_age_days", "compare.min_cases")
 # Settings where a smaller value lets more through; None (no floor) counts as infinitely small.
-_LOWER_IS_WEAKER = ("checks.domain_floor.*", "checks.passage_threshold", "checks.min_primary_share",
+_LOWER_IS_WEAKER = ("checks.domain_floor.*", "checks.min_primary_share",
                     "soft.*.floor", "soft.*.block",
                     "compare.significance")
 # Named values, weakest first.
@@ -63,7 +63,6 @@ def _settings(c: Config, checks: frozenset[str], classes: frozenset[str] = froze
         yield f"checks.disabled.{check}", "disabled" if check in c.disabled else "enabled"
     yield "checks.domain_cap", c.domain_cap
     yield from ((f"checks.domain_floor.{k}", v) for k, v in sorted(c.domain_floor.items()))
-    yield "checks.passage_threshold", c.passage_threshold
     yield from ((f"checks.stale_days.{k}", v) for k, v in sorted(c.stale_days.items()))
     yield from ((f"checks.require_primary.{k}", "required" if k in c.require_primary else "not required")
                 for k in sorted(classes | set(c.require_primary)))

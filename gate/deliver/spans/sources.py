@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
+from gate.checks.base import citations_of
 from gate.model import Run
 from gate.results import CaseResult
-from gate.urls import canonical, extract_urls, registered_domain
+from gate.urls import canonical, registered_domain
 
 __all__ = ["SourceFacts", "source_facts"]
 
@@ -62,7 +63,7 @@ def source_facts(run: Run, result: CaseResult) -> SourceFacts:
         for st in result.judgement.source_types:
             if st.kind is not None:
                 kinds.setdefault(canonical(st.url), st.kind)
-    cited_urls = ([c.url for c in run.citations] if run.citations is not None else extract_urls(run.answer))
+    cited_urls = [c.url for c in citations_of(run)]
     return SourceFacts(
         published=published,
         kinds=kinds,

@@ -90,7 +90,7 @@ class SearchAsk:
 
 
 @dataclass(frozen=True)
-class Found:
+class SearchFound:
     """The recording that answers a search: ``own`` when it is the provider's own JSON; ``results``
     the recorded results cut to the count asked."""
 
@@ -160,7 +160,7 @@ class FrozenWeb:
         self._first: ReplaySource = source if afresh else store
 
     def search(self, ask: SearchAsk, request: Request,
-               echoed: Callable[[Any], Mapping[str, Any]] | None = None) -> Found | tuple[Served, str]:
+               echoed: Callable[[Any], Mapping[str, Any]] | None = None) -> SearchFound | tuple[Served, str]:
         """The recording that answers ``ask``, or the miss and the message its client gets.
 
         ``echoed`` reads the parameters the provider's own JSON repeats (SerpApi's
@@ -193,7 +193,7 @@ class FrozenWeb:
         if ask.count is not None and ask.count > len(results) and ask.count != ask.count_default and not exhausted:
             why = f"asks for {ask.count} results, the recording has {len(results)}"
             return self._miss(ask, request, why, f"{why}: record it again with the larger count")
-        return Found(record, results[:ask.count] if ask.count is not None else results, own)
+        return SearchFound(record, results[:ask.count] if ask.count is not None else results, own)
 
     def read(self, url: str) -> PageRead:
         """The page at ``url`` and its extraction; SnapshotMiss when the snapshot holds neither (in record

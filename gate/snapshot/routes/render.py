@@ -16,7 +16,7 @@ from gate.errors import LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
 from gate.snapshot.live.redact import redact
 from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Served
-from gate.snapshot.routes.frozen import Found, FrozenWeb, PageRead, SearchAsk
+from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, SearchFound
 
 Render = Callable[[SearchAsk, tuple[SearchResult, ...]], Any]
 """The recorded results of a search in the provider's response shape."""
@@ -28,7 +28,7 @@ def search_reply(api: Api, ask: SearchAsk, request: Request, web: FrozenWeb, ren
                  echoed: Callable[[Any], Any] | None = None) -> Reply:
     """The reply to one search: the recording, or a miss in ``api``'s error shape."""
     found = web.search(ask, request, echoed)
-    if not isinstance(found, Found):
+    if not isinstance(found, SearchFound):
         miss, message = found
         return api.refuse(api.miss_status, message, miss)
     if found.own:
