@@ -17,10 +17,9 @@ import json
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
-from tests.support.loopback import ServerThread
+from tests.support.loopback import ServerThread, StandIn
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-class TavilyApi:
+class TavilyApi(StandIn):
     """Tavily's search API and a few pages on one loopback port, until the ``with`` block ends."""
 
     def __init__(self, pages: dict[str, tuple[str, str]], failing: frozenset[str] = frozenset()) -> None:
@@ -102,16 +101,6 @@ class TavilyApi:
         ``failing`` is a 500."""
         self._server = _Server(pages, failing)
         self._running = ServerThread(self._server, "tavily-stand-in")
-
-    @property
-    def authority(self) -> str:
-        """``host:port``, for ``record.allow``."""
-        host, port = self._running.address
-        return f"{host}:{port}"
-
-    def url(self, path: str) -> str:
-        """``http://host:port/path``."""
-        return f"http://{self.authority}{path}"
 
     @property
     def asked(self) -> list[Asked]:
@@ -123,10 +112,3 @@ class TavilyApi:
     def searches(self) -> list[Asked]:
         """Every ``POST /search``, in order."""
         return [a for a in self.asked if (a.method, a.path) == ("POST", "/search")]
-
-    def __enter__(self) -> TavilyApi:
-        self._running.start()
-        return self
-
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
-        self._running.stop()
