@@ -22,6 +22,7 @@ from gate.model import SearchResult
 from gate.snapshot.routes.base import Api, Reply, Request, Route, Served
 from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, answer_params
 from gate.snapshot.routes.render import (
+    body_ask,
     cut_list,
     iso_day,
     read_pages,
@@ -67,11 +68,7 @@ def _text_limit(body: dict[str, Any]) -> tuple[bool, int | None, bool]:
 
 
 def _search(request: Request, web: FrozenWeb) -> Reply:
-    body = request.json_object()
-    query = body.get("query")
-    if not isinstance(query, str) or not query.strip():
-        return EXA.refuse(400, "query: Required")
-    ask = SearchAsk.of("exa", query, body, EXA_PARAMS, "numResults", 10, query_param="query")
+    body, ask = body_ask(request, "exa", "query", EXA_PARAMS, "numResults", 10, "query: Required")
     pages: list[Served] = []
     reply = search_reply(EXA, ask, request, web, lambda a, found: _results(a, found, body, request, web, pages),
                          lambda data, n: cut_list(data, n, "results"))

@@ -68,6 +68,17 @@ def query_ask(request: Request, provider: str, defaults: dict[str, Any], count_p
     return SearchAsk.of(provider, query, given, defaults, count_param, count_default, query_param="q")
 
 
+def body_ask(request: Request, provider: str, query_param: str, defaults: dict[str, Any], count_param: str,
+             count_default: int, missing: str) -> tuple[dict[str, Any], SearchAsk]:
+    """A search asked in a JSON body (``query_param``, a count, the rest of ``defaults``) and the body;
+    BadRequest (``missing``, in the provider's words) without a query or a JSON object."""
+    body = request.json_object()
+    query = body.get(query_param)
+    if not isinstance(query, str) or not query.strip():
+        raise BadRequest(missing)
+    return body, SearchAsk.of(provider, query, body, defaults, count_param, count_default, query_param=query_param)
+
+
 def cut_list(data: Any, n: int, *path: str) -> Any:
     """``data`` with the list at ``path`` (``"web", "results"``) cut to ``n`` items; as it was without one."""
     if not path:

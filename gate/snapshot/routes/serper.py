@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route
+from gate.snapshot.routes.base import Api, Reply, Request, Route
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import cut_list, long_day, search_reply
+from gate.snapshot.routes.render import body_ask, cut_list, long_day, search_reply
 
 SERPER_PARAMS: dict[str, Any] = {"gl": "us", "hl": "en", "location": None, "tbs": None, "page": 1,
                                  "autocorrect": True, "type": "search"}
@@ -31,11 +31,7 @@ def _echoed(response: Any) -> dict[str, Any]:
 
 
 def _search(request: Request, web: FrozenWeb) -> Reply:
-    body = request.json_object()
-    query = body.get("q")
-    if not isinstance(query, str) or not query.strip():
-        raise BadRequest("Missing query parameter")
-    ask = SearchAsk.of("serper", query, body, SERPER_PARAMS, "num", 10, query_param="q")
+    _, ask = body_ask(request, "serper", "q", SERPER_PARAMS, "num", 10, "Missing query parameter")
     return search_reply(SERPER, ask, request, web, _results,
                         lambda data, n: cut_list(data, n, "organic"), _echoed)
 

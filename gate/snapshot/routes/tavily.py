@@ -20,9 +20,10 @@ from dataclasses import replace
 from typing import Any
 
 from gate.model import NOT_IN_SNAPSHOT, SearchResult
-from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Route, Served
+from gate.snapshot.routes.base import Api, Reply, Request, Route, Served
 from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
 from gate.snapshot.routes.render import (
+    body_ask,
     cut_list,
     iso_day,
     read_pages,
@@ -48,11 +49,7 @@ def _error(_status: int, message: str) -> Any:
 
 
 def _search(request: Request, web: FrozenWeb) -> Reply:
-    body = request.json_object()
-    query = body.get("query")
-    if not isinstance(query, str) or not query.strip():
-        raise BadRequest("Query is missing.")
-    ask = SearchAsk.of("tavily", query, body, TAVILY_PARAMS, "max_results", 5, query_param="query")
+    body, ask = body_ask(request, "tavily", "query", TAVILY_PARAMS, "max_results", 5, "Query is missing.")
     raw = body.get("include_raw_content") not in (None, False)
     pages: list[Served] = []  # the pages whose text a built reply carries: the agent read them
     reply = search_reply(TAVILY, ask, request, web, lambda a, found: _results(a, found, request, web, raw, pages),
