@@ -15,6 +15,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from radon.complexity import cc_visit
+
 import gate
 
 ROOT = Path(gate.__file__).parent
@@ -29,6 +31,9 @@ PROTOCOL_NAMES = {
     "main": "each process's entry point: the CLI, the Action, the runner's keeper",
 }
 """Names every module of a kind defines on purpose: a protocol implemented by modules."""
+MAX_COMPLEXITY = 25
+"""The most branches one block (a function, a method, a class's methods together) may hold, as
+radon counts them: above it, a block is split into named steps."""
 
 
 def _room(module: str) -> str:
@@ -90,6 +95,16 @@ def test_the_two_doors_import_each_other_not_at_all() -> None:
     graph = room_graph()
     assert "gate.commands" not in graph["gate.action"] and "gate.action" not in graph["gate.commands"]
     assert "gate.deliver" in graph["gate.action"] and "gate.deliver" in graph["gate.commands"]
+
+
+def test_no_block_is_more_complex_than_the_limit() -> None:
+    too_complex = sorted(
+        f"{path.relative_to(ROOT.parent)}:{block.lineno} {block.fullname} ({block.complexity})"
+        for path in ROOT.rglob("*.py")
+        for block in cc_visit(path.read_text(encoding="utf-8"))  # functions, classes and their methods
+        if block.complexity > MAX_COMPLEXITY
+    )
+    assert not too_complex, f"split into named steps (radon cc above {MAX_COMPLEXITY}): {too_complex}"
 
 
 def test_no_public_name_is_defined_in_two_modules() -> None:

@@ -22,6 +22,7 @@ chunks) are not web sources and are left out. Spans are read in start-time order
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from gate.files.jsonio import check_depth
@@ -45,16 +46,10 @@ class OtlpImporter:
             check_depth(data, ctx.source)  # before it is written out as text again
         raw = data if isinstance(data, str) else json.dumps(data)
         spans = _first_records(_one_trace(read_spans(raw, ctx.source), ctx))
-        ids = {s.id for s in spans}
-        roots = [s for s in spans if s.parent is None or s.parent not in ids]
-        if len(roots) != 1:
-            raise spans[0].at.error(f"expected one root span in trace {spans[0].trace}, found {len(roots)}")
-        [root] = roots
+        root = _root(spans)
         ordered = [s for _, s in sorted(enumerate(spans), key=lambda pair: (pair[1].start or "", pair[0]))]
         trace = TraceBuilder()
-        model: str | None = None
-        answer = _text(root.attributes.get("output.value"))
-        citations: list[str] | None = None
+        models = _ModelCalls(answer=_text(root.attributes.get("output.value")))
         for span in ordered:
             kind = span.attributes.get(_KIND)
             if kind == "RETRIEVER":
@@ -62,24 +57,47 @@ class OtlpImporter:
             elif kind == "TOOL" and span.attributes.get("tool.name") == "fetch_page":
                 _page(span, trace)
             elif kind == "LLM":
-                model = model or _text(span.attributes.get("llm.model_name"))
-                if answer is None:
-                    answer = _text(span.attributes.get("output.value")) or _text(
-                        span.attributes.get("llm.output_messages.0.message.content"))
-                cited = span.attributes.get("sourcegate.citations")
-                if isinstance(cited, list) and citations is None:
-                    citations = [str(u) for u in cited]
+                models.read(span)
         question = _query_text(root, "input.value")
         if question is None and ctx.question is None:
             raise root.at.key("attributes").error("the root span has no input.value (the question): "
                                                   "pass --question")
-        if answer is None:
+        if models.answer is None:
             raise root.at.key("attributes").error("no answer found (output.value of the root span or of "
                                                   "an LLM span)")
-        for link in citations or ():
+        for link in models.citations or ():
             trace.cite(link)
-        return trace.build(ctx, question=question, answer=answer, started_at=root.start, model=model,
-                           cited=citations is not None)
+        return trace.build(ctx, question=question, answer=models.answer, started_at=root.start,
+                           model=models.model, cited=models.citations is not None)
+
+
+def _root(spans: list[Span]) -> Span:
+    """The trace's one root span: no parent, or a parent the file does not hold."""
+    ids = {s.id for s in spans}
+    roots = [s for s in spans if s.parent is None or s.parent not in ids]
+    if len(roots) != 1:
+        raise spans[0].at.error(f"expected one root span in trace {spans[0].trace}, found {len(roots)}")
+    return roots[0]
+
+
+@dataclass
+class _ModelCalls:
+    """What the LLM spans say, read in start order: the first model named, the answer when the root
+    has none, and the first citations list."""
+
+    answer: str | None
+    model: str | None = None
+    citations: list[str] | None = None
+
+    def read(self, span: Span) -> None:
+        attributes = span.attributes
+        self.model = self.model or _text(attributes.get("llm.model_name"))
+        if self.answer is None:
+            self.answer = _text(attributes.get("output.value")) or _text(
+                attributes.get("llm.output_messages.0.message.content"))
+        cited = attributes.get("sourcegate.citations")
+        if isinstance(cited, list) and self.citations is None:
+            self.citations = [str(u) for u in cited]
 
 
 def _one_trace(spans: list[Span], ctx: Context) -> list[Span]:

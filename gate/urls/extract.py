@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gate.urls.canonicalise import canonical
 from gate.urls.hosts import usv
@@ -323,50 +323,84 @@ def urls_of(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
     matches the same way wherever it is (a definition, anchored at a line's start, never reads like
     any other token). Callers may read a repeated token once.
     """
-    if m.group("deflabel") is not None:
-        url = _destination(m.group("defa") if m.group("defa") is not None else m.group("defb") or "")
-        if _is_web(url):
-            yield url
-    elif m.group("image") is not None:
-        return
-    elif m.group("inline") is not None:
-        url = _destination(m.group("ina") if m.group("ina") is not None else m.group("inb") or "")
-        if _is_web(url):
-            yield url
-    elif m.group("reflink") is not None:
-        label = m.group("reflabel")
-        text = m.group("reflink")[1 : -len(label) - 3]
-        # "[text][]" is a collapsed reference: the text is the label. "[1][2]" are two markers.
-        if label and _MARKER_LIST.match(text):
-            yield from _resolve(text, labels)
-        yield from _resolve(label or text, labels)
-    elif m.group("bracket") is not None:
-        inner = m.group("bracket")
-        resolved = _resolve(inner, labels)
-        if resolved:
-            yield from resolved
-        else:
-            # Not a marker: the brackets are plain text and may still contain a bare URL.
-            for sub in tokens(inner):
-                yield from urls_of(sub, labels)
-    elif m.group("auto") is not None:
-        yield m.group("auto")
-    elif m.group("lenticular") is not None:
-        # "【1】", "【2, 3】" or the "【4†source】" style: the citation numbers lead the marker.
-        lead = _LEADING_NUMBERS.match(m.group("lenticular").strip())
-        if lead:
-            yield from _resolve(lead.group(0), labels)
-    elif m.group("bare") is not None:
-        url = _trim_bare(m.group("bare"))
-        # A marker glued to the URL ("https://example.com/a[1]") is a citation, not part of the path.
-        cut = _glued_markers(url)
-        glued = url[cut:] if cut != -1 else ""
-        if glued:
-            url = _trim_bare(url[:cut])
-        if len(url) > len("https://"):
-            yield url
-        for marker in re.findall(r"\[([^\]]*)\]", glued) if labels else ():  # none resolves without labels
-            yield from _resolve(marker, labels)
+    for group, read in _READERS:
+        if m.group(group) is not None:
+            return read(m, labels)
+    return iter(())
+
+
+def _web(url: str) -> Iterator[str]:
+    if _is_web(url):
+        yield url
+
+
+def _definition(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    return _web(_destination(m.group("defa") if m.group("defa") is not None else m.group("defb") or ""))
+
+
+def _image(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    return iter(())  # an image cites nothing
+
+
+def _inline(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    return _web(_destination(m.group("ina") if m.group("ina") is not None else m.group("inb") or ""))
+
+
+def _reference(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    label = m.group("reflabel")
+    text = m.group("reflink")[1 : -len(label) - 3]
+    # "[text][]" is a collapsed reference: the text is the label. "[1][2]" are two markers.
+    if label and _MARKER_LIST.match(text):
+        yield from _resolve(text, labels)
+    yield from _resolve(label or text, labels)
+
+
+def _bracket(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    inner = m.group("bracket")
+    resolved = _resolve(inner, labels)
+    if resolved:
+        yield from resolved
+    else:
+        # Not a marker: the brackets are plain text and may still contain a bare URL.
+        for sub in tokens(inner):
+            yield from urls_of(sub, labels)
+
+
+def _autolink(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    yield m.group("auto")
+
+
+def _lenticular(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    # "【1】", "【2, 3】" or the "【4†source】" style: the citation numbers lead the marker.
+    lead = _LEADING_NUMBERS.match(m.group("lenticular").strip())
+    if lead:
+        yield from _resolve(lead.group(0), labels)
+
+
+def _bare(m: re.Match[str], labels: dict[str, str]) -> Iterator[str]:
+    url = _trim_bare(m.group("bare"))
+    # A marker glued to the URL ("https://example.com/a[1]") is a citation, not part of the path.
+    cut = _glued_markers(url)
+    glued = url[cut:] if cut != -1 else ""
+    if glued:
+        url = _trim_bare(url[:cut])
+    if len(url) > len("https://"):
+        yield url
+    for marker in re.findall(r"\[([^\]]*)\]", glued) if labels else ():  # none resolves without labels
+        yield from _resolve(marker, labels)
+
+
+# What each kind of TOKEN match stands for, in the order urls_of asks (the first group that matched).
+_READERS: tuple[tuple[str, Callable[[re.Match[str], dict[str, str]], Iterator[str]]], ...] = (
+    ("deflabel", _definition),
+    ("image", _image),
+    ("inline", _inline),
+    ("reflink", _reference),
+    ("bracket", _bracket),
+    ("auto", _autolink),
+    ("lenticular", _lenticular),
+    ("bare", _bare),
+)
 
 
 def extract_urls(answer: str) -> list[str]:
