@@ -39,11 +39,15 @@ class InputError(GateError):
 
     exit_code = ExitCode.INPUT
 
-    def __init__(self, message: str, *, file: str | None = None, path: str | None = None) -> None:
+    def __init__(self, message: str, *, file: str | None = None, path: str | None = None,
+                 case: str | None = None) -> None:
         self.file = file
         self.path = path
+        self.case = case
         self.detail = message
         where = file or ""
+        if case is not None:  # the case id beside the file: which case of the set is bad
+            where = f"{where} (case {case!r})" if where else f"case {case!r}"
         if path:
             where = f"{where} at {path}" if where else path
         super().__init__(f"{where}: {message}" if where else message)

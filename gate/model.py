@@ -201,6 +201,13 @@ class Finding:
     check: str
     message: str
     url: str | None = None
+    sentence: str | None = None
+    """the sentence of the answer that cites ``url`` (the first one, at most :data:`SENTENCE_KEPT`
+    characters), when the answer has one: what a reviewer reads first"""
+
+
+SENTENCE_KEPT = 300
+"""Characters of the citing sentence a finding keeps (a longer one is cut, ending in ``…``)."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from gate.judge.session import JudgeSession
 from gate.load.golden import Pairing, held_pairings, iter_pairings, load_golden, load_trace
 from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
+from gate.load.subset import Pick, Subset, select_cases
 from gate.model import Case, GoldenSet, Run
 from gate.results import CaseResult
 from gate.rules import Rules, resolve_rules
@@ -86,6 +87,9 @@ class SetRequest:
     runs: str | None = None
     """read the set's traces from this folder instead of its ``runs/`` (``check --runs DIR``: traces an
     agent's job uploaded, kept apart from the checkout; None: the set's own)"""
+    pick: Pick | None = None
+    """check only these cases of the golden set (``--case``, ``--failed``), compared with the baseline's
+    same cases (None: every case)"""
     judge_keys: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     """the judge's API keys by provider name, for a live judge only (None: the SDK's environment
     variable); never shown nor written anywhere (see :class:`gate.judge.session.JudgeSession`)"""
@@ -102,6 +106,7 @@ class _Source:
     pairings: Iterable[Pairing]
     judgements: str | None
     expected_runs: int
+    subset: Subset | None = None
 
 
 def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
@@ -130,7 +135,7 @@ class Held:
 
 
 def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str | None = None,
-            held: Held | None = None) -> _Source:
+            held: Held | None = None, pick: Pick | None = None) -> _Source:
     """The golden set in ``paths`` (its golden.yaml read once, its traces from ``runs`` when given), or
     its trace files; or the set and runs ``held`` in memory.
 
@@ -139,17 +144,37 @@ def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str
     """
     if held is not None:
         golden = held.golden
-        return _Source(golden.name, golden.version, golden.root, golden, held_pairings(golden, held.runs),
-                       os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
+        source = _Source(golden.name, golden.version, golden.root, golden, held_pairings(golden, held.runs),
+                         os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
+        return source if pick is None else _picked(source, _subset(golden, pick))
     dirs = [p for p in paths if os.path.isdir(p)]
     if runs is not None and not dirs:
         raise InputError("--runs takes the traces of a golden set: give the golden-set folder too")
+    if pick is not None and not dirs:
+        raise InputError("--case and --failed take the cases of a golden set: give the golden-set folder")
     if dirs:
         golden = golden_with_runs(dirs[0], runs)
+        if pick is not None:
+            subset = _subset(golden, pick)
+            # The other cases' runs are neither read nor validated: only their ids are looked at.
+            return _picked(_Source(golden.name, golden.version, golden.root, golden,
+                                   iter_pairings(golden, keep=frozenset(subset.cases).__contains__),
+                                   os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases)), subset)
         pairings: Iterable[Pairing] = iter_pairings(golden, keep=shard.keeps if shard is not None else None)
         return _Source(golden.name, golden.version, golden.root, golden, _selected(pairings, shard),
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
     return _Source(TRACES_NAME, None, None, None, _selected(_trace_pairings(paths), shard), None, len(paths))
+
+
+def _subset(golden: GoldenSet, pick: Pick) -> Subset:
+    return select_cases([c.id for c in golden.cases], pick)
+
+
+def _picked(source: _Source, subset: Subset) -> _Source:
+    """``source`` with only the pairings of ``subset``'s cases, which it then carries."""
+    keep = frozenset(subset.cases)
+    return replace(source, pairings=(p for p in source.pairings if p.case.id in keep),
+                   expected_runs=len(subset.cases), subset=subset)
 
 
 def _selected(pairings: Iterable[Pairing], shard: ShardSelection | None) -> Iterable[Pairing]:
@@ -259,6 +284,9 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
     shard = ShardSelection(request.shard) if request.shard is not None else None
     if shard is not None and not request.compare:
         raise InputError("a shard is checked against the baseline's rules: it cannot record a baseline")
+    if request.pick is not None and (not request.compare or shard is not None):
+        raise InputError("a subset of the cases (--case, --failed) is no whole run: it cannot record a "
+                         "baseline, nor be a shard")
     with recorded_reads():  # each file read once, the comparison's hashing included
         return _run_request(request, shard, now, checks, progress, rules, held)
 
@@ -266,10 +294,12 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
 def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetime | None,
                  checks: Mapping[str, Check], progress: Progress | None, rules: Rules | None,
                  held: Held | None) -> Report:
-    source = _source(request.paths, shard, request.runs, held)
+    source = _source(request.paths, shard, request.runs, held, request.pick)
     if request.compare:
         if rules is None:
             rules = set_rules(request, source.name, source.golden)
+        if source.subset is not None:
+            return _run_subset(source, source.subset, rules, request, now, checks, progress)
         # The mark names the configuration the merge resolves too: the one before --judge-provider.
         digest = config_digest(rules.config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
@@ -282,6 +312,21 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
                 checks, progress, keys=request.judge_keys)
+
+
+def _run_subset(source: _Source, subset: Subset, rules: Rules, request: SetRequest, now: datetime | None,
+                checks: Mapping[str, Check], progress: Progress | None) -> Report:
+    """Some cases of the set, compared with the baseline's same cases: its other cases are not
+    "removed" (docs/trust.md), and the report says which cases ran and that it is no whole verdict."""
+    keep = frozenset(subset.cases)
+    base = rules.baseline
+    if base is not None:
+        base = replace(base, cases=tuple(c for c in base.cases if c.id in keep))
+    rules = replace(rules, baseline=base, config=with_judge_provider(rules.config, request.judge_provider),
+                    warnings=(subset.note(), *rules.warnings))
+    report = _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress,
+                  keys=request.judge_keys)
+    return replace(report, subset=subset)
 
 
 def rules_baseline_digest(rules: Rules) -> str | None:

@@ -78,6 +78,15 @@ def hostile_report() -> Report:
     return decide_report(after, CONFIG, compare(before, after, CONFIG, origin))
 
 
+def _html(markdown: str) -> str:
+    """``markdown`` as GitHub renders it (cmarkgfm, raw HTML let through: GitHub sanitises after)."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    html: str = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    return html
+
+
 def unescaped_pipes(line: str) -> int:
     return len(re.findall(r"(?<!\\)\|", line))
 
@@ -85,8 +94,13 @@ def unescaped_pipes(line: str) -> int:
 @pytest.mark.parametrize("render", [CommentReporter().render, SummaryReporter().render])
 def test_untrusted_text_cannot_ping_open_tags_load_images_or_break_tables(render: Any) -> None:
     full = render(hostile_report())
-    # Inside a code span nothing is a mention, tag, link or image: look at the rest.
+    # A link's target is the whole URL, every character kept literal: it opens nothing else.
+    links = re.findall(r'<a href="([^"]*)"', _html(full))
+    assert links and all(h.startswith("https://evil.example/") for h in links)
+    assert "https://evil.example/a)%7C!%5Bx%5D(https://evil.example/i.png)%3C!--" in links
+    # Inside a link's target and a code span nothing is a mention, tag, link or image: look at the rest.
     text = re.sub(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)", "CODE", full)
+    text = re.sub(r"\]\((?:\\.|[^\\)\s])*\)", "](LINK)", text)
     assert "CODE" in text
     assert "@octocat" not in text and "@\u200boctocat" in text
     assert text.count("<details>") == 1 and text.count("</details>") == 1
@@ -446,3 +460,35 @@ def test_logins_and_where_they_come_from() -> None:
     assert comment_authors([], {}) == ()
     with pytest.raises(InputError, match="^--comment-author: "):
         comment_authors(["bad login"], env)
+
+
+def test_the_example_comment_leads_with_the_new_failures_and_their_sentences_and_folds_the_known() -> None:
+    from tests.test_readme import example_comment
+
+    text = example_comment()
+    new, rest = text.split("### Known failures (13, already in the baseline)\n", 1)
+    new = new.split("### New failures (2)\n", 1)[1]
+    assert new.index("**`storm-dervla-disruption`**") < new.index("**`who-physical-activity-adults`**")
+    who = ("- `fabricated_url`: cited [www\\.who\\.int/publications/i/item/9789240114319]"
+           "(https://www.who.int/publications/i/item/9789240114319) but no search result, redirect or page the agent "
+           "read ever showed it\n"
+           "  > The 2026 update of the WHO guidelines kept these targets and added a recommendation to break up "
+           "sitting every 30 minutes\\.\n")
+    assert who in new
+    known = rest.split("\n\n###", 1)[0]
+    # One line per check, the most frequent first, with its count and cases.
+    assert known.splitlines()[:2] == ["", "- `stale_sources`: 2 in `ecb-deposit-rate-now`, `uk-fixed-mortgage-rates`"]
+    assert "- `passage_missing`: 1 in `solar-wind-vs-coal-2025`" in known
+    assert len([line for line in known.splitlines() if line.startswith("- ")]) == 8
+    assert "| check |" not in text and "|---|---|---|" not in text  # the one table left is the figures'
+
+
+def test_the_job_summary_keeps_the_comments_order_and_lists_every_known_failure() -> None:
+    from tests.test_readme import example_report
+
+    text = SummaryReporter().render(example_report())
+    order = [text.index(h) for h in ("### New failures (2)", "### Known failures (13", "### Cases that changed (2)",
+                                     "### All cases")]
+    assert order == sorted(order)
+    known = text.split("### Known failures", 1)[1].split("### Cases that changed", 1)[0]
+    assert known.count("\n- `") == 13 and "**`four-day-week-evidence`**" in known

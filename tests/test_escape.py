@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from gate.text.escape import md, md_code, md_url
+from gate.text.escape import md, md_code, md_link, md_linked, md_url, short_url
 
 ZWSP = "\u200b"
 # Characters that must never leave md() without a backslash in front of them.
@@ -184,3 +184,50 @@ def test_rendered_table_cell_stays_one_cell(text: str) -> None:
     html = _render(table)
     assert html.count("<td>") == 2 and html.count("<tr>") == 2
     assert "href" not in html and "<img" not in html
+
+
+# -- links: a web URL a reader follows, shortened in the text, whole in the target ---------------
+
+
+def test_short_url_drops_the_scheme_and_keeps_the_host_and_the_end_of_the_path() -> None:
+    assert short_url("https://www.who.int/publications/i/item/9789240114319") == \
+        "www.who.int/publications/i/item/9789240114319"
+    long = "https://www.ecb.europa.eu/press/pr/date/2025/html/ecb.mp250605~3b5f67d007.en.html"
+    short = short_url(long, 48)
+    assert len(short) == 48 and short.startswith("www.ecb.europa.eu/press") and short.endswith("3b5f67d007.en.html")
+    assert "…" in short
+    assert len(short_url("https://" + "a" * 80 + ".example/x", 40)) == 40
+
+
+def test_md_link_shows_the_url_shortened_and_links_to_all_of_it() -> None:
+    url = "https://example.org/a_(b)?q=1&amp;r=$x$#f"
+    link = md_link(url)
+    assert link == ("[example\\.org/a\\_\\(b\\)?q\\=1&amp;amp;r\\=&#36;x&#36;\\#f]"
+                    "(https://example.org/a\\_\\(b\\)?q=1&amp;amp;r=\\$x\\$\\#f)")
+    html = _render(link)
+    assert html.count("<a ") == 1 and 'href="https://example.org/a_(b)?q=1&amp;amp;r=$x$#f"' in html
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/html,<b>x</b>", "ftp://example.org/f",
+                                 "https://exa mple.org/", "https://" + "x" * 3000 + ".org/"])
+def test_md_link_makes_no_link_of_anything_but_a_web_url(url: str) -> None:
+    out = md_link(url)
+    assert out.startswith("`") and "href" not in _render(out)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_md_linked_text_renders_no_markup_but_links_to_its_own_urls(text: str) -> None:
+    html = _render(md_linked(text))
+    assert "<img" not in html and "<script" not in html and "<details" not in html.lower()
+    hrefs = re.findall(r'<a href="([^"]*)"', html)
+    assert all(h.startswith(("http://", "https://")) for h in hrefs)
+    assert len(hrefs) == text.count("http")  # each URL of the text is one link, and nothing else is
+
+
+def test_md_linked_leaves_the_sentence_its_punctuation_and_a_cut_url_unlinked() -> None:
+    text = "oldest: https://example.org/a/b.html, 2025-06-05 (see https://en.wikipedia.org/wiki/X_(y))."
+    out = md_linked(text)
+    assert "](https://example.org/a/b.html), 2025" in out
+    assert "](https://en.wikipedia.org/wiki/X\\_\\(y\\))\\)\\." in out
+    cut = md_linked("see https://example.org/" + "p" * 100, max_len=40)
+    assert "](" not in cut and cut.endswith("…")

@@ -154,7 +154,7 @@ def test_schema_errors_stop_after_the_first_hundred(tmp_path: Path, capsys: pyte
     trace.write_text(trace_with_bad_results(200_000))
     code, said = check(["check", str(trace), "--judge", "off"], capsys)
     assert code == 2
-    assert "t.json at $.results[0].url: 5 is not of type 'string'" in said
+    assert "t.json (case 'demo') at $.results[0].url: 5 is not of type 'string'" in said
     assert "(and more errors not shown: validation stopped after 100)" in said
     assert len(said) < 400
 
@@ -175,7 +175,7 @@ def test_a_huge_value_is_quoted_as_a_short_excerpt(tmp_path: Path, capsys: pytes
     file.write_text(json.dumps(trace))
     code, said = check(["check", str(file), "--judge", "off"], capsys)
     assert code == 2
-    assert "t.json at $.answer: ['AAAA" in said
+    assert "t.json (case 'demo') at $.answer: ['AAAA" in said
     assert "characters left out]...AAA" in said and "AAAthe end'] is not of type 'string'" in said
     assert len(said) < 500
 

@@ -35,7 +35,7 @@ class Parser(argparse.ArgumentParser):
 def add_judge_options(c: argparse.ArgumentParser) -> None:
     """``--judge`` and ``--judge-provider``: the same two options on every command that judges."""
     c.add_argument("--judge", choices=JUDGE_MODES, default=None, metavar="MODE",
-                   help="live, batch (Message Batches), replay (cache only) or off (default: judge.mode)")
+                   help="live, batch, replay or off (default: judge.mode)")
     c.add_argument("--judge-provider", choices=tuple(PROVIDERS), default=None, metavar="P",
                    help=f"{', '.join(PROVIDERS)} (default: judge.provider)")
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gate.commands.base import Subparsers, add_comment_author, add_judge_options
+from gate.commands.cases import add_case_options, case_pick, refuse_case_options
 from gate.commands.sets import each_set
 from gate.deliver.console import add_options as add_console_options
 from gate.deliver.console import progress, terminal_mode
@@ -34,6 +35,7 @@ from gate.exitcodes import ExitCode
 from gate.files.outputs import is_stdout
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, require_name_field, split_sets
 from gate.load.shards import Shard, parse_shard
+from gate.load.subset import Pick
 from gate.model import GoldenSet
 from gate.pipeline import Held, SetRequest, run_set, set_rules
 from gate.report.registry import REPORTERS, file_reporters
@@ -53,7 +55,9 @@ def file_flags() -> tuple[str, ...]:
 
 def add_parser(sub: Subparsers) -> None:
     """Add ``check`` to the main parser; a report option for each reporter of the registry that has one."""
-    c = sub.add_parser("check", help="run the gate on golden sets or trace files")
+    # A usage line, not every flag again: the options below list them, and --help fits a screen.
+    c = sub.add_parser("check", usage="sourcegate check [PATH ...] [options]",
+                       help="run the gate on golden sets or trace files")
     c.add_argument("paths", nargs="*", metavar="PATH",
                    help="golden-set folders (each in turn: outputs need {name}) or trace files "
                         "(default: sets in cached-snapshots/)")
@@ -98,6 +102,7 @@ def add_check_options(c: argparse.ArgumentParser) -> None:
     c.add_argument("--otlp-json", metavar="FILE",
                    help="write the runs as OTLP/JSON spans (docs/spans.md)")
     c.add_argument("--otlp-endpoint", metavar="URL", help="send the spans over OTLP/HTTP to a collector")
+    add_case_options(c)
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,8 @@ class CheckPlan:
     sets: tuple[GoldenSetPaths, ...]
     authors: tuple[str, ...] = ()
     shard: Shard | None = None
+    pick: Pick | None = None
+    """the cases ``--case`` or ``--failed`` asked for (None: every case)"""
 
 
 def plan(args: argparse.Namespace, paths: Sequence[str]) -> CheckPlan:
@@ -125,8 +132,10 @@ def plan(args: argparse.Namespace, paths: Sequence[str]) -> CheckPlan:
     if shard is not None and (args.comment or len(sets) != 1 or not os.path.isdir(sets[0].paths[0])):
         raise InputError("--shard takes one golden-set folder and no --comment: "
                          "`sourcegate merge` writes the comment once the shards are merged")
+    refuse_case_options(args, len(sets), os.path.isdir(sets[0].paths[0]))
     check_outputs(sets, args)
-    return CheckPlan(sets, tuple(authors), shard)
+    pick = case_pick(args, lambda: sets[0].name or set_name(sets[0].paths)) if len(sets) == 1 else None
+    return CheckPlan(sets, tuple(authors), shard, pick)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,8 +148,7 @@ def check_plan(planned: CheckPlan, args: argparse.Namespace, rules: Rules | None
     """Run the planned sets in turn; ``rules``, when given, are the one set's rules already read
     (:func:`set_rules`: ``run --check`` reads them before its agents start, and not again), ``held``
     its golden set and the runs its agents just gave (not read back from the files)."""
-    return each_set(planned.sets, lambda s: _check_one(s, args, planned.authors, planned.shard, rules, held),
-                    "check")
+    return each_set(planned.sets, lambda s: _check_one(s, args, planned, rules, held), "check")
 
 
 def request_rules(planned: CheckPlan, args: argparse.Namespace, loaded: GoldenSet | None = None) -> Rules:
@@ -148,7 +156,7 @@ def request_rules(planned: CheckPlan, args: argparse.Namespace, loaded: GoldenSe
     (``loaded``: the set, loaded already)."""
     (golden,) = planned.sets
     name = golden.name or (loaded.name if loaded is not None else set_name(golden.paths))
-    return set_rules(_request(golden, args), name, loaded)
+    return set_rules(_request(golden, args, pick=planned.pick), name, loaded)
 
 
 def report_flags(args: argparse.Namespace) -> dict[str, str | None]:
@@ -191,10 +199,12 @@ def _one_stdout(args: argparse.Namespace) -> None:
                          "to stdout; write the others to files")
 
 
-def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | None = None) -> SetRequest:
+def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | None = None,
+             pick: Pick | None = None) -> SetRequest:
     return SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                       baseline_ref=args.baseline_ref, trust_config=args.trust_config,
-                      judge_provider=args.judge_provider, shard=shard, runs=getattr(args, "runs", None))
+                      judge_provider=args.judge_provider, shard=shard, runs=getattr(args, "runs", None),
+                      pick=pick)
 
 
 def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> None:
@@ -211,10 +221,11 @@ def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> N
     check_targets(targets, reads)
 
 
-def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, authors: Sequence[str],
-               shard: Shard | None, rules: Rules | None = None, held: Held | None = None) -> int:
-    report = run_set(_request(golden, args, shard), now=datetime.now(UTC), progress=progress(args), rules=rules,
-                     held=held)
+def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, planned: CheckPlan,
+               rules: Rules | None = None, held: Held | None = None) -> int:
+    shard, authors = planned.shard, planned.authors
+    report = run_set(_request(golden, args, shard, planned.pick), now=datetime.now(UTC), progress=progress(args),
+                     rules=rules, held=held)
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
     code = deliver(report, golden.paths, out, Delivery.of(args, authors))

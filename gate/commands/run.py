@@ -21,15 +21,17 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from gate.commands import check
 from gate.commands.base import Subparsers
+from gate.commands.cases import case_pick
 from gate.commands.check import add_check_options
 from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError, Interrupted
 from gate.exitcodes import ExitCode
 from gate.load.golden import RUNS_DIR, load_golden
+from gate.load.subset import picked_golden
 from gate.pipeline import Held
 from gate.report.registry import file_reporters
 
@@ -47,8 +49,8 @@ def add_parser(sub: Subparsers) -> None:
     r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per case (default 300)")
     r.add_argument("--out", metavar="DIR", help="write the traces here instead")
     r.add_argument("--record", nargs="?", const="new", choices=("new", "all"), metavar="all",
-                   help="record what the snapshot lacks from the live web (record: in sourcegate.yaml); "
-                        "--record all: everything, afresh")
+                   help="record what the snapshot lacks (record: in sourcegate.yaml); --record all: "
+                        "everything, afresh")
     r.add_argument("--check", action="store_true", help="then gate them (with check's options)")
     add_check_options(r)
 
@@ -71,7 +73,7 @@ _RECORD_MODES = {"new": "new-episodes", "all": "record"}
 """``--record`` (what the snapshot lacks) and ``--record all`` -> the recording modes (docs/snapshots.md)."""
 
 _CHECK_ONLY = ("config", "baseline", "baseline_ref", "trust_config", "comment", "comment_author", "judge",
-               "judge_provider", "otlp_json", "otlp_endpoint")
+               "judge_provider", "otlp_json", "otlp_endpoint", "failed")
 """``check``'s options that only ``--check`` uses (the console options also drive the progress)."""
 
 
@@ -103,6 +105,13 @@ def _terminated_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
+def _log(args: argparse.Namespace) -> Callable[[str], None]:
+    """Where the run says what each agent did: stderr, or nowhere with ``-q`` (the verdict line only)."""
+    if getattr(args, "quiet", False):
+        return lambda _line: None
+    return lambda line: print(line, file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the agent on every case, write the traces, then gate them when ``--check``."""
     command = list(args.agent or ())
@@ -130,16 +139,18 @@ def run(args: argparse.Namespace) -> int:
     from gate.deliver.console import progress
     from gate.runner.orchestrate import RunOptions, run_agent
 
+    pick = planned.pick if planned is not None else case_pick(args, lambda: golden.name)
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
-                         out=args.out, record=_RECORD_MODES.get(args.record), config=args.config)
+                         out=args.out, record=_RECORD_MODES.get(args.record), config=args.config,
+                         some=pick is not None)
     kept = args.out if args.out is not None else os.path.join(args.golden, RUNS_DIR)
     try:
         with _terminated_as_interrupt():
-            summary = run_agent(options, log=lambda line: print(line, file=sys.stderr, flush=True),
-                                progress=progress(args), golden=golden)
+            summary = run_agent(options, log=_log(args),
+                                progress=progress(args), golden=golden if pick is None else picked_golden(golden, pick))
     except KeyboardInterrupt as e:  # every agent and what it started is ended by then (gate.runner)
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
-    print(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}", file=sys.stderr)
+    _log(args)(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}")
     if planned is None:
         return ExitCode.PASS
     # The runs the agents just gave are checked as they are in memory, not read back from the files.

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 
 from gate.report.terminal import TerminalReporter, verdict_line
@@ -31,7 +32,7 @@ __all__ = ["add_options", "progress", "show", "terminal_mode"]
 def add_options(p: argparse.ArgumentParser) -> None:
     """``--color``, ``-q`` and ``-v`` on a command that prints a report."""
     p.add_argument("--color", choices=COLOR_CHOICES, default="auto", metavar="WHEN",
-                   help="auto (on a terminal; NO_COLOR, FORCE_COLOR), always or never")
+                   help="auto, always, never (NO_COLOR, FORCE_COLOR)")
     loud = p.add_mutually_exclusive_group()
     loud.add_argument("-q", "--quiet", action="store_true", help="print the verdict line only")
     loud.add_argument("-v", "--verbose", action="store_true", help="also print each case's figures")
@@ -53,7 +54,8 @@ def show(report: Report, args: argparse.Namespace, stdout_taken: bool) -> None:
                       (sys.stderr if stdout_taken else sys.stdout).isatty())
     quiet = bool(getattr(args, "quiet", False))
     if not stdout_taken and not quiet and sys.stdout.isatty():
-        text = TerminalReporter(color=color, verbose=bool(getattr(args, "verbose", False))).render(report)
+        text = TerminalReporter(color=color, verbose=bool(getattr(args, "verbose", False)),
+                                width=shutil.get_terminal_size().columns).render(report)
         if text:
             sys.stdout.write(text + "\n")
     stream = sys.stderr if stdout_taken else sys.stdout

@@ -112,11 +112,18 @@ def parse_trace(data: Any, file: str, default_case: str) -> Run:
     """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD)."""
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, got {type(data).__name__}", file=file, path="$")
-    if "format" in data:
-        validate(data, "trace", file)
-        return _native(_usv(data), file, default_case)
-    validate(data, "trace-minimal", file)
-    return _minimal(_usv(data), file, default_case)
+    try:
+        if "format" in data:
+            validate(data, "trace", file)
+            return _native(_usv(data), file, default_case)
+        validate(data, "trace-minimal", file)
+        return _minimal(_usv(data), file, default_case)
+    except InputError as e:
+        if e.case is not None or e.file != file or type(e) is not InputError:
+            raise
+        case = data.get("case")
+        raise InputError(e.detail, file=file, path=e.path,
+                         case=case if isinstance(case, str) and case else default_case) from e
 
 
 def load_trace(file: str, root: str | None = None) -> Run:

@@ -3,13 +3,15 @@
 Order, most important first: the verdict and its one-line reason (the decision's first reason, a
 summary of everything that blocks); the summary table (figure, baseline, PR, delta, status; the
 hallucination rate also split by retrieval success); why each blocking regression counts; notes a
-reader must not miss (version mismatch, stale or forced baseline, files the PR changed); the
-per-query vector of the four axes for the cases that changed or fail; the hard failures with check
-id, case and URL; the claims that flipped; a collapsible ``<details>`` with the rest (every reason,
-per-case warnings, fixed failures, changed files); cost and judge-cache figures; golden-set version
-and baseline commit;
-the hidden marker. Over GitHub's 65,536 characters, sections are trimmed from the bottom up, keeping
-the verdict, the summary and the footer (see :func:`gate.report.sections.fit`).
+reader must not miss (version mismatch, stale or forced baseline, files the PR changed); the new
+hard failures by case, each with the sentence of the answer that carried its citation, then the
+known ones folded into a line per check (:mod:`gate.report.failures`); the per-query vector of the
+four axes for the cases that changed (without a baseline: that fail); the claims that flipped; a
+collapsible ``<details>`` with the rest (every reason, per-case warnings, fixed failures, changed
+files); cost and judge-cache figures; golden-set version and baseline commit; the hidden marker.
+Nothing is wider than GitHub's column: the failures are lists, not tables, their URLs links with a
+shortened text, and the tables left have short cells. Over GitHub's 65,536 characters, sections are
+trimmed from the bottom up, keeping the verdict, the summary and the footer (see :func:`gate.report.sections.fit`).
 
 The kept sections are bounded too, whatever the report holds (it is an untrusted artifact in
 comment mode): the golden-set name is cut to :data:`MAX_NAME` characters, every string to a few
@@ -28,13 +30,13 @@ from statistics import fmean
 from typing import TypeVar
 
 from gate.judge.model import Usage
-from gate.model import Finding
 from gate.report.configchanges import config_changes_section
+from gate.report.failures import FailureRead, known_failures, new_failures
 from gate.report.judged import batch_note, judge_cache_line
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
 from gate.results import CaseResult, CaseWarning
 from gate.score.figures import AXES
-from gate.text.escape import md, md_code, md_url
+from gate.text.escape import md, md_code, md_link, md_linked
 from gate.text.marker import marker
 from gate.verdict.comparison import Comparison, FigureChange
 from gate.verdict.figurediff import SET_FIGURES
@@ -58,7 +60,8 @@ KEPT_CHARS = 10_000
 """Each kept section with a list (figures, blocking lines, notes) is cut to about this many characters."""
 
 STATUS = {"blocking": "❌ blocking", "noise": "⚠️ within noise", "warn": "⚠️ warning",
-          "improved": "✅ improved", "worse": "🔻 worse (not gated)", "ok": "✅", "n/a": "–"}
+          "improved": "✅ improved", "worse": "🔻 worse (not gated)", "ok": "✅", "ungated": "not gated",
+          "n/a": "–"}
 LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity": "diversity",
          "citation_validity": "citation validity"}
 
@@ -186,13 +189,28 @@ def _failure_cell(case: CaseResult, cmp: Comparison | None) -> str:
 
 
 def _shown(case: CaseResult, cmp: Comparison | None) -> bool:
-    """True when the comment shows this case: it fails, changed, or is new to the baseline."""
-    change = cmp.case(case.id) if cmp is not None else None
-    return case.failed or (change is not None and change.changed) or (cmp is not None and change is None)
+    """True when the comment shows this case's vector: it changed or is new to the baseline (without a
+    baseline: it fails). A case whose failures the baseline had already is in the known failures' line."""
+    if cmp is None:
+        return case.failed
+    change = cmp.case(case.id)
+    return change is None or change.changed
 
 
 def _vector_row(case: CaseResult, cmp: Comparison | None) -> list[str]:
     return [md_code(case.id), *(_cell(case, a, cmp) for a in AXES), _failure_cell(case, cmp)]
+
+
+def _vector_line(case: CaseResult, cmp: Comparison | None) -> str:
+    """One case of the comment's list: its id, the axes that moved (every axis, for a case with nothing
+    to compare with) and its hard failures, old and new; a list item wraps within GitHub's column."""
+    change = cmp.case(case.id) if cmp is not None else None
+    moved = {m.name for m in change.moved} if change is not None else set(AXES)
+    axes = [f"{LABEL[a]} {_cell(case, a, cmp)}" for a in AXES if a in moved]
+    failures = _failure_cell(case, cmp)
+    if failures != "–":
+        axes.append(f"hard failures: {failures}")
+    return f"- {md_code(case.id, in_table=False)}: {' · '.join(axes) or 'changed'}"
 
 
 @dataclass
@@ -200,13 +218,13 @@ class CaseRead:
     """What the comment and the job summary show of the cases, taken in one pass over them (a large
     report's come back from its spill file, decoded once each): rows, findings and a few numbers."""
 
-    shown: list[list[str]] = field(default_factory=list)
-    """the vector rows of the cases that fail, changed or are new to the baseline"""
+    shown: list[str] = field(default_factory=list)
+    """a line for each case that changed or is new to the baseline (without one: that fails)"""
     every: list[list[str]] | None = None
     """the vector rows of every case, when asked for (the job summary's "All cases")"""
-    new: list[tuple[str, str, Finding]] = field(default_factory=list)
+    new: list[FailureRead] = field(default_factory=list)
     """hard failures as (tag, case id, finding): new ones (or all, without a baseline)"""
-    old: list[tuple[str, str, Finding]] = field(default_factory=list)
+    old: list[FailureRead] = field(default_factory=list)
     """hard failures the baseline already had"""
     warned: list[tuple[str, CaseWarning]] = field(default_factory=list)
     usages: list[Usage] = field(default_factory=list)
@@ -216,20 +234,18 @@ class CaseRead:
 
     def add(self, c: CaseResult, cmp: Comparison | None) -> None:
         """Take what is shown of one case."""
-        shown = _shown(c, cmp)
-        row = _vector_row(c, cmp) if shown or self.every is not None else []
-        if shown:
-            self.shown.append(row)
+        if _shown(c, cmp):
+            self.shown.append(_vector_line(c, cmp))
         if self.every is not None:
-            self.every.append(row)
+            self.every.append(_vector_row(c, cmp))
         change = cmp.case(c.id) if cmp is not None else None
         if cmp is None:
-            self.new += [("–", c.id, f) for f in c.hard_failures]
+            self.new += [("", c.id, f) for f in c.hard_failures]
         elif change is None:
-            self.new += [("🆕 new case", c.id, f) for f in c.hard_failures]
+            self.new += [("new case", c.id, f) for f in c.hard_failures]
         else:
-            self.new += [("🆕 new", c.id, f) for f in change.new_failures]
-            self.old += [("baseline", c.id, f) for f in change.kept_failures]
+            self.new += [("", c.id, f) for f in change.new_failures]
+            self.old += [("", c.id, f) for f in change.kept_failures]
         self.warned += [(c.id, w) for w in c.warnings]
         if c.judgement is not None:
             self.usages.append(c.judgement.usage)
@@ -250,18 +266,15 @@ def read_cases(report: Report, every: bool = False) -> CaseRead:
     return read
 
 
-def vectors(rows: list[list[str]], title: str = "Cases that changed or fail") -> Section:
+def changed_cases(lines: list[str], title: str) -> Section:
+    """The cases that changed (without a baseline: that fail), a line each (:class:`CaseRead` kept them)."""
+    return Section((f"### {title} ({len(lines)})", ""), tuple(lines), title=title.lower(), unit="case")
+
+
+def vectors(rows: list[list[str]], title: str = "All cases") -> Section:
     """The per-query vector of the four axes, one row per case (the rows :class:`CaseRead` kept)."""
     head, body = table(["case", *(LABEL[a] for a in AXES), "hard failures"], "lrrrrl", rows)
     return Section((f"### {title}", "", *head), body, title=title.lower(), unit="case")
-
-
-def failures(read: CaseRead) -> Section:
-    """Every hard failure with check id, case and URL; new ones first when there is a baseline."""
-    rows = [[tag, md_code(f.check), md_code(cid), md_url(f.url, max_len=200) if f.url else "–",
-             md(f.message, max_len=300)] for tag, cid, f in read.new + read.old]
-    head, body = table(["", "check", "case", "URL", "message"], "lllll", rows)
-    return Section(("### Hard failures", "", *head), body, title="hard failures", unit="failure")
 
 
 def flips(report: Report) -> Section:
@@ -284,14 +297,15 @@ def details(report: Report, read: CaseRead) -> Section:
     warned = read.warned
     if warned:
         rows += ["**Case warnings** (not failures)", ""]
-        rows += [f"- {md_code(cid, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}" for cid, w in warned]
+        rows += [f"- {md_code(cid, in_table=False)} `{w.kind}`: {md_linked(w.message, max_len=400)}"
+                 for cid, w in warned]
         rows.append("")
     if cmp is not None:
         fixed = [(c.id, f) for c in cmp.cases for f in c.fixed_failures]
         if fixed:
             rows += ["**Fixed since the baseline**", ""]
             rows += [f"- {md_code(f.check, in_table=False)} in {md_code(cid, in_table=False)}"
-                     + (f": {md_url(f.url, max_len=200, in_table=False)}" if f.url else "")
+                     + (f": {md_link(f.url)}" if f.url else "")
                      for cid, f in fixed]
             rows.append("")
         rows += changed_lists(cmp)
@@ -350,13 +364,15 @@ def footer(report: Report, read: CaseRead, run_url: str | None = None) -> Sectio
 
 
 def body_sections(report: Report, run_url: str | None = None, max_notes: int | None = MAX_NOTES,
-                  read: CaseRead | None = None) -> list[Section]:
-    """Every section of the comment, in order (the summary reuses them, with every note), from the
-    cases read once (``read``: read now when not given)."""
+                  read: CaseRead | None = None, fold: bool = True) -> list[Section]:
+    """Every section of the comment, in order (the summary reuses them, with every note and, without
+    ``fold``, every known failure listed), from the cases read once (``read``: read now when not given)."""
     read = read if read is not None else read_cases(report)
+    based = report.comparison is not None
     return [header(report), summary(report, read), blocking(report), notes(report, max_notes),
-            config_changes_section(report), vectors(read.shown),
-            failures(read), flips(report), details(report, read), footer(report, read, run_url)]
+            config_changes_section(report), new_failures(read.new, based), known_failures(read.old, fold),
+            changed_cases(read.shown, "Cases that changed" if based else "Cases that fail"),
+            flips(report), details(report, read), footer(report, read, run_url)]
 
 
 class CommentReporter:

@@ -1,4 +1,5 @@
-"""The GitHub job summary (``$GITHUB_STEP_SUMMARY``): the PR comment's sections, untrimmed, plus all cases.
+"""The GitHub job summary (``$GITHUB_STEP_SUMMARY``): the PR comment's sections in its order, untrimmed,
+the known failures listed one by one (the comment folds them), plus all cases.
 
 GitHub shows up to 1 MiB of summary per step, counted in UTF-8 bytes, and drops the whole summary
 when it is larger; the comment points here for what it had to leave out, so this keeps every
@@ -30,7 +31,7 @@ class SummaryReporter:
     def render(self, report: Report) -> str:
         """Verdict, summary, notes, changed cases, failures, flips, all cases, details, footer."""
         read = read_cases(report, every=True)  # the cases read once, for every section
-        sections = body_sections(report, max_notes=None, read=read)
+        sections = body_sections(report, max_notes=None, read=read, fold=False)
         sections.insert(-2, vectors(read.every or [], title="All cases"))
         return fit([s for s in sections if s.head and (s.keep or s.rows)], self.limit, measure=utf8_len,
                    omission=SUMMARY_OMISSION)

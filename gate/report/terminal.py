@@ -1,8 +1,11 @@
 """The terminal report: what ``sourcegate check`` prints when its output is a terminal. Pure.
 
-One line per hard failure, ``case  check  URL  message``, new failures first (marked ``new``)
+One line per hard failure, ``case  check  message``, new failures first (marked ``new``)
 then those the baseline already had (marked ``baseline``), each block grouped by case in the
-report's order; the notes a reader must not miss; then, with ``verbose``, each case's warnings and
+report's order. Each URL is printed once on its line: the message names the failure's URL (else it
+goes before the message), and with a terminal ``width`` a long line wraps between words, indented,
+so that no URL is broken across lines (a URL longer than the line stands alone on its own); the
+notes a reader must not miss; then, with ``verbose``, each case's warnings and
 one line of figures per case. The one-line verdict (:func:`verdict_line`) is rendered on its own:
 it is printed even when every report goes to a file, and it is all that ``-q`` prints.
 
@@ -15,10 +18,12 @@ can emit an escape sequence or start a line of its own. Colour is ANSI SGR, only
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.model import Finding
+from gate.report.failures import MESSAGE_SHOWN
 from gate.results import CaseResult
 from gate.text.escape import plain
 from gate.verdict.comparison import Comparison
@@ -77,18 +82,45 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - len(text))
 
 
-def _failure_lines(rows: Sequence[FailureRow], color: bool) -> list[str]:
-    cells = [(r.tag, plain(r.case, max_len=MAX_ID * 2), plain(r.finding.check),
-              plain(r.finding.url) if r.finding.url else "-", plain(r.finding.message, max_len=300))
-             for r in rows]
+def _said(f: Finding) -> str:
+    """What the line says of ``f``: its message, after its URL when the message does not name it."""
+    message = plain(f.message, max_len=MESSAGE_SHOWN)
+    if f.url is None or plain(f.url) in message:
+        return message
+    return f"{plain(f.url)}  {message}"
+
+
+def _wrapped(text: str, indent: int, width: int | None) -> list[str]:
+    """``text`` in lines of at most ``width`` after an ``indent``, broken between words only (a URL is a
+    word); the first line's indent is the caller's, the others are spaces. No ``width``: one line."""
+    if width is None or indent + len(text) <= width:
+        return [text]
+    hang = indent if indent <= width // 2 else 4
+    room = width - indent
+    first, *rest = (textwrap.wrap(text, room, break_long_words=False, break_on_hyphens=False) or [""]
+                    if room >= 20 else ["", text])
+    if len(first) > room:  # a URL too long for the first line: it starts the next one
+        first, rest = "", [first, *rest]
+    lines = [first]
+    if rest:
+        lines += textwrap.wrap(" ".join(rest), width - hang, break_long_words=False, break_on_hyphens=False,
+                               initial_indent=" " * hang, subsequent_indent=" " * hang)
+    return lines
+
+
+def _failure_lines(rows: Sequence[FailureRow], color: bool, width: int | None = None) -> list[str]:
+    cells = [(r.tag, plain(r.case, max_len=MAX_ID * 2), plain(r.finding.check), _said(r.finding)) for r in rows]
     tag_w = max((len(t) for t, *_ in cells), default=0)
     case_w = min(MAX_ID, max((len(c) for _, c, *_ in cells), default=0))
     check_w = min(MAX_ID, max((len(k) for _, _, k, *_ in cells), default=0))
     lines = []
-    for tag, case, check, url, message in cells:
+    for tag, case, check, said in cells:
         head = paint(_pad(tag, tag_w), "bold_red" if tag == "new" else "dim", color) + "  " if tag_w else ""
+        indent = (tag_w + 2 if tag_w else 0) + max(case_w, len(case)) + 2 + max(check_w, len(check)) + 2
+        first, *more = _wrapped(said, indent, width)
         lines.append(f"{head}{paint(case, 'bold', color)}{' ' * max(0, case_w - len(case))}  "
-                     f"{paint(check, 'yellow', color)}{' ' * max(0, check_w - len(check))}  {url}  {message}")
+                     f"{paint(check, 'yellow', color)}{' ' * max(0, check_w - len(check))}  {first}".rstrip())
+        lines += more
     return lines
 
 
@@ -113,9 +145,11 @@ def _notes(report: Report, case_notes: Sequence[str]) -> list[str]:
 class TerminalReporter:
     """Renders the failures (and, with ``verbose``, each case's figures) as plain terminal lines."""
 
-    def __init__(self, color: bool = False, verbose: bool = False) -> None:
+    def __init__(self, color: bool = False, verbose: bool = False, width: int | None = None) -> None:
+        """``width``: the terminal's columns, which long lines wrap within (None: never wrapped)."""
         self.color = color
         self.verbose = verbose
+        self.width = width
 
     def render(self, report: Report) -> str:
         """Failure lines, notes, optional per-case figures; ends with a newline (empty when nothing to say).
@@ -134,7 +168,7 @@ class TerminalReporter:
                 case_notes += [f"{c.id}: {w.message}" for w in c.warnings]
                 figures.append(_figures(c, self.color))
                 width = max(width, len(plain(c.id)))
-        blocks = [_failure_lines(new + old, self.color),
+        blocks = [_failure_lines(new + old, self.color, self.width),
                   [f"{paint('note:', 'cyan', self.color)} {n}" for n in _notes(report, case_notes)]]
         if figures:
             width = min(MAX_ID, width)
@@ -158,8 +192,11 @@ def verdict_line(report: Report, color: bool = False) -> str:
                   for case_id, checks in tally_of(report.cases).failing)
         failures += f" ({new} new)"
     cases = len(report.cases)
+    ran = f"{cases} case{'s' if cases != 1 else ''}"
+    if report.subset is not None:  # never read as the whole set's verdict
+        ran = f"{cases} of {report.subset.total} cases (a subset)"
     parts = [f"sourcegate: {verdict}", f"golden set {plain(report.golden_name, max_len=80)}{version}",
-             f"{cases} case{'s' if cases != 1 else ''}, {failures}"]
+             f"{ran}, {failures}"]
     if report.reasons and report.verdict != "pass":
         parts.append(plain(report.reasons[0], max_len=200))
     return " · ".join(parts) + "\n"

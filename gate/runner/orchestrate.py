@@ -77,6 +77,9 @@ class RunOptions:
     """None: replay only; ``new-episodes`` or ``record`` (all): what the snapshot lacks, or everything, is recorded"""
     config: str | None = None
     """sourcegate.yaml (None: the one beside the set)"""
+    some: bool = False
+    """only some of the set's cases run (``--case``, ``--failed``): their traces are written beside the
+    others, which are kept, instead of replacing the folder"""
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
         shutil.rmtree(work, ignore_errors=True)
     runs = tuple(d.run for d in done)
     _require_an_answer(done, target)
-    _write(done, target, replace_all=opts.out is None)
+    _write(done, target, replace_all=opts.out is None and not opts.some)
     return RunSummary(target, runs, frozen.session)
 
 

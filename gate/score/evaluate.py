@@ -5,7 +5,8 @@ No I/O here: loading happens before, rendering after.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -16,11 +17,13 @@ from gate.checks.run_findings import run_findings
 from gate.checks.stale_sources import median_age_days
 from gate.config import Config
 from gate.load.golden import Pairing
-from gate.model import Case, Finding, Freshness, Outcome, Run
+from gate.model import SENTENCE_KEPT, Case, Finding, Freshness, Outcome, Run
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts
 from gate.score.alignment import citation_validity
 from gate.score.case_warnings import case_warnings, dropped_terms
 from gate.score.figures import diversity, freshness
+from gate.urls import canonical
+from gate.urls.supported import sentences_by_citation
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
@@ -62,6 +65,21 @@ def _run_check(check_id: str, check: Check, subject: Subject) -> Outcome:
     except Exception as e:  # any exception of a check is a bug in it: isolate it to this run
         why = f"the {check_id} check raised {type(e).__name__}: {e} (an internal error: please report it)"
         return Outcome(findings=(Finding(CHECK_ERROR, why),), not_checked=why)
+
+
+def with_sentences(findings: Sequence[Finding], answer: str) -> tuple[Finding, ...]:
+    """``findings``, each with a URL given the first sentence of ``answer`` that cites that URL (cut
+    to :data:`gate.model.SENTENCE_KEPT` characters), when there is one."""
+    if not any(f.url is not None for f in findings):
+        return tuple(findings)
+    by_url = sentences_by_citation(answer)
+    out = []
+    for f in findings:
+        text = by_url.get(canonical(f.url)) if f.url is not None and f.sentence is None else None
+        if text is not None and len(text) > SENTENCE_KEPT:
+            text = text[: SENTENCE_KEPT - 1].rstrip() + "…"
+        out.append(replace(f, sentence=text) if text is not None else f)
+    return tuple(out)
 
 
 def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None, *,
@@ -111,7 +129,8 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     }
     constraints, entities = dropped_terms(case, run)
     return CaseResult(
-        id=case.id, question=case.question, hard_failures=tuple(failures), checks=tuple(statuses),
+        id=case.id, question=case.question, hard_failures=with_sentences(failures, run.answer),
+        checks=tuple(statuses),
         counts=counted, notes=tuple(notes), regime=subject.regime, shape=run.shape,
         soft=MappingProxyType(soft), judgement=judgement,
         axes=MappingProxyType({name: axis.note for name, axis in axes.items()}),

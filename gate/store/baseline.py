@@ -21,6 +21,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
+from gate.errors import InputError
 from gate.files.jsonio import load_json, parse_yaml, read_text, validate
 from gate.files.outputs import write_file
 from gate.git import changed_files
@@ -77,7 +78,11 @@ def _keep(item: dict[str, Any]) -> CaseResult:
     return _compared(case_from_dict(item))
 
 
-def _report(fields: dict[str, Any], cases: tuple[CaseResult, ...]) -> Report:
+def _report(fields: dict[str, Any], cases: tuple[CaseResult, ...], source: str) -> Report:
+    if fields.get("subset") is not None:
+        # Its other cases would be taken for cases a pull request removed (docs/trust.md).
+        raise InputError("this is the report of a subset of the golden set's cases (--case, --failed): "
+                         "it cannot be a baseline; record one with `sourcegate baseline update`", file=source)
     return replace(report_from_dict({**fields, "cases": []}), cases=cases)
 
 
@@ -87,7 +92,7 @@ def read_baseline(file: str, root: str | None = None) -> Report | None:
     (:mod:`gate.store.reportstream`)."""
     if not os.path.exists(file):
         return None
-    return _report(*read_report(file, _keep, root=root))
+    return _report(*read_report(file, _keep, root=root), file)
 
 
 def refusal(report: Report, force: bool) -> str | None:
@@ -170,7 +175,7 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     rel_golden = base_path(at, os.path.join(golden_root, GOLDEN_NAME), within=inside)
     source = f"{ref}:{rel_file}"
     text = show_file(top, commit, rel_file, ref)
-    report = None if text is None else _report(*read_report_text(text, source, _keep))
+    report = None if text is None else _report(*read_report_text(text, source, _keep), source)
     del text
     before = _golden_cases(show_file(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)

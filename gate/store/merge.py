@@ -30,7 +30,7 @@ from gate.model import Finding
 from gate.results import CHECK_ERROR
 from gate.store.casestore import CaseStore, Spill
 from gate.store.reportstream import read_report_items
-from gate.store.serialise import CASE_INDENT, case_from_dict, case_record, report_from_dict
+from gate.store.serialise import CASE_INDENT, case_from_dict, case_record, finding_from_dict, report_from_dict
 from gate.verdict.report import Report
 from gate.verdict.tally import TallyBuilder
 
@@ -83,10 +83,11 @@ _COUNTS = ("citations", "unique_domains", "results", "pages_read", "quoted_citat
 @cache
 def _case_shape() -> Shape:
     """A case as sourcegate writes it: the report schema's case, closed (every key, no other; the
-    judgement only when there is one, its usage's batch fields only when a call was batched)."""
+    judgement only when there is one, its usage's batch fields only when a call was batched, a hard
+    failure's sentence only when the answer had one)."""
     report = schema("report")
     case = report["properties"]["cases"]["items"]
-    return compile_shape(case, report, closed=True, optional={"judgement", *BATCH_FIELDS})
+    return compile_shape(case, report, closed=True, optional={"judgement", "sentence", *BATCH_FIELDS})
 
 
 _FIRST_LINE = '{\n' + CASE_INDENT + '  "id": '
@@ -143,8 +144,7 @@ def _read_case(d: Any, text: str, file: str, spill: Spill) -> Read:
     if record is None:  # another text of a case sourcegate would write: written as sourcegate writes it
         record = case_record(case or case_from_dict(d))
     hard = d["hard_failures"]
-    errors = tuple(Finding(check=f["check"], message=f["message"], url=f["url"]) for f in hard
-                   if f["check"] == CHECK_ERROR)
+    errors = tuple(finding_from_dict(f) for f in hard if f["check"] == CHECK_ERROR)
     return Read(spill.write(record), d["id"], tuple(intern(f["check"]) for f in hard), errors,
                 tuple((intern(k), v) for k, v in d["soft"].items()), judged)
 

@@ -21,6 +21,7 @@ from gate.judge import model as jm
 from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.load.shards import ShardMark
+from gate.load.subset import Subset
 from gate.model import Finding
 from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
 from gate.verdict.claimdiff import ClaimFlip
@@ -40,7 +41,8 @@ from gate.version import __version__
 
 __all__ = [
     "CASE_INDENT", "case_from_dict", "case_record", "case_to_dict", "comparison_from_dict",
-    "comparison_to_dict", "dump_report", "report_chunks", "report_from_dict", "report_to_dict",
+    "comparison_to_dict", "dump_report", "finding_from_dict", "finding_to_dict", "report_chunks",
+    "report_from_dict", "report_to_dict",
     "shard_from_dict", "shard_to_dict",
 ]
 
@@ -50,7 +52,7 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
     return {
         "id": c.id,
         "question": c.question,
-        "hard_failures": [{"check": f.check, "url": f.url, "message": f.message} for f in c.hard_failures],
+        "hard_failures": [finding_to_dict(f) for f in c.hard_failures],
         "checks": {s.check: {"status": s.status, "reason": s.reason} for s in c.checks},
         "figures": asdict(c.counts),
         "notes": list(c.notes),
@@ -108,6 +110,8 @@ def report_to_dict(r: Report, cases: Any = None, comparison_cases: Any = None) -
         **({"comparison": comparison_to_dict(r.comparison, comparison_cases)} if r.comparison is not None else {}),
         **({"config_changes": [asdict(c) for c in r.config_changes]} if r.config_changes else {}),
         **({"shard": shard_to_dict(r.shard)} if r.shard is not None else {}),
+        **({"subset": {"cases": list(r.subset.cases), "total": r.subset.total, "asked": r.subset.asked}}
+           if r.subset is not None else {}),
     }
 
 
@@ -116,8 +120,7 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
     judgement = _judgement_from_dict(d["judgement"]) if d.get("judgement") is not None else None
     return CaseResult(
         id=d["id"], question=d.get("question", ""),
-        hard_failures=tuple(Finding(check=f["check"], message=f["message"], url=f["url"])
-                            for f in d["hard_failures"]),
+        hard_failures=_findings(d["hard_failures"]),
         checks=tuple(CheckStatus(k, v["status"], v.get("reason")) for k, v in d.get("checks", {}).items()),
         counts=Counts(**{k: v for k, v in d["figures"].items() if k in Counts.__dataclass_fields__}),
         notes=tuple(d.get("notes", ())), regime=d.get("regime"), shape=d.get("shape"),
@@ -164,6 +167,8 @@ def report_from_dict(d: Mapping[str, Any]) -> Report:
         warnings=tuple(d.get("warnings", ())), judge_mode=d.get("judge_mode", "off"),
         config_changes=tuple(ConfigChange(**c) for c in d.get("config_changes", ())),
         shard=shard_from_dict(d["shard"]) if d.get("shard") is not None else None,
+        subset=Subset(tuple(d["subset"]["cases"]), d["subset"]["total"], d["subset"]["asked"])
+        if d.get("subset") is not None else None,
     )
 
 
@@ -178,17 +183,24 @@ def shard_from_dict(d: Mapping[str, Any]) -> ShardMark:
                      ids=d["ids"], total=d["total"], positions=tuple(d["positions"]))
 
 
-def _finding(f: Finding) -> dict[str, Any]:
-    return {"check": f.check, "url": f.url, "message": f.message}
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    """One hard failure as JSON data; ``sentence`` only when the answer had one citing its URL."""
+    return {"check": f.check, "url": f.url, "message": f.message,
+            **({"sentence": f.sentence} if f.sentence is not None else {})}
+
+
+def finding_from_dict(f: Mapping[str, Any]) -> Finding:
+    """One hard failure read back from (schema-valid) JSON data."""
+    return Finding(check=f["check"], message=f["message"], url=f["url"], sentence=f.get("sentence"))
 
 
 def _case(c: CaseChange) -> dict[str, Any]:
     return {
         "id": c.id,
         "changed": c.changed,
-        "new_failures": [_finding(f) for f in c.new_failures],
-        "fixed_failures": [_finding(f) for f in c.fixed_failures],
-        "kept_failures": [_finding(f) for f in c.kept_failures],
+        "new_failures": [finding_to_dict(f) for f in c.new_failures],
+        "fixed_failures": [finding_to_dict(f) for f in c.fixed_failures],
+        "kept_failures": [finding_to_dict(f) for f in c.kept_failures],
         "moved": [{"figure": m.name, "baseline": m.baseline, "pr": m.current} for m in c.moved],
         "flipped_claims": [{"claim": f.number, "text": f.text, "before": f.before, "after": f.after,
                             "reason": f.reason} for f in c.flips],
@@ -208,7 +220,7 @@ def comparison_to_dict(cmp: Comparison, cases: Any = None) -> dict[str, Any]:
         "version_mismatch": cmp.version_mismatch,
         "block_on": cmp.block_on,
         "common_cases": list(cmp.common), "added_cases": list(cmp.added), "removed_cases": list(cmp.removed),
-        **({"removed_results": [{"id": r.id, "hard_failures": [_finding(f) for f in r.failures]}
+        **({"removed_results": [{"id": r.id, "hard_failures": [finding_to_dict(f) for f in r.failures]}
                                 for r in cmp.removed_results]} if cmp.removed_results else {}),
         "changed_files": list(o.changed_files), "redefined_cases": list(o.redefined_cases),
         "unjudged_cases": list(cmp.unjudged),
@@ -225,7 +237,7 @@ def _figure(f: FigureChange) -> dict[str, Any]:
 
 
 def _findings(items: list[Mapping[str, Any]]) -> tuple[Finding, ...]:
-    return tuple(Finding(check=f["check"], message=f["message"], url=f["url"]) for f in items)
+    return tuple(finding_from_dict(f) for f in items)
 
 
 def comparison_from_dict(d: Mapping[str, Any], current_version: int | None) -> Comparison:

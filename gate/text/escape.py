@@ -4,12 +4,15 @@ Untrusted text is anything that came from the web or a model: answers, claims, p
 quotes, case ids and messages that repeat them. It must render as the same visible characters and
 nothing more: no markup, no links, no pings, no broken table.
 
-Four functions, for four places in a report:
+Four functions, for four places in a report, and two that build on them:
 
 * :func:`md` for running text and table cells. The result is one line.
 * :func:`md_code` for inline code (identifiers, quotes shown verbatim). The result is one line.
 * :func:`md_url` for a URL, shown as inline code: readable and copyable, never a link.
 * :func:`plain` for a single line of plain text (JUnit XML, terminal output): no markdown escapes.
+* :func:`md_link` for a web URL a reader follows (the PR comment's failures): a link whose text is
+  the URL shortened (:func:`short_url`, so no line is wider than GitHub's column) and whose target is
+  the whole URL; :func:`md_linked` is :func:`md` with each web URL in the text made such a link.
 
 Every one of them also keeps untrusted text from acting as a GitHub Actions workflow command when
 the output reaches a log (``--junit -``, ``--markdown -`` in a ``run:`` step): there are no line
@@ -56,7 +59,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["md", "md_code", "md_url", "plain"]
+__all__ = ["SHORT_URL", "md", "md_code", "md_link", "md_linked", "md_url", "plain", "short_url", "web_urls"]
 
 ELLIPSIS = "…"
 _ZWSP = "\u200b"
@@ -160,10 +163,18 @@ def md(text: str, *, max_len: int | None = None) -> str:
 
     ``max_len`` caps the visible length, counting the trailing ``…`` when the text is cut.
     """
-    plain = _no_command(_truncate(_cleaned(text, max_len, _collapsed), max_len))
+    return _inert(_no_command(_truncate(_cleaned(text, max_len, _collapsed), max_len)))
+
+
+def _inert(plain: str, in_link: bool = False) -> str:
+    """Clean one-line text made inert: zero-width spaces where GitHub would link or ping, then the
+    backslash escapes and entities (the second half of :func:`md`). A link's text (``in_link``) is never
+    autolinked, so ``www.`` keeps no zero-width space there (a line could break at it)."""
     # After ``@`` and before ``://`` (which cannot overlap itself), then the patterns in order.
     plain = plain.replace("@", "@" + _ZWSP).replace("://", _ZWSP + "://")
     for needed, pattern in _ZWSP_PATTERNS:
+        if in_link and pattern is _ZWSP_AFTER_WWW:
+            continue
         if needed in plain:
             plain = pattern.sub(_ZWSP, plain)  # each match is empty: the space is all that is inserted
     for ch, escaped in _REPLACEMENTS:
@@ -195,3 +206,94 @@ def md_url(url: str, *, max_len: int | None = None, in_table: bool = True) -> st
     Leading and trailing whitespace is dropped; see :func:`md_code` for the rest.
     """
     return md_code(_cleaned(url, max_len, _stripped), max_len=max_len, in_table=in_table)
+
+
+SHORT_URL = 56
+"""Characters of a URL shown in a link's text (:func:`short_url`): one fits a line of GitHub's column
+beside a check id, in the PR comment's monospace-free running text."""
+MAX_LINK = 2048
+"""A URL longer than this is not made a link (:func:`md_link`): it is shown cut, as code."""
+
+_WEB_URL = re.compile(r"(?i)https?://[^\s/?#]+[^\s]*")
+# A URL inside running text, as GitHub's autolinker reads one: no space, quote or angle bracket, and
+# not the ellipsis a cut text ends with; trailing punctuation and unbalanced closing brackets are the
+# sentence's, not the URL's (:func:`_url_end`).
+_URL_IN_TEXT = re.compile(r"(?i)https?://[^\s<>\"'`…]+")
+_TRAILING = ".,:;!?*_~"
+# In a link's destination a backslash keeps each of these literal: no bracket or parenthesis ends
+# the link, no ``$`` starts math, and no ``##[`` or pipe acts in a log line or a table. ``&`` is written
+# ``&amp;``: cmark decodes entities there before backslash escapes, so ``\&amp;`` would still be ``&``.
+# The others need nothing (the URL has no space or control character by then).
+_DEST_ESCAPED = frozenset("\\()<>[]|$#`*_{}!\"'")
+
+
+def web_urls(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a web URL, as GitHub's autolinker reads running text: (start, end) each."""
+    return [(m.start(), m.start() + _url_end(m.group())) for m in _URL_IN_TEXT.finditer(text)]
+
+
+def _url_end(url: str) -> int:
+    """The length of ``url`` once the sentence's punctuation after it is dropped."""
+    end = len(url)
+    while end:
+        ch = url[end - 1]
+        if ch in _TRAILING or (ch in ")]" and url.count(ch, 0, end) > url.count("(" if ch == ")" else "[", 0, end)):
+            end -= 1
+            continue
+        return end
+    return end
+
+
+def short_url(url: str, width: int = SHORT_URL) -> str:
+    """``url`` as a reader recognises it in at most ``width`` characters: no scheme, no trailing slash,
+    and when still too long, its host, the start of its path, ``…``, and the end of its path (the part
+    that tells two pages of one site apart). Plain text: escape it where it is shown."""
+    short = re.sub(r"(?i)^https?://", "", url.strip()).rstrip("/") or url.strip()
+    if len(short) <= width:
+        return short
+    host, slash, rest = short.partition("/")
+    if len(host) + 12 > width:  # a host too long for any of its path: the host cut, and the end
+        return short[: width // 2 - 1] + ELLIPSIS + short[-(width - width // 2):]
+    room = width - len(host) - len(slash) - 1
+    head = room // 3
+    return host + slash + rest[:head] + ELLIPSIS + rest[len(rest) - (room - head):]
+
+
+def _dest(url: str) -> str:
+    return "".join("\\" + ch if ch in _DEST_ESCAPED else "&amp;" if ch == "&" else ch for ch in url)
+
+
+def md_link(url: str, *, width: int = SHORT_URL) -> str:
+    """An untrusted web URL as a markdown link: its text the URL shortened to ``width`` characters
+    (:func:`short_url`, escaped as :func:`md` escapes), its target the whole URL, every character
+    kept literal. Only ``http`` and ``https`` URLs (of at most :data:`MAX_LINK` characters) are
+    links: anything else is shown as code (:func:`md_url`), cut to ``width``. Safe in a table cell.
+
+    The text is the target's own start and end, so a link cannot show one site and lead to another.
+    """
+    clean = _cleaned(url, MAX_LINK + 1, _stripped)
+    if len(clean) > MAX_LINK or not _WEB_URL.fullmatch(clean) or _url_end(clean) != len(clean):
+        return md_url(clean, max_len=width)
+    return f"[{_inert(short_url(clean, width), in_link=True)}]({_dest(clean)})"
+
+
+def md_linked(text: str, *, max_len: int | None = None, width: int = SHORT_URL) -> str:
+    """Untrusted ``text`` as :func:`md` makes it, with each web URL in it a link (:func:`md_link`):
+    ``cited [example.org/a…/page](https://example.org/a/b/c/page) but ...``.
+
+    ``max_len`` cuts the visible text first, counting each URL whole; a URL the cut runs into is
+    shown as text, not linked to a URL it does not have.
+    """
+    whole = _cleaned(text, max_len, _collapsed)
+    line = _truncate(whole, max_len)
+    cut = line != whole
+    line = _no_command(line)
+    out: list[str] = []
+    last = 0
+    for start, end in web_urls(line):
+        if cut and end >= len(line) - 1:
+            break
+        out += [_inert(line[last:start]), md_link(line[start:end], width=width)]
+        last = end
+    out.append(_inert(line[last:]))
+    return "".join(out)

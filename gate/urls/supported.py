@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gate.urls.canonicalise import canonical
 from gate.urls.extract import SOURCE_LINE, build_labels, prepared, tokens, urls_of
 
-__all__ = ["CitedSentence", "cited_sentences"]
+__all__ = ["CitedSentence", "cited_sentences", "sentences_by_citation"]
 
 # A sentence ends at ".", "!" or "?" (or a CJK full stop) followed by a space; a marker glued after the
 # full stop ("... in 2025. [2] Next") stays with the sentence it ends.
@@ -94,6 +94,16 @@ def cited_sentences(answer: str) -> list[CitedSentence]:
                     found[-1] = CitedSentence(prev.text, _unique((*prev.urls, *urls)))
                 continue
             found.append(CitedSentence(sentence, _unique(urls)))
+    return found
+
+
+def sentences_by_citation(answer: str) -> dict[str, str]:
+    """The first sentence of ``answer`` that cites each URL, by the URL's canonical form: the sentence
+    a markdown link sits in, or the one whose marker points at a reference or a sources line."""
+    found: dict[str, str] = {}
+    for s in cited_sentences(answer):
+        for url in s.urls:
+            found.setdefault(canonical(url), s.text)
     return found
 
 

@@ -27,8 +27,8 @@ class FigureStatus:
     """How one set figure stands against its bounds, its baseline and judge noise (set by compare)."""
 
     status: str
-    """``blocking``, ``noise`` (would block but within noise), ``warn``, ``improved``, ``worse`` (a figure
-    with no bounds, such as the retrieval split), ``ok`` or ``n/a``"""
+    """``blocking``, ``noise`` (would block but within noise), ``warn``, ``improved``, ``worse`` or
+    ``ungated`` (a figure with no bounds, such as the retrieval split: worse, or not), ``ok`` or ``n/a``"""
     why: str
 
 

@@ -124,10 +124,12 @@ def figure_status(change: FigureChange, config: Config) -> FigureStatus:
     moved = (f"{change.label} {_num(change.baseline)} → {_num(change.current)}"
              if change.baseline is not None else f"{change.label} {_num(change.current)}")
     if not what:
+        if bound is None:  # no bound to be within: never marked as fine, whatever its value
+            if change.worsening > MOVED:
+                return FigureStatus("worse", f"{moved}: worse (shown for diagnosis, not gated)")
+            return FigureStatus("ungated", f"{moved}: not gated (shown for diagnosis)")
         if change.worsening < -MOVED:
             return FigureStatus("improved", f"{moved}: improved")
-        if bound is None and change.worsening > MOVED:
-            return FigureStatus("worse", f"{moved}: worse (shown for diagnosis, not gated)")
         return FigureStatus("ok", f"{moved}: within bounds")
     cfg = config.compare
     p = change.p_value

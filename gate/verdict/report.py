@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gate.exitcodes import VERDICT_EXIT, ExitCode
 from gate.load.shards import ShardMark
+from gate.load.subset import Subset
 from gate.model import Finding, Verdict
 from gate.results import CHECK_ERROR, CaseResult
 from gate.verdict.comparison import Comparison
@@ -47,6 +48,8 @@ class Report:
     """settings the pull request changes in the configuration; they apply after the merge"""
     shard: ShardMark | None = None
     """set on a partial report (``check --shard i/n``), which ``sourcegate merge`` combines"""
+    subset: Subset | None = None
+    """set when only some cases ran (``--case``, ``--failed``): no verdict on the whole set"""
 
     @property
     def check_errors(self) -> tuple[Finding, ...]:

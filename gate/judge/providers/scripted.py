@@ -250,7 +250,8 @@ def answer(tool_name: str | None, text: str) -> dict[str, Any] | None:
 
 
 class ScriptedProvider:
-    """The scripted judge as a provider: answers in-process, never over the network, costs nothing."""
+    """The scripted judge as a provider: answers in-process, never over the network, costs nothing: its
+    answers are no API call, and are not counted as one."""
 
     def __init__(self, config: JudgeConfig, *, base_url: str | None = None, api_key: str | None = None) -> None:
         """Nothing to set up: the rules need no model, no URL and no key."""
@@ -259,5 +260,5 @@ class ScriptedProvider:
         """The rules' answer to ``call`` (text only, for a tool the rules do not know)."""
         tool_input = answer(call.tool.name, call.user)
         if tool_input is None:
-            return ToolReply(None, "end_turn", Usage(calls=1), "I can only answer sourcegate's judge tools.")
-        return ToolReply(tool_input, "tool_use", Usage(calls=1))
+            return ToolReply(None, "end_turn", Usage(), "I can only answer sourcegate's judge tools.")
+        return ToolReply(tool_input, "tool_use", Usage())
