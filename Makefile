@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-latest lint typecheck bench lock clean
+.PHONY: demo test test-latest test-phoenix lint typecheck bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,14 @@ lint: $(STAMP)
 	  echo "lint: actionlint SKIPPED: not installed (its build needs to reach GitHub: make lint LINT_STRICT=1 installs it from requirements-actionlint.txt)"; \
 	fi
 
+# The spans and annotations against a real Arize Phoenix (tests/test_phoenix.py, skipped by `make
+# test` while Phoenix is not installed): its own lock, within the test lock, installed with hashes
+# into the same venv; here a missing Phoenix fails the test instead of skipping it. The locked
+# Phoenix needs Python 3.12 or newer (PYTHON=python3.12 for a venv made here; CI has 3.12).
+test-phoenix: $(STAMP)
+	$(PIP_LOCKED) -r requirements-phoenix.txt
+	SOURCEGATE_REQUIRE_PHOENIX=1 $(BIN)/python -m pytest tests/test_phoenix.py
+
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench
 
@@ -64,8 +72,9 @@ bench: $(STAMP)
 # moves every package to the newest release its range allows (the scheduled lock workflow does).
 # One universal resolution serves every platform and Python >= 3.11: Python 3.11 here, 3.12 in CI
 # and in the image. requirements.txt (what the image's venv holds), requirements-build.txt (the
-# backend that builds the image's wheel) and the actionlint lock are resolved within the test
-# lock, so a package has one version everywhere.
+# backend that builds the image's wheel), the actionlint lock and the Phoenix lock (the real Phoenix
+# of tests/test_phoenix.py, ci.yml) are resolved within the test lock, so a package has one version
+# everywhere.
 LOCK_FLAGS := pip compile --quiet --universal --generate-hashes --python-version 3.11 \
   --custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade)
 lock: $(STAMP)
@@ -73,6 +82,7 @@ lock: $(STAMP)
 	$(BIN)/uv $(LOCK_FLAGS) pyproject.toml --extra openai -c requirements-test.txt -o requirements.txt
 	$(BIN)/uv $(LOCK_FLAGS) --group build -c requirements-test.txt -o requirements-build.txt
 	$(BIN)/uv $(LOCK_FLAGS) requirements-actionlint.in -c requirements-test.txt -o requirements-actionlint.txt
+	$(BIN)/uv $(LOCK_FLAGS) requirements-phoenix.in -c requirements-test.txt -o requirements-phoenix.txt
 
 # The suite against the newest releases pyproject.toml's ranges allow, in a venv of its own, not the
 # lock: CI runs it on a schedule and on every push, reported but never blocking, so a breaking

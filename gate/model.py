@@ -48,9 +48,42 @@ class Page:
     truncated: bool = False
     fetched_at: datetime | None = None
     published: date | None = None
+    started_at: datetime | None = None
+    """when this read began in this run (``fetched_at`` may be the snapshot's time), if recorded"""
+    duration_ms: float | None = None
+    """how long the read took, if recorded"""
     links: tuple[str, ...] = ()
     """links the reader showed beside the text (an extraction's anchors, a scraper's link list); the
     links written in the text itself are found in it (:func:`gate.urls.anchors.extract_anchors`)"""
+
+
+@dataclass(frozen=True)
+class SearchCall:
+    """When the search of query ``query`` (its index) ran, how long it took, and what the provider
+    billed for it when its response says so."""
+
+    query: int
+    started_at: datetime | None = None
+    duration_ms: float | None = None
+    cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """One call of the agent's model: when, how long, which model, its tokens and, where priced, its cost.
+
+    Tokens are counted as the judge's usage counts them: ``input_tokens`` read neither from nor into
+    the prompt cache, ``cache_read_tokens`` and ``cache_write_tokens`` apart, so their sum is the prompt.
+    """
+
+    started_at: datetime | None = None
+    duration_ms: float | None = None
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +186,10 @@ class Run:
     shape: Literal["native", "minimal"] = "native"
     source: str = ""
     replay: Replay | None = None
+    searches: tuple[SearchCall, ...] = ()
+    """when each query's search ran (by query index), where recorded"""
+    model_calls: tuple[ModelCall, ...] = ()
+    """the agent's model calls, in the order they were made, where recorded"""
 
 
 @dataclass(frozen=True)

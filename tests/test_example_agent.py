@@ -110,6 +110,11 @@ def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: Anthropic
     assert euro["agent"]["name"] == "sourcegate-example-agent"
     assert euro["queries"] == ["EU member states adopted euro after 2010"]
     assert [p["url"] for p in euro["pages"]] == [WIKI] and len(euro["pages"][0]["text"]) <= 8000
+    # every model call of the run, timed, with the tokens the API reported and their price
+    calls = euro["model_calls"]
+    assert len(calls) == 3 and all(c["input_tokens"] > 0 and c["output_tokens"] > 0 for c in calls)
+    assert all(c["cost_usd"] > 0 and c["duration_ms"] >= 0 for c in calls)
+    assert [c["started_at"] for c in calls] == sorted(c["started_at"] for c in calls)
     uk = _trace(golden, UK)
     assert uk["replay"]["misses"] == [{"layer": "search", "key": "when did analogue tv end in the uk",
                                        "provider": "trace", "request": "GET /search",

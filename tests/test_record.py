@@ -42,6 +42,7 @@ def clock(start: datetime = datetime(2026, 10, 2, 9, 14, tzinfo=UTC)) -> Callabl
 
 def recorder(**kwargs: Any) -> Recorder:
     kwargs.setdefault("clock", clock())
+    kwargs.setdefault("timer", lambda: 0.0)  # calls take no time (tests/test_record_timing.py times them)
     kwargs.setdefault("environ", {})
     return Recorder("What is Go, and who designed it?", **kwargs)
 
@@ -87,7 +88,8 @@ def test_a_wrapped_search_keeps_the_literal_query_and_the_results_in_the_trace_s
     assert trace["results"][0]["snippet"].startswith("Go is an open source programming language")
     first = trace["pages"][0]
     assert first == {"url": "https://go.dev/", "final_url": None, "status": None, "text": GO_PAGE,
-                     "truncated": False, "fetched_at": first["fetched_at"], "published": None}
+                     "truncated": False, "fetched_at": first["fetched_at"], "published": None,
+                     "started_at": "2026-10-02T09:14:00Z", "duration_ms": 0.0}
     assert first["fetched_at"].startswith("2026-10-02T09:14:0")
     assert trace["citations"][1]["quote"].startswith("designed at Google")
 

@@ -15,6 +15,7 @@ import json
 import shlex
 import shutil
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,11 @@ def test_an_sdk_agent_re_runs_a_built_set_and_passes(agent: str, tmp_path: Path,
         assert set(faithful_plan(case)["fetch"]) <= set(read)
         assert all(p["text"] for p in trace["pages"])
         assert "SDK error" not in trace["answer"]
+        # each search and page read through the provider's routes is timed inside the run
+        assert [c["query"] for c in trace["searches"]] == list(range(len(trace["queries"])))
+        started = datetime.fromisoformat(trace["started_at"])
+        for timed in (*trace["searches"], *trace["pages"]):
+            assert datetime.fromisoformat(timed["started_at"]) >= started and timed["duration_ms"] >= 0
 
 
 @pytest.mark.parametrize("agent", ["serpapi_agent.py", "serply_agent.py"])

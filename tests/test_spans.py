@@ -209,3 +209,28 @@ def test_several_sets_need_name_in_the_otlp_json_path(tmp_path: Path, capsys: py
 
 def test_importing_the_cli_does_not_import_opentelemetry(cli_import: FreshImport) -> None:
     assert cli_import.loaded("opentelemetry") == [] and "opentelemetry" not in cli_import.importtime
+
+
+def test_span_time_export_moves_every_trace_to_the_time_it_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: tuple[int, str]) -> None:
+    import time
+
+    monkeypatch.setenv("SOURCEGATE_SPAN_TIME", "export")
+    before = time.time_ns()
+    _, text = _check(tmp_path)
+    after = time.time_ns()
+    recorded = {s.span_id: s for s in spans_of(decode_json_lines(written[1]))}
+    for s in spans_of(decode_json_lines(text)):
+        was = recorded[s.span_id]  # the same ids, the same lengths, later
+        assert s.end_time_unix_nano - s.start_time_unix_nano == was.end_time_unix_nano - was.start_time_unix_nano
+        if not s.parent_span_id:
+            assert before <= s.end_time_unix_nano <= after
+            assert attributes(s)["sourcegate.recorded_at"].endswith("Z")
+
+
+def test_a_span_time_that_is_not_one_stops_check_before_anything_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SOURCEGATE_SPAN_TIME", "now")
+    code, text = _check(tmp_path)
+    assert code == 2 and text == "" and not (tmp_path / "r.json").exists()
+    assert "SOURCEGATE_SPAN_TIME: expected one of recorded, export, got 'now'" in capsys.readouterr().err

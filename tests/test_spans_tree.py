@@ -6,7 +6,8 @@ import json
 from datetime import UTC, date, datetime
 
 from gate.deliver.spans import build_spans
-from gate.model import Citation, Finding, Page, Run, SearchResult
+from gate.deliver.spans.timing import restamp
+from gate.model import Citation, Finding, ModelCall, Page, Run, SearchCall, SearchResult
 from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
 from gate.verdict.report import Report
 
@@ -83,3 +84,80 @@ def test_a_case_without_a_run_is_a_root_alone_and_ids_depend_on_set_and_case() -
     other = build_spans(Report(verdict="fail", reasons=(), golden_name="news", golden_version=4,
                                cases=(_result("q1"),)), {"q1": RUN})
     assert other[0].trace_id != roots[0].trace_id
+
+
+TIMED = Run(
+    case="q1", question="What happened today?", answer="It rained (https://a.example/x).",
+    queries=("rain today", "rain radar"),
+    results=(SearchResult(0, 1, "Rain", "https://a.example/x", "It rained"),),
+    pages=(Page("https://a.example/x", "It rained.", status=200, fetched_at=datetime(2025, 12, 30, tzinfo=UTC),
+                started_at=datetime(2026, 3, 1, 12, 0, 1, tzinfo=UTC), duration_ms=30.0),),
+    started_at=START, agent=(("model", "m-1"),),
+    searches=(SearchCall(1, datetime(2026, 3, 1, 12, 0, 0, 600_000, tzinfo=UTC), 40.0),
+              SearchCall(0, datetime(2026, 3, 1, 12, 0, 0, 100_000, tzinfo=UTC), 50.0, cost_usd=0.005)),
+    model_calls=(ModelCall(datetime(2026, 3, 1, 12, 0, 0, 10_000, tzinfo=UTC), 80.0, "claude-sonnet-4-5", 100, 20),
+                 ModelCall(datetime(2026, 3, 1, 12, 0, 2, tzinfo=UTC), 900.0, "claude-sonnet-4-5", 1000, 300,
+                           cache_read_tokens=4000, cache_write_tokens=50, cost_usd=0.0123)))
+S = 10**9
+
+
+def _ns(moment: datetime) -> int:
+    return int(moment.timestamp()) * S + moment.microsecond * 1000
+
+
+def test_timed_calls_are_spans_of_their_recorded_start_and_length_in_call_order() -> None:
+    spans = build_spans(_report(_result("q1")), {"q1": TIMED})
+    assert [s.name for s in spans] == ["case q1", "search", "web_search", "search", "web_search", "fetch_page",
+                                       "llm", "synthesis"]
+    root, first, first_tool, second, _, page, llm, synthesis = spans
+    assert (first.end_ns - first.start_ns, second.end_ns - second.start_ns) == (50_000_000, 40_000_000)
+    assert first.start_ns < second.start_ns  # the searches' own times put them in the order they ran
+    assert (first_tool.start_ns, first_tool.end_ns) == (first.start_ns, first.end_ns)
+    assert first_tool.attributes["sourcegate.cost_usd"] == 0.005
+    assert first_tool.attributes["sourcegate.latency_ms"] == 50.0
+    # the page was fetched for the snapshot in December; this run read it at 12:00:01
+    assert page.start_ns == _ns(datetime(2026, 3, 1, 12, 0, 1, tzinfo=UTC))
+    assert page.end_ns - page.start_ns == 30 * 10**6
+    assert page.attributes["sourcegate.page.fetched_at"] == "2025-12-30T00:00:00Z"
+    assert all(s.attributes["sourcegate.timing"] == "recorded" for s in spans[1:])
+    for child in spans[1:]:
+        assert root.start_ns <= child.start_ns <= child.end_ns <= root.end_ns
+    assert root.end_ns == synthesis.end_ns == _ns(datetime(2026, 3, 1, 12, 0, 2, 900_000, tzinfo=UTC))
+
+
+def test_llm_spans_carry_the_model_the_token_counts_and_the_cost() -> None:
+    spans = build_spans(_report(_result("q1")), {"q1": TIMED})
+    llm, synthesis = spans[-2].attributes, spans[-1].attributes
+    assert llm["llm.token_count.prompt"] == 100 and llm["llm.token_count.completion"] == 20
+    assert "output.value" not in llm and llm["sourcegate.model_call.index"] == 0
+    assert synthesis["llm.token_count.prompt"] == 1000 + 4000 + 50
+    assert synthesis["llm.token_count.prompt_details.cache_read"] == 4000
+    assert synthesis["llm.token_count.prompt_details.cache_write"] == 50
+    assert synthesis["llm.token_count.total"] == 5350 and synthesis["llm.cost.total"] == 0.0123
+    assert synthesis["output.value"] == TIMED.answer and synthesis["llm.model_name"] == "claude-sonnet-4-5"
+    assert spans[0].attributes["sourcegate.cost_usd"] == 0.0123 + 0.005
+
+
+def test_a_trace_without_timing_says_so_and_invents_no_duration() -> None:
+    spans = build_spans(_report(_result("q1")), {"q1": RUN})
+    for s in spans[1:]:
+        assert s.attributes["sourcegate.timing"] == "not_recorded" and s.start_ns == s.end_ns
+        assert "sourcegate.latency_ms" not in s.attributes and "llm.token_count.prompt" not in s.attributes
+
+
+def test_no_child_starts_before_its_parent_even_when_a_page_was_fetched_before_the_run() -> None:
+    early = Run(case="q1", question="q", answer="a", started_at=START,
+                pages=(Page("https://a.example/x", "t", fetched_at=datetime(2026, 1, 1, tzinfo=UTC)),))
+    spans = build_spans(_report(_result("q1")), {"q1": early})
+    root = spans[0]
+    assert all(root.start_ns <= s.start_ns and s.end_ns <= root.end_ns for s in spans[1:])
+
+
+def test_restamping_moves_each_trace_whole_to_the_export_time() -> None:
+    spans = build_spans(_report(_result("q1")), {"q1": TIMED})
+    now = _ns(datetime(2026, 11, 30, 8, 0, tzinfo=UTC))
+    moved = restamp(spans, now)
+    assert moved[0].end_ns == now and moved[0].attributes["sourcegate.recorded_at"] == "2026-03-01T12:00:00Z"
+    assert [(s.end_ns - s.start_ns) for s in moved] == [(s.end_ns - s.start_ns) for s in spans]
+    assert [s.start_ns - spans[i].start_ns for i, s in enumerate(moved)] == [now - spans[0].end_ns] * len(spans)
+    assert moved[0].events[0].time_ns == now

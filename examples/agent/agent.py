@@ -3,7 +3,8 @@
 The model gets three tools: ``web_search`` and ``read_page``, which call the search and page
 endpoints at ``$SOURCEGATE_REPLAY_URL`` (the frozen web ``sourcegate run`` serves), and
 ``final_answer``, which ends the run with the answer and its citations. The recorder wraps the two
-web tools, so the trace holds exactly what the model saw, cut where the model's text was cut;
+web tools and the model's calls, so the trace holds exactly what the model saw, cut where the
+model's text was cut, with each call's time, tokens and cost;
 before the answer is saved, ``guard()`` drops the citations that fail the gate's hard checks
 (a URL the agent never saw, a page it never read, a quote the page does not hold).
 
@@ -86,10 +87,10 @@ def _tool_output(name: str, value: Any) -> str:
 def run(question: str, rec: Recorder, client: anthropic.Anthropic) -> dict[str, Any]:
     """The tool-use loop: until the model calls final_answer (or runs out of turns)."""
     tools = build_tools(rec)
+    create = rec.model(client.messages.create)  # each call's time, tokens and cost, in the trace
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
     for _ in range(MAX_TURNS):
-        reply = client.messages.create(model=MODEL, max_tokens=2048, system=SYSTEM, tools=TOOLS,
-                                       messages=messages)
+        reply = create(model=MODEL, max_tokens=2048, system=SYSTEM, tools=TOOLS, messages=messages)
         messages.append({"role": "assistant", "content": [b.model_dump() for b in reply.content]})
         results = []
         for block in reply.content:

@@ -18,7 +18,7 @@ from typing import TextIO
 
 from gate.deliver.console import show
 from gate.deliver.publish import emit, post_comment, run_url, summary_target, write_summary
-from gate.deliver.spans import otlp_deadline, prepare
+from gate.deliver.spans import otlp_deadline, phoenix_url, prepare, span_time
 from gate.deliver.targets import Target
 from gate.errors import InputError
 from gate.files.outputs import TEMP_PREFIX, is_stdout, write_file
@@ -101,7 +101,8 @@ def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -
     spans = None
     if out.otlp_json is not None or how.otlp_endpoint is not None:
         spans = prepare(report, paths, json_file=out.otlp_json, endpoint=how.otlp_endpoint,
-                        deadline_seconds=otlp_deadline(how.env))
+                        deadline_seconds=otlp_deadline(how.env), phoenix=phoenix_url(how.env),
+                        stamp=span_time(how.env))
     url = run_url(how.env)
     # The JSON report comes in pieces, written as its cases are read back (a failing piece leaves no file).
     rendered = [(target, rendering(REPORTERS[name].make(url), report))

@@ -6,6 +6,8 @@
     text blocks                               -> the answer; each run of text between tool calls
                                                  is one paragraph
     citations (web_search_result_location)    -> a citation: url, cited_text as the quote
+    model, usage                              -> the model call: its tokens, priced from the gate's
+                                                 table (a response does not say when it was made)
 
 A search result's ``encrypted_content`` is opaque to everyone but the API: it is not page text, so
 a search alone reads no page. The streamed form (``.chunks.txt``: one event per line) is put back
@@ -31,6 +33,7 @@ from gate.importers.base import (
     url,
 )
 from gate.importers.embedded import looks_like_stream, parsed, stream_events
+from gate.importers.usage import tokens_of
 
 # Document citations point into documents by index, and the response does not say which
 # document an index means: refused, so a trace never silently loses a citation.
@@ -89,7 +92,11 @@ def from_message(message: Any, at: Where, ctx: Context) -> dict[str, Any]:
         previous = kind
     answer = "\n\n".join(p for p in ("".join(parts).strip() for parts in paragraphs) if p)
     trace.cite_answer_links(answer)
-    return trace.build(ctx, question=None, answer=answer, model=opt_text(msg, "model", at))
+    model = opt_text(msg, "model", at)
+    tokens = tokens_of(msg.get("usage"))
+    if tokens is not None:
+        trace.model_call(model=model, tokens=tokens)
+    return trace.build(ctx, question=None, answer=answer, model=model)
 
 
 def _tool_use(block: dict[str, Any], at: Where, trace: TraceBuilder, searches: dict[str, int]) -> None:

@@ -4,7 +4,7 @@
     content_block_start    -> block ``index`` as first sent (a search result arrives whole here)
     content_block_delta    -> text_delta appends text, input_json_delta appends to the tool input's
                               JSON (parsed at content_block_stop), citations_delta appends a citation
-    message_delta          -> stop_reason
+    message_delta          -> stop_reason, and the usage it reports (the output tokens, counted up)
     message_stop           -> the end: a capture without it was cut short and is refused
     error                  -> the API failed mid-stream: refused, with its message
 
@@ -99,6 +99,11 @@ def reassemble(events: list[tuple[Where, dict[str, Any]]], file: str) -> dict[st
         elif kind == "message_delta":
             delta = obj(need(event, "delta", at), at.key("delta"))
             work.message["stop_reason"] = delta.get("stop_reason")
+            usage = event.get("usage")
+            if isinstance(usage, dict):  # cumulative: it completes message_start's usage
+                known = work.message.get("usage")
+                work.message["usage"] = {**(known if isinstance(known, dict) else {}),
+                                         **{k: v for k, v in usage.items() if v is not None}}
         elif kind == "message_stop":
             work.stopped = True
     if work.message is None:

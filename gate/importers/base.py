@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 from gate.errors import InputError
+from gate.importers.usage import Tokens, price_tokens
 from gate.model import TRACE_FORMAT
 from gate.urls import canonical, extract_urls
 
@@ -169,6 +170,8 @@ class TraceBuilder:
     results: list[dict[str, Any]] = field(default_factory=list)
     pages: list[dict[str, Any]] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)
+    searches: list[dict[str, Any]] = field(default_factory=list)
+    model_calls: list[dict[str, Any]] = field(default_factory=list)
     _positions: dict[int | None, int] = field(default_factory=dict)
 
     def query(self, sent: str) -> int:
@@ -201,6 +204,34 @@ class TraceBuilder:
                 return
         self.pages.append(entry)
 
+    def timed_search(self, query: int, started_at: str | None, duration_ms: float | None,
+                     cost_usd: float | None = None) -> None:
+        """Record when the search of query ``query`` ran (RFC 3339 start, milliseconds), if the record says."""
+        entry = _given({"query": query, "started_at": started_at, "duration_ms": duration_ms, "cost_usd": cost_usd})
+        if len(entry) > 1:
+            self.searches.append(entry)
+
+    def timed_page(self, link: str, started_at: str | None, duration_ms: float | None) -> None:
+        """Record when the read of ``link`` (recorded by :meth:`page`) ran, if the record says."""
+        for entry in self.pages:
+            if entry["url"] == link and "started_at" not in entry and started_at is not None:
+                entry.update(_given({"started_at": started_at, "duration_ms": duration_ms}))
+                return
+
+    def model_call(self, *, started_at: str | None = None, duration_ms: float | None = None,
+                   model: str | None = None, tokens: Tokens | None = None, cost_usd: float | None = None) -> None:
+        """Record one model call: when, how long, which model, its tokens, and its cost (as recorded,
+        else priced from the gate's table)."""
+        if cost_usd is None and tokens is not None:
+            cost_usd = price_tokens(model, tokens)
+        entry = _given({"started_at": started_at, "duration_ms": duration_ms, "model": model or None,
+                        "cost_usd": cost_usd})
+        if tokens is not None:
+            entry.update(input_tokens=tokens.input_tokens, output_tokens=tokens.output_tokens,
+                         cache_read_tokens=tokens.cache_read_tokens, cache_write_tokens=tokens.cache_write_tokens)
+        if entry:
+            self.model_calls.append(entry)
+
     def cite(self, link: str, quote: str | None = None) -> None:
         """Record a citation (the same URL may be cited again with another quote)."""
         entry = {"url": link, "quote": quote}
@@ -230,12 +261,31 @@ class TraceBuilder:
         trace["question"] = ctx.question if ctx.question is not None else (question or "")
         if started_at is not None:
             trace["started_at"] = started_at
-        trace.update(queries=self.queries, results=self.results, pages=self.pages, answer=answer)
+        trace.update(queries=self.queries, results=self.results, pages=self.pages)
+        if self.searches:
+            trace["searches"] = sorted(self.searches, key=lambda c: int(c["query"]))
+        if self.model_calls:
+            trace["model_calls"] = self.model_calls
+        trace["answer"] = answer
         if cited:
             trace["citations"] = self.citations
         if model:
             trace["agent"] = {"model": model}
         return trace
+
+
+def _given(pairs: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in pairs.items() if v is not None}
+
+
+def duration_ms(start: str | None, end: str | None) -> float | None:
+    """Milliseconds from ``start`` to ``end`` (RFC 3339, as :func:`timestamp` writes them); None when
+    either is missing or the end comes first."""
+    if start is None or end is None:
+        return None
+    took = (datetime.fromisoformat(end.replace("Z", "+00:00"))
+            - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds() * 1000
+    return round(took, 3) if took >= 0 else None
 
 
 def last_message(messages: Any, speakers: tuple[str, ...]) -> str | None:

@@ -8,6 +8,12 @@
     web-search tool calls        -> a query each and its results (:mod:`gate.importers.langfuse_tools`:
                                     OpenInference TOOL spans, BeeAI's event spans, LangChain tool spans)
     trace.timestamp              -> started_at; the first model named by a span -> agent.model
+    startTime, endTime           -> when each search ran and how long it took (BeeAI's events: from
+                                    the start event to the finish event)
+    GENERATION observations      -> model calls: start, duration, model, usageDetails (input, output,
+                                    cache reads and writes) and costDetails.total as Langfuse priced
+                                    it; a generation that holds another (a framework's wrapper around
+                                    the SDK's call) is not counted twice: the innermost ones are the calls
 
 Spans are read in start-time order. Citations are left to the gate's extraction from the answer
 (links, bare URLs, numbered sources). No fetch tool is read: a span that fetched a page is not
@@ -20,7 +26,8 @@ from typing import Any
 
 from gate.importers.base import Context, TraceBuilder, Where, arr, last_message, need, obj, timestamp
 from gate.importers.embedded import parsed
-from gate.importers.langfuse_tools import Observation, decoded, read_searches
+from gate.importers.langfuse_tools import Observation, decoded, read_searches, span_times
+from gate.importers.usage import Tokens
 
 _QUESTION_KEYS = ("message", "question", "input", "query", "content")
 _ANSWER_KEYS = ("content", "output", "answer", "text", "result")
@@ -56,6 +63,10 @@ class LangfuseImporter:
         model = next((m for m in (_model(s.data, s.attributes) for s in spans) if m is not None), None)
         trace = TraceBuilder()
         read_searches(spans, trace)
+        wrappers = _wrapping_generations([s.data for s in spans])
+        for s in spans:
+            if s.data.get("type") == "GENERATION" and s.data.get("id") not in wrappers:
+                _generation(s.data, s.at, trace)
         stamp = recorded.get("timestamp")
         return trace.build(ctx, question=question, answer=answer, model=model, cited=False,
                            started_at=None if stamp is None else timestamp(stamp, trace_at.key("timestamp")))
@@ -96,3 +107,45 @@ def _model(span: dict[str, Any], attributes: dict[str, Any]) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+def _wrapping_generations(spans: list[dict[str, Any]]) -> set[Any]:
+    """The ids of generations that hold another generation (a wrapper, not the call itself)."""
+    parent = {s.get("id"): s.get("parentObservationId") for s in spans}
+    kind = {s.get("id"): s.get("type") for s in spans}
+    out: set[Any] = set()
+    for s in spans:
+        if s.get("type") != "GENERATION":
+            continue
+        seen, up = {s.get("id")}, parent.get(s.get("id"))
+        while up is not None and up not in seen:
+            seen.add(up)
+            if kind.get(up) == "GENERATION":
+                out.add(up)
+            up = parent.get(up)
+    return out
+
+
+_CACHE_READ_KEYS = ("input_cached_tokens", "cache_read_input_tokens", "input_cache_read")
+_CACHE_WRITE_KEYS = ("cache_creation_input_tokens", "input_cache_creation")
+
+
+def _count(details: dict[str, Any], keys: tuple[str, ...]) -> int:
+    return sum(v for k in keys if isinstance(v := details.get(k), int) and not isinstance(v, bool) and v >= 0)
+
+
+def _generation(span: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
+    """A model call: its times, model, tokens (``usageDetails``) and cost (``costDetails.total``)."""
+    start, took = span_times(span, at)
+    details = span.get("usageDetails")
+    tokens = None
+    if isinstance(details, dict) and ("input" in details or "output" in details):
+        tokens = Tokens(_count(details, ("input",)), _count(details, ("output",)),
+                        _count(details, _CACHE_READ_KEYS), _count(details, _CACHE_WRITE_KEYS))
+    costs = span.get("costDetails")
+    cost = costs.get("total") if isinstance(costs, dict) else None
+    if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
+        cost = None
+    model = span.get("model")
+    trace.model_call(started_at=start, duration_ms=took, model=model if isinstance(model, str) else None,
+                     tokens=tokens, cost_usd=None if cost is None else float(cost))

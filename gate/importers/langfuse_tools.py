@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gate.importers.base import TraceBuilder, Where, arr, obj, publication_date, text
+from gate.importers.base import TraceBuilder, Where, arr, duration_ms, obj, publication_date, text, timestamp
 from gate.importers.embedded import NOT_JSON, embedded, python_literal
 
 _QUERY_KEYS = ("query", "q", "keywords", "search_query")
@@ -68,7 +68,8 @@ def read_searches(spans: list[Observation], trace: TraceBuilder) -> None:
         if event is not None:
             group = events[event[0]]
             if event[1] == "start":
-                _call(group["start"], group.get("success"), trace, failed="error" in group)
+                _call(group["start"], group.get("success"), trace, failed="error" in group,
+                      last=group.get("finish") or group.get("success") or group.get("error"))
             elif "start" not in group and event[1] in ("success", "error"):
                 raise span.at.error(f"a {event[0][1]} {event[1]} event with no start event beside it "
                                     "(the start holds the query)")
@@ -104,12 +105,29 @@ def _langchain_search(span: Observation) -> bool:
         _searching(message.get("name")) or _searching(span.data.get("name")))
 
 
-def _call(asked: Observation, answered: Observation | None, trace: TraceBuilder, *, failed: bool) -> None:
-    """One search: the query of ``asked``, the results of ``answered`` (None or ``failed``: it showed nothing)."""
+def span_times(span: dict[str, Any], at: Where) -> tuple[str | None, float | None]:
+    """An observation's ``startTime`` and its length to ``endTime`` in milliseconds (None: not recorded)."""
+    start, end = _edge(span, "startTime", at), _edge(span, "endTime", at)
+    return start, duration_ms(start, end)
+
+
+def _edge(span: dict[str, Any], key: str, at: Where) -> str | None:
+    return None if span.get(key) is None else timestamp(span[key], at.key(key))
+
+
+def _call(asked: Observation, answered: Observation | None, trace: TraceBuilder, *, failed: bool,
+          last: Observation | None = None) -> None:
+    """One search: the query of ``asked``, the results of ``answered`` (None or ``failed``: it showed nothing);
+    it ran from the start of ``asked`` to its end, or to when ``last`` happened (BeeAI's events are moments:
+    the call ran from its start event to its finish event, and every event span ends with the whole run)."""
     query, at = _query(asked)
     if query is None:
         raise at.error(f"a web-search tool span without a query (expected one of {', '.join(_QUERY_KEYS)})")
     index = trace.query(query)
+    start, took = span_times(asked.data, asked.at)
+    if last is not None and last is not asked:
+        took = duration_ms(start, _edge(last.data, "startTime", last.at))
+    trace.timed_search(index, start, took)
     if answered is None or failed:
         return
     output, out_at = _output(answered)

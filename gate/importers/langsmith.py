@@ -13,6 +13,9 @@
     tool runs named *search*     -> a query (inputs ``query``/``input``) and its results when the
                                     output is a list of objects with ``url``/``href``/``link``
     the first model named        -> agent.model (``extra.metadata.ls_model_name``, else outputs.model)
+    start_time, end_time         -> when each search ran and how long it took
+    llm runs                     -> model calls: times, model, tokens (outputs ``usage_metadata``, else
+                                    ``usage``, else ``llm_output.token_usage``), priced from the gate's table
 
 Runs are read in start order. Citations are left to the gate's extraction from the answer.
 """
@@ -22,8 +25,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from gate.importers.base import Context, TraceBuilder, Where, arr, last_message, obj, publication_date, timestamp
+from gate.importers.base import (
+    Context,
+    TraceBuilder,
+    Where,
+    arr,
+    duration_ms,
+    last_message,
+    obj,
+    publication_date,
+    timestamp,
+)
 from gate.importers.embedded import embedded, parsed
+from gate.importers.usage import tokens_of
 
 _QUESTION_KEYS = ("question", "input", "query", "prompt")
 _ANSWER_KEYS = ("output", "answer", "text", "content", "result")
@@ -61,6 +75,8 @@ class LangSmithImporter:
             name = str(run.get("name") or "").lower()
             if kind == "retriever" or (kind == "tool" and "search" in name):
                 _search(run, here, trace)
+            elif kind == "llm":
+                _llm(run, here, trace)
         return trace.build(ctx, question=question, answer=answer, model=model, cited=False,
                            started_at=_start(root.get("start_time"), root_at.key("start_time")))
 
@@ -147,6 +163,26 @@ def _model(run: dict[str, Any]) -> str | None:
     return None
 
 
+def _times(run: dict[str, Any], at: Where) -> tuple[str | None, float | None]:
+    start = _start(run.get("start_time"), at.key("start_time"))
+    return start, duration_ms(start, _start(run.get("end_time"), at.key("end_time")))
+
+
+def _llm(run: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
+    """A model call: its times, its model, and its tokens where the run's outputs hold them."""
+    outputs = run.get("outputs")
+    tokens = None
+    if isinstance(outputs, dict):
+        llm_output = outputs.get("llm_output")
+        usage = outputs.get("usage_metadata") or outputs.get("usage") or (
+            llm_output.get("token_usage") if isinstance(llm_output, dict) else None)
+        tokens = tokens_of(usage)
+    model = outputs.get("model") if isinstance(outputs, dict) else None
+    start, took = _times(run, at)
+    trace.model_call(started_at=start, duration_ms=took, model=model if isinstance(model, str) else _model(run),
+                     tokens=tokens)
+
+
 def _search(run: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
     inputs = run.get("inputs")
     query = inputs if isinstance(inputs, str) else next(
@@ -155,6 +191,7 @@ def _search(run: dict[str, Any], at: Where, trace: TraceBuilder) -> None:
     if query is None:
         raise at.key("inputs").error("a retriever or search run without a query (expected inputs.query)")
     index = trace.query(query)
+    trace.timed_search(index, *_times(run, at))
     outputs = run.get("outputs")
     found: Any = outputs.get("documents", outputs.get("output")) if isinstance(outputs, dict) else outputs
     if isinstance(found, str):

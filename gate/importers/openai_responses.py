@@ -5,6 +5,8 @@
     web_search_call, action find_in_page -> the same: the model searched inside that page
     message output_text                  -> the answer (several messages: one paragraph each)
     url_citation annotations             -> citations, with no quote
+    model, usage, created_at             -> the model call: its tokens (cached ones apart), priced from
+                                            the gate's table, and when it was made (not how long it took)
 
 What the record cannot show, said in the trace rather than guessed:
 
@@ -38,6 +40,7 @@ from gate.importers.base import (
     url,
 )
 from gate.importers.embedded import looks_like_stream, parsed, stream_events
+from gate.importers.usage import tokens_of
 
 _FINAL_EVENTS = ("response.completed", "response.incomplete")
 
@@ -87,8 +90,12 @@ def from_response(response: Any, at: Where, ctx: Context) -> dict[str, Any]:
     text_out = "\n\n".join(part.strip() for part in answer if part.strip())
     trace.cite_answer_links(text_out)
     created = resp.get("created_at")
-    return trace.build(ctx, question=None, answer=text_out, model=opt_text(resp, "model", at),
-                       started_at=None if created is None else timestamp(created, at.key("created_at")))
+    started = None if created is None else timestamp(created, at.key("created_at"))
+    model = opt_text(resp, "model", at)
+    tokens = tokens_of(resp.get("usage"))
+    if tokens is not None:
+        trace.model_call(started_at=started, model=model, tokens=tokens)
+    return trace.build(ctx, question=None, answer=text_out, model=model, started_at=started)
 
 
 def _web_search_call(item: dict[str, Any], at: Where, trace: TraceBuilder) -> None:

@@ -9,7 +9,12 @@
     TOOL spans named fetch_page    -> pages read: ``url.full``, ``output.value`` (the text),
                                       ``http.response.status_code``, fetched at the span's start
     LLM spans                      -> agent.model (``llm.model_name``); the answer when the root has
-                                      none (``output.value`` or the first output message)
+                                      none (``output.value`` or the first output message); a model call
+                                      each: ``llm.token_count.*``, ``llm.cost.total``, the model
+    span start and end             -> when each search, page read and model call ran and how long it
+                                      took (not for a span that says ``sourcegate.timing`` not_recorded;
+                                      a trace moved to its export time, ``sourcegate.recorded_at``, is
+                                      moved back)
     sourcegate.citations           -> the citations (as ``sourcegate check --otlp-json`` writes them);
                                       otherwise the gate extracts them from the answer
 
@@ -23,12 +28,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from gate.files.jsonio import check_depth
-from gate.importers.base import Context, TraceBuilder, Where, publication_date
+from gate.importers.base import Context, TraceBuilder, Where, duration_ms, publication_date
 from gate.importers.embedded import embedded
 from gate.importers.spanfile import Span, read_spans
+from gate.importers.usage import Tokens
 
 _KIND = "openinference.span.kind"
 _QUERY_KEYS = ("query", "q", "input", "question")
@@ -48,15 +55,19 @@ class OtlpImporter:
         spans = _first_records(_one_trace(read_spans(raw, ctx.source), ctx))
         root = _root(spans)
         ordered = [s for _, s in sorted(enumerate(spans), key=lambda pair: (pair[1].start or "", pair[0]))]
+        clock = _Clock.of(root)
+        costs = {s.parent: _cost(s, "sourcegate.cost_usd") for s in spans
+                 if s.attributes.get("tool.name") == "web_search"}  # the wire call's, under its search
         trace = TraceBuilder()
         models = _ModelCalls(answer=_text(root.attributes.get("output.value")))
         for span in ordered:
             kind = span.attributes.get(_KIND)
             if kind == "RETRIEVER":
-                _retriever(span, trace)
+                _retriever(span, trace, clock, costs.get(span.id))
             elif kind == "TOOL" and span.attributes.get("tool.name") == "fetch_page":
-                _page(span, trace)
+                _page(span, trace, clock)
             elif kind == "LLM":
+                _model_call(span, trace, clock)
                 models.read(span)
         question = _query_text(root, "input.value")
         if question is None and ctx.question is None:
@@ -67,7 +78,7 @@ class OtlpImporter:
                                                   "an LLM span)")
         for link in models.citations or ():
             trace.cite(link)
-        return trace.build(ctx, question=question, answer=models.answer, started_at=root.start,
+        return trace.build(ctx, question=question, answer=models.answer, started_at=clock.moved(root.start),
                            model=models.model, cited=models.citations is not None)
 
 
@@ -98,6 +109,60 @@ class _ModelCalls:
         cited = attributes.get("sourcegate.citations")
         if isinstance(cited, list) and self.citations is None:
             self.citations = [str(u) for u in cited]
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """How far a trace was moved to its export time (``sourcegate.recorded_at`` on its root), to move back."""
+
+    shift: timedelta
+
+    @classmethod
+    def of(cls, root: Span) -> _Clock:
+        recorded = _text(root.attributes.get("sourcegate.recorded_at"))
+        if recorded is None or root.start is None:
+            return cls(timedelta(0))
+        try:
+            return cls(_moment(root.start) - _moment(recorded))
+        except ValueError:
+            return cls(timedelta(0))
+
+    def moved(self, iso: str | None) -> str | None:
+        """``iso`` as it was recorded."""
+        if iso is None or not self.shift:
+            return iso
+        return (_moment(iso) - self.shift).isoformat().replace("+00:00", "Z")
+
+    def times(self, span: Span) -> tuple[str | None, float | None]:
+        """The span's recorded start and duration; none when it says its times were not recorded."""
+        if span.attributes.get("sourcegate.timing") == "not_recorded":
+            return None, None
+        return self.moved(span.start), duration_ms(span.start, span.end)
+
+
+def _moment(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def _count(span: Span, name: str) -> int | None:
+    value = span.attributes.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _model_call(span: Span, trace: TraceBuilder, clock: _Clock) -> None:
+    """A model call from an LLM span's token counts and cost, or its times alone."""
+    start, took = clock.times(span)
+    prompt, completion = _count(span, "llm.token_count.prompt"), _count(span, "llm.token_count.completion")
+    read = _count(span, "llm.token_count.prompt_details.cache_read") or 0
+    write = _count(span, "llm.token_count.prompt_details.cache_write") or 0
+    tokens = None
+    if prompt is not None or completion is not None:
+        tokens = Tokens(max(0, (prompt or 0) - read - write), completion or 0, read, write)
+    cost = _cost(span, "llm.cost.total")
+    if tokens is None and start is None and cost is None:
+        return  # an answer alone: no call was recorded
+    trace.model_call(started_at=start, duration_ms=took, model=_text(span.attributes.get("llm.model_name")),
+                     tokens=tokens, cost_usd=cost)
 
 
 def _one_trace(spans: list[Span], ctx: Context) -> list[Span]:
@@ -154,9 +219,16 @@ def _query_text(span: Span, name: str) -> str | None:
     return found
 
 
-def _retriever(span: Span, trace: TraceBuilder) -> None:
+def _cost(span: Span, name: str) -> float | None:
+    value = span.attributes.get(name)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _retriever(span: Span, trace: TraceBuilder, clock: _Clock, cost: float | None) -> None:
     query = _query_text(span, "input.value")
     index = None if query is None else trace.query(query)
+    if index is not None:
+        trace.timed_search(index, *clock.times(span), cost_usd=cost)
     n = 0
     while f"retrieval.documents.{n}.document.id" in span.attributes or \
             f"retrieval.documents.{n}.document.content" in span.attributes:
@@ -186,10 +258,15 @@ def _metadata(span: Span, name: str) -> dict[str, Any]:
     return {}
 
 
-def _page(span: Span, trace: TraceBuilder) -> None:
+def _page(span: Span, trace: TraceBuilder, clock: _Clock) -> None:
     link = _text(span.attributes.get("url.full")) or _text(span.attributes.get("input.value"))
     if link is None:
         return
+    _read(span, trace, link)
+    trace.timed_page(link, *clock.times(span))
+
+
+def _read(span: Span, trace: TraceBuilder, link: str) -> None:
     # sourcegate's own spans say when the page was fetched (a span without it took the run's start)
     ours = "sourcegate.page.truncated" in span.attributes
     fetched = _text(span.attributes.get("sourcegate.page.fetched_at")) if ours else span.start

@@ -25,7 +25,7 @@ __all__ = ["Span", "read_spans"]
 
 @dataclass(frozen=True)
 class Span:
-    """One span: its trace, id, parent, name, start (RFC 3339, UTC) and flat attributes."""
+    """One span: its trace, id, parent, name, start and end (RFC 3339, UTC) and flat attributes."""
 
     trace: str
     id: str
@@ -34,6 +34,7 @@ class Span:
     start: str | None
     attributes: dict[str, Any]
     at: Where
+    end: str | None = None
 
 
 def read_spans(raw: str, file: str) -> list[Span]:
@@ -82,7 +83,8 @@ def _otlp(doc: dict[str, Any], at: Where) -> list[Span]:
                     id=text(span.get("spanId"), here.key("spanId")),
                     parent=None if parent is None else text(parent, here.key("parentSpanId")),
                     name=str(span.get("name", "")), start=_nanos(span.get("startTimeUnixNano"), here),
-                    attributes=attributes, at=here))
+                    attributes=attributes, at=here,
+                    end=_nanos(span.get("endTimeUnixNano"), here, "endTimeUnixNano")))
     return out
 
 
@@ -147,13 +149,13 @@ def _any_value(value: Any, at: Where) -> Any:
     return None
 
 
-def _nanos(value: Any, at: Where) -> str | None:
+def _nanos(value: Any, at: Where, key: str = "startTimeUnixNano") -> str | None:
     if value is None:
         return None
     try:
         ns = int(value)
     except (TypeError, ValueError):
-        raise at.key("startTimeUnixNano").error(f"expected nanoseconds since 1970, got {value!r}") from None
+        raise at.key(key).error(f"expected nanoseconds since 1970, got {value!r}") from None
     moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=ns // 1000)
     return moment.isoformat().replace("+00:00", "Z")
 
@@ -178,11 +180,12 @@ def _listed(items: list[Any], at: Where) -> list[Span]:
         attributes: dict[str, Any] = {}
         _flat("", obj(span.get("attributes", {}), here.key("attributes")), attributes)
         start = span.get("start_time")
+        end = span.get("end_time")
         parent = span.get("parent_id")
         out.append(Span(
             trace=str(context.get("trace_id", "")), id=text(context.get("span_id"), here.key("context.span_id")),
             parent=None if parent is None else text(parent, here.key("parent_id")),
             name=str(span.get("name", "")),
             start=None if start is None else timestamp(start, here.key("start_time")),
-            attributes=attributes, at=here))
+            attributes=attributes, at=here, end=None if end is None else timestamp(end, here.key("end_time"))))
     return out

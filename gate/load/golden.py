@@ -19,7 +19,19 @@ import yaml
 
 from gate.errors import InputError
 from gate.files.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
-from gate.model import Case, Citation, GoldenSet, LiveRequest, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.model import (
+    Case,
+    Citation,
+    GoldenSet,
+    LiveRequest,
+    ModelCall,
+    Page,
+    Replay,
+    ReplayMiss,
+    Run,
+    SearchCall,
+    SearchResult,
+)
 from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
@@ -50,9 +62,23 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     pages = tuple(
         Page(url=p["url"], text=p["text"], final_url=p.get("final_url"), status=p.get("status"),
              truncated=p.get("truncated", False), fetched_at=_datetime(p.get("fetched_at")),
-             published=_date(p.get("published")), links=tuple(p.get("links", ())))
+             published=_date(p.get("published")), started_at=_datetime(p.get("started_at")),
+             duration_ms=p.get("duration_ms"), links=tuple(p.get("links", ())))
         for p in data["pages"]
     )
+    searches = []
+    for i, c in enumerate(data.get("searches", ())):
+        if c["query"] >= len(queries):
+            raise InputError(f"query index {c['query']} but the trace has {len(queries)} queries",
+                             file=file, path=f"$.searches[{i}].query")
+        searches.append(SearchCall(query=c["query"], started_at=_datetime(c.get("started_at")),
+                                   duration_ms=c.get("duration_ms"), cost_usd=c.get("cost_usd")))
+    model_calls = tuple(
+        ModelCall(started_at=_datetime(c.get("started_at")), duration_ms=c.get("duration_ms"), model=c.get("model"),
+                  input_tokens=c.get("input_tokens"), output_tokens=c.get("output_tokens"),
+                  cache_read_tokens=c.get("cache_read_tokens"), cache_write_tokens=c.get("cache_write_tokens"),
+                  cost_usd=c.get("cost_usd"))
+        for c in data.get("model_calls", ()))
     citations = None
     if "citations" in data:
         citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
@@ -62,6 +88,7 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
         queries=queries, results=tuple(results), pages=pages, citations=citations,
         started_at=_datetime(data.get("started_at")), agent=agent, shape="native", source=file,
         replay=_replay(data["replay"]) if "replay" in data else None,
+        searches=tuple(searches), model_calls=model_calls,
     )
 
 

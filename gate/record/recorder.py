@@ -8,36 +8,40 @@
     @rec.read(max_chars=8000)            # returns the text the model reads: cut here, marked truncated
     def read_page(url: str) -> str: ...
 
+    create = rec.model(client.messages.create)   # optional: each model call's time, tokens and cost
+
     rec.answer(text, citations)          # then rec.guard() before the user sees it, and rec.save()
 
 Sync and async functions alike; the wrapper returns what the function returned (a page cut to
 ``max_chars`` comes back cut, which is what the model then reads). The query is the function's
-first parameter (the URL, for a reader) unless ``arg`` names another. The clock is injected, so
-the recording is testable; the environment (``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``,
+first parameter (the URL, for a reader) unless ``arg`` names another. Every wrapped call is timed:
+its start (the run's ``started_at`` plus the time since, on ``timer``) and its duration. The clock
+and the timer are injected, so the recording is testable; the environment (``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``,
 ``SOURCEGATE_TRACE_FILE``) is read only where the recorder starts and where it saves.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from datetime import date, datetime
-from typing import Any, ParamSpec, TypeVar, cast, overload
+from datetime import date, datetime, timedelta
+from typing import Any, ParamSpec, TypeVar, overload
 
 from gate.checks.passage import PageIndex
 from gate.config import Config
 from gate.errors import RecordError
 from gate.files.jsonio import dump_json, validate, write_atomic
-from gate.model import Case, Citation, Clock, Finding, Page, Run, SearchResult
+from gate.importers.usage import search_cost
+from gate.model import Case, Citation, Clock, Finding, ModelCall, Page, Run, SearchCall, SearchResult
 from gate.record.clock import agent_clock
 from gate.record.freeze import Searched, freeze
 from gate.record.guard import guard
 from gate.record.providers import detect, parse_results
 from gate.record.trace import trace_dict
+from gate.record.wrap import Took, argument_of, duration_of, model_call_of, wrapped
 from gate.snapshot.store import search_failure
 
 P = ParamSpec("P")
@@ -55,13 +59,14 @@ class Recorder:
     def __init__(self, question: str | None = None, *, case: str | None = None,
                  about_domains: Iterable[str] = (), config: Config | None = None,
                  agent: Mapping[str, str] | None = None, clock: Clock | None = None,
-                 environ: Mapping[str, str] | None = None) -> None:
+                 environ: Mapping[str, str] | None = None, timer: Callable[[], float] = time.perf_counter) -> None:
         """Start a recording; ``question`` and ``case`` default to ``SOURCEGATE_QUESTION`` / ``SOURCEGATE_CASE``.
 
         ``about_domains`` and ``config`` are what :meth:`guard` checks with (the golden set's case
         and ``sourcegate.yaml``; the defaults otherwise). ``clock`` returns aware datetimes (default:
         the recording's time under ``sourcegate run``, ``$SOURCEGATE_NOW``, else the wall clock:
-        :func:`gate.record.clock.agent_clock`).
+        :func:`gate.record.clock.agent_clock`); ``timer`` (seconds, monotonic) times each wrapped call
+        from the start of the recording, so a call's start is ``started_at`` plus the timer's reading.
         """
         env = os.environ if environ is None else environ
         asked = question if question is not None else env.get(QUESTION_ENV)
@@ -74,11 +79,15 @@ class Recorder:
         self._agent = dict(agent or {})
         self._clock = clock if clock is not None else agent_clock(env)
         self.started_at = self._now()
+        self._timer = timer
+        self._zero = timer()
         self._lock = threading.Lock()
         self._queries: list[str] = []
         self._results: list[SearchResult] = []
         self._pages: list[Page] = []
         self._searched: list[Searched] = []
+        self._search_calls: list[SearchCall] = []
+        self._model_calls: list[ModelCall] = []
         self._indexes: dict[int, PageIndex] = {}
         self._answer: str | None = None
         self._citations: tuple[Citation, ...] | None = None
@@ -110,7 +119,7 @@ class Recorder:
         None to tell it by its shape. Use as ``@rec.search`` or ``@rec.search(provider="brave")``.
         """
         def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
-            query_of = _argument(f, arg, "query")
+            query_of = argument_of(f, arg, "query")
 
             def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
                 query = query_of(args, kwargs)
@@ -118,11 +127,11 @@ class Recorder:
                     self._queries.append(query)
                     return len(self._queries) - 1
 
-            def after(index: int, returned: Any) -> Any:
-                self._record_search(index, returned, provider)
+            def after(index: int, returned: Any, took: Took) -> Any:
+                self._record_search(index, returned, provider, took)
                 return returned
 
-            return _wrapped(f, before, after)
+            return wrapped(f, before, after, self._timer)
 
         return wrap if fn is None else wrap(fn)
 
@@ -147,21 +156,61 @@ class Recorder:
             raise RecordError(f"max_chars must be 0 or more, got {max_chars}")
 
         def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
-            before = _argument(f, arg, "URL")
+            before = argument_of(f, arg, "URL")
 
-            def after(link: str, returned: Any) -> Any:
+            def after(link: str, returned: Any, took: Took) -> Any:
                 page, out = _page(link, returned, max_chars, self._now())
+                page = replace(page, started_at=self._at(took[0]), duration_ms=duration_of(took))
                 with self._lock:
                     self._pages.append(page)
                 return out
 
-            return _wrapped(f, before, after)
+            return wrapped(f, before, after, self._timer)
 
         return wrap if fn is None else wrap(fn)
 
-    def _record_search(self, index: int, returned: Any, provider: str | None) -> None:
+    @overload
+    def model(self, fn: Callable[P, _R]) -> Callable[P, _R]: ...
+
+    @overload
+    def model(self, fn: None = None) -> Callable[[Callable[P, _R]], Callable[P, _R]]: ...
+
+    def model(self, fn: Callable[P, _R] | None = None) -> Any:
+        """Record every call of a model-calling function: when, how long, the model, its tokens and cost.
+
+        Wrap the SDK's own method (``rec.model(client.messages.create)``, ``rec.model(client.responses.create)``,
+        ``rec.model(client.chat.completions.create)``) or a function of the agent that returns the
+        response. The response is returned unchanged; its ``model`` and ``usage`` are read when it has
+        them (an Anthropic message, an OpenAI chat completion or response, a dict of one of those), and
+        priced from ``judge.prices`` of the configuration. A response of another shape (a stream) is
+        timed only.
+        """
+        def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
+            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+                return None
+
+            def after(_: None, returned: Any, took: Took) -> Any:
+                response = returned.model_dump(mode="json") if hasattr(returned, "model_dump") else returned
+                call = model_call_of(response, self._at(took[0]), duration_of(took), self._config.judge.prices)
+                with self._lock:
+                    self._model_calls.append(call)
+                return returned
+
+            return wrapped(f, before, after, self._timer)
+
+        return wrap if fn is None else wrap(fn)
+
+    def _at(self, moment: float) -> datetime:
+        """The time ``moment`` of the timer stands for: the recording's start plus the time since."""
+        return self.started_at + timedelta(seconds=moment - self._zero)
+
+    def _record_search(self, index: int, returned: Any, provider: str | None, took: Took) -> None:
         response = returned.model_dump(mode="json") if hasattr(returned, "model_dump") else returned
         query = self._queries[index]
+        timed = SearchCall(query=index, started_at=self._at(took[0]), duration_ms=duration_of(took),
+                           cost_usd=search_cost(response))
+        with self._lock:
+            self._search_calls.append(timed)
         why = search_failure(response) or _block_failure(response)
         if why is not None:
             with self._lock:
@@ -219,7 +268,9 @@ class Recorder:
             return Run(case=self.case or "", question=self.question, answer=answer,
                        queries=tuple(self._queries), results=tuple(self._results), pages=tuple(self._pages),
                        citations=citations, started_at=self.started_at,
-                       agent=tuple(sorted(self._agent.items())), source=SOURCE)
+                       agent=tuple(sorted(self._agent.items())), source=SOURCE,
+                       searches=tuple(sorted(self._search_calls, key=lambda c: c.query)),
+                       model_calls=tuple(self._model_calls))
 
     def trace(self) -> dict[str, Any]:
         """The recording as a ``sourcegate-trace/1`` document, validated."""
@@ -250,53 +301,6 @@ class Recorder:
 
 
 # -------------------------------------------------------------------- the pure parts
-
-def _wrapped(f: Callable[P, _R], before: Callable[[tuple[Any, ...], dict[str, Any]], Any],
-             after: Callable[[Any, Any], Any]) -> Callable[P, _R]:
-    """``f`` with ``before`` run on its arguments and ``after`` on what it returned, sync or async."""
-    if inspect.iscoroutinefunction(f):
-        @functools.wraps(f)
-        async def run_async(*args: Any, **kwargs: Any) -> Any:
-            token = before(args, kwargs)
-            return after(token, await f(*args, **kwargs))
-
-        return cast(Callable[P, _R], run_async)
-
-    @functools.wraps(f)
-    def run_sync(*args: Any, **kwargs: Any) -> Any:
-        token = before(args, kwargs)
-        returned = f(*args, **kwargs)
-        if inspect.isawaitable(returned):  # an async callable that does not look like one (a partial, ...)
-            return _then(returned, token, after)
-        return after(token, returned)
-
-    return cast(Callable[P, _R], run_sync)
-
-
-async def _then(pending: Awaitable[Any], token: Any, after: Callable[[Any, Any], Any]) -> Any:
-    return after(token, await pending)
-
-
-def _argument(f: Callable[..., Any], arg: str | None, what: str) -> Callable[[tuple[Any, ...], dict[str, Any]], str]:
-    """How to find the query (or URL) among a call's arguments: ``arg``, else the first parameter."""
-    sig = inspect.signature(f)
-    params = list(sig.parameters)
-    name = getattr(f, "__name__", repr(f))
-    if arg is not None and arg not in params:
-        raise RecordError(f"{name!r} has no parameter {arg!r} (it has {params})")
-    if not params:
-        raise RecordError(f"{name!r} takes no arguments: nothing to record")
-    chosen = arg or params[0]
-
-    def find(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-        value = sig.bind_partial(*args, **kwargs).arguments.get(chosen)
-        if not isinstance(value, str):
-            raise RecordError(f"expected the {what} as the string argument {chosen!r} of {name!r}, "
-                              f"got {type(value).__name__}")
-        return value
-
-    return find
-
 
 def _block_failure(response: Any) -> str | None:
     """An Anthropic ``web_search_tool_result`` whose content is an error object."""

@@ -16,6 +16,12 @@ def _day(value: date | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+def _present(pairs: dict[str, Any]) -> dict[str, Any]:
+    """The timing and usage fields that were recorded: the others are left out, as the schema has them
+    optional (a trace without them is what it always was)."""
+    return {k: v for k, v in pairs.items() if v is not None}
+
+
 def trace_dict(run: Run) -> dict[str, Any]:
     """The trace document of a run, in the schema's key order (``case`` left out when empty)."""
     data: dict[str, Any] = {"format": TRACE_FORMAT}
@@ -32,11 +38,21 @@ def trace_dict(run: Run) -> dict[str, Any]:
     ]
     data["pages"] = [
         {"url": p.url, "final_url": p.final_url, "status": p.status, "text": p.text, "truncated": p.truncated,
-         "fetched_at": _time(p.fetched_at), "published": _day(p.published)}
+         "fetched_at": _time(p.fetched_at), "published": _day(p.published),
+         **_present({"started_at": _time(p.started_at), "duration_ms": p.duration_ms})}
         # links only when the reader gave some, so a page's entry is what it always was
         | ({"links": list(p.links)} if p.links else {})
         for p in run.pages
     ]
+    if run.searches:
+        data["searches"] = [_present({"query": c.query, "started_at": _time(c.started_at),
+                                      "duration_ms": c.duration_ms, "cost_usd": c.cost_usd}) for c in run.searches]
+    if run.model_calls:
+        data["model_calls"] = [_present({
+            "started_at": _time(c.started_at), "duration_ms": c.duration_ms, "model": c.model,
+            "input_tokens": c.input_tokens, "output_tokens": c.output_tokens,
+            "cache_read_tokens": c.cache_read_tokens, "cache_write_tokens": c.cache_write_tokens,
+            "cost_usd": c.cost_usd}) for c in run.model_calls]
     data["answer"] = run.answer
     if run.citations is not None:
         data["citations"] = [{"url": c.url, "quote": c.quote} for c in run.citations]

@@ -7,14 +7,17 @@ An agent that printed one JSON object on stdout instead,
 ``{"answer": "...", "citations": [{"url": "...", "quote": "..."}]}``,
 gets a trace assembled from what the replay server answered its case: the queries it asked, the
 results parsed by provider (:mod:`gate.snapshot.parsers`), the pages and extractions as served,
-and ``replay.served`` true, since a server cannot know what the model read of them.
+and ``replay.served`` true, since a server cannot know what the model read of them. Each search and
+page read is timed as the server answered it, from the run's ``started_at`` on: a page keeps the
+``fetched_at`` the snapshot recorded, and its read starts inside the run.
 
 An agent that exited non-zero, timed out, or gave no answer has an ``agent_error`` with the last
 exception its stderr shows, whole (else the end of its stderr), and where the kept stderr was
 written; what it was served is kept, the answer is empty.
 
 Every trace is dated by the recording's clock (:mod:`gate.runner.clock`): its ``started_at`` is the
-moment the case was given, whatever the agent wrote. A trace the agent saved that records searches
+moment the case was given, whatever the agent wrote, and the calls its own trace timed move with it
+(:func:`redate`), so none starts outside the run. A trace the agent saved that records searches
 the replay server never answered says so (``unserved_searches``), and so does every request the
 agent sent past the frozen web through the proxy (``live_requests``).
 """
@@ -24,12 +27,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
-from gate.model import STDOUT_KEPT, Case, Citation, LiveRequest, Page, Replay, ReplayMiss, Run, SearchResult
+from gate.model import STDOUT_KEPT, Case, Citation, LiveRequest, Page, Replay, ReplayMiss, Run, SearchCall, SearchResult
 from gate.runner.output import last_exception
 from gate.runner.scope import MAX_REFUSALS, Served
 from gate.snapshot.parsers import PARSERS, detect, parse_results
@@ -37,7 +40,7 @@ from gate.snapshot.records import normalise_query
 from gate.snapshot.store import search_failure
 from gate.text.units import byte_size
 
-__all__ = ["STDERR_TAIL", "Finished", "assemble", "stdout_answer"]
+__all__ = ["STDERR_TAIL", "Finished", "assemble", "redate", "stdout_answer"]
 
 STDERR_TAIL = 300
 """Characters of the end of an agent's stderr kept in its ``agent_error`` (the whole message then fits
@@ -134,7 +137,7 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
                    cross_case=tuple(cross_case), outside_connections=outside_connections,
                    live_requests=tuple(live_requests))
     if failure is None and agent_trace is not None:
-        return replace(agent_trace, case=case.id, started_at=started_at,
+        return replace(redate(agent_trace, started_at), case=case.id,
                        replay=replace(facts, unserved_searches=unserved(agent_trace, calls)))
     answer, citations = "", None
     if failure is None:
@@ -144,10 +147,34 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
             failure = str(e)
     if failure is not None:
         failure += _stderr_said(finished.stderr, finished.stderr_dropped, stderr_log)
-    queries, results, pages = _served(calls)
-    return Run(case=case.id, question=case.question, answer=answer, queries=queries, results=results,
-               pages=pages, citations=citations, started_at=started_at, source="<sourcegate run>",
-               replay=replace(facts, served=True, agent_error=failure))
+    served = _served(calls, started_at)
+    return Run(case=case.id, question=case.question, answer=answer, queries=served.queries,
+               results=served.results, pages=served.pages, citations=citations, started_at=started_at,
+               source="<sourcegate run>", replay=replace(facts, served=True, agent_error=failure),
+               searches=served.searches)
+
+
+def redate(run: Run, started_at: datetime) -> Run:
+    """``run`` dated ``started_at``, the recording's time of its case, with every search, page read and
+    model call it timed moved by as much, so they keep their order and lengths and stay inside the run.
+
+    The times move from the run's own ``started_at`` (an agent that read the wall clock instead of
+    ``SOURCEGATE_NOW``), else from the first call it timed; a page's ``fetched_at`` (the snapshot's time)
+    stays as it is."""
+    timed = [at for at in (*(c.started_at for c in run.searches), *(p.started_at for p in run.pages),
+                           *(c.started_at for c in run.model_calls)) if at is not None]
+    origin = run.started_at or min(timed, default=None)
+    if origin is None or origin == started_at:
+        return replace(run, started_at=started_at)
+    shift = started_at - origin
+
+    def moved(at: datetime | None) -> datetime | None:
+        return None if at is None else at + shift
+
+    return replace(run, started_at=started_at,
+                   searches=tuple(replace(c, started_at=moved(c.started_at)) for c in run.searches),
+                   pages=tuple(replace(p, started_at=moved(p.started_at)) for p in run.pages),
+                   model_calls=tuple(replace(c, started_at=moved(c.started_at)) for c in run.model_calls))
 
 
 def _stderr_said(stderr: str, dropped: int, log: str | None) -> str:
@@ -161,18 +188,31 @@ def _stderr_said(stderr: str, dropped: int, log: str | None) -> str:
     return said + (f" (its stderr{kept}: {log})" if log else "")
 
 
-def _served(calls: Sequence[Served]) -> tuple[tuple[str, ...], tuple[SearchResult, ...], tuple[Page, ...]]:
+@dataclass(frozen=True)
+class _Assembled:
+    queries: tuple[str, ...]
+    results: tuple[SearchResult, ...]
+    pages: tuple[Page, ...]
+    searches: tuple[SearchCall, ...]
+
+
+def _served(calls: Sequence[Served], started_at: datetime) -> _Assembled:
+    """What the server answered, in order, each call timed as the server answered it (from the run's start)."""
     queries: list[str] = []
     results: list[SearchResult] = []
     pages: list[Page] = []
+    searches: list[SearchCall] = []
     for c in calls:
+        at = None if c.offset_ms is None else started_at + timedelta(milliseconds=c.offset_ms)
         if c.layer == "search":
             queries.append(c.key)
+            if at is not None:
+                searches.append(SearchCall(len(queries) - 1, at, c.duration_ms))
             if c.hit:
                 results.extend(replace(r, query=len(queries) - 1) for r in _results(c))
         elif c.hit and isinstance(c.body, dict):
-            pages.append(_page(c))
-    return tuple(queries), tuple(results), tuple(pages)
+            pages.append(replace(_page(c), started_at=at, duration_ms=c.duration_ms if at is not None else None))
+    return _Assembled(tuple(queries), tuple(results), tuple(pages), tuple(searches))
 
 
 def _results(call: Served) -> tuple[SearchResult, ...]:

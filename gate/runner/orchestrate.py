@@ -214,7 +214,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
 
     def one(index: int, case: Case) -> _Done:
         token = secrets.token_urlsafe(16)
-        scope = CaseScope(None if crossing is None else functools.partial(crossing.admit, case.id))
+        scope = CaseScope(None if crossing is None else functools.partial(crossing.admit, case.id), server.clock)
         if crossing is not None:
             crossing.register(case.id, scope)
         server.scopes[token] = scope

@@ -9,7 +9,9 @@ cases run in parallel never mix.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from gate.model import LiveRequest
 from gate.snapshot.routes import Served
@@ -26,8 +28,11 @@ Admit = Callable[[tuple[str, int], str], "str | None"]
 class CaseScope:
     """Collects what the server answered one case (thread-safe: one server thread per connection)."""
 
-    def __init__(self, admit: Admit | None = None) -> None:
-        """An empty record; ``admit`` decides whose requests it takes (None: everyone's)."""
+    def __init__(self, admit: Admit | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        """An empty record; ``admit`` decides whose requests it takes (None: everyone's). Requests are
+        timed on ``clock`` (the server's, in seconds) from now: create the scope as its case starts."""
+        self._clock = clock
+        self._zero = clock()
         self._lock = threading.Lock()
         self._calls: list[Served] = []
         self._admit = admit
@@ -79,10 +84,15 @@ class CaseScope:
         with self._lock:
             return tuple(self._reached.values())
 
-    def saw(self, served: Sequence[Served]) -> None:
-        """Keep what one request was served and missed (a bad request served nothing)."""
+    def saw(self, served: Sequence[Served], began: float | None = None) -> None:
+        """Keep what one request was served and missed (a bad request served nothing), each timed:
+        ``began``, when the server began to answer, on the scope's clock (None: now)."""
+        now = self._clock()
+        start = now if began is None else began
+        timed = [replace(s, offset_ms=round((start - self._zero) * 1000, 3), duration_ms=round((now - start) * 1000, 3))
+                 for s in served]
         with self._lock:
-            self._calls.extend(served)
+            self._calls.extend(timed)
 
     def calls(self) -> tuple[Served, ...]:
         """Every call so far, in the order they were answered."""

@@ -97,8 +97,9 @@ class Scope(Protocol):
         Asked once per connection and token: a connection keeps the answer it was given."""
         ...
 
-    def saw(self, served: Sequence[Served]) -> None:
-        """The request was answered: every search and page it served or missed (none for a bad request)."""
+    def saw(self, served: Sequence[Served], began: float | None = None) -> None:
+        """The request was answered: every search and page it served or missed (none for a bad request);
+        the server began to answer at ``began`` on its clock (:attr:`ReplayServer.clock`)."""
         ...
 
     def reached(self, host: str, request: str) -> None:
@@ -332,6 +333,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         request = Request("GET" if self.command == "HEAD" else self.command, path, params, body, headers)
         web = FrozenWeb(self.server.source, self.server.store, self.server.secrets, afresh=self.server.afresh)
+        began = self.server.clock()
         try:
             reply = answer_request(request, web)
         except InputError as e:  # a damaged entry: the snapshot needs fixing, say which file
@@ -341,7 +343,7 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.notes or not all(s.hit for s in reply.served):
             self.server.log.flush()
         if scope is not None:
-            scope.saw(reply.served)
+            scope.saw(reply.served, began)
         self._send(reply)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _serve  # every method http.server dispatches

@@ -5,19 +5,21 @@ Per case, one trace::
     case <id>            CHAIN      question, answer, verdict, regime, the soft figures, every check,
     │                               hard failures and warnings (as events and attributes)
     ├── search           RETRIEVER  the literal query, the regime, each result as a retrieval document
-    │   └── web_search   TOOL       the call to the search API
+    │   └── web_search   TOOL       the call to the search API: its latency and, where known, its cost
     ├── fetch_page       TOOL       one per page read: URL, HTTP status, final URL, the source's facts
-    └── synthesis        LLM        the model and the answer
+    ├── llm              LLM        one per model call the trace recorded, but the last: model, tokens, cost
+    └── synthesis        LLM        the last model call (or the answer alone): the answer and its citations
 
-Times come from the recording: the root starts at the run's ``started_at`` and ends at its last
-``fetched_at``; a page fetch starts when it was fetched. A trace records no durations, so the
-spans it gives no end are instants. A run without any time starts at the Unix epoch.
+Times come from the recording (:mod:`gate.deliver.spans.timing`): a timed search, page read or model
+call is a span of its recorded start and duration; one the trace did not time is an instant at the
+run's start (a page: when it was fetched) marked ``sourcegate.timing = not_recorded``. The case span
+covers all of them. A run without any time starts at the Unix epoch.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -25,7 +27,8 @@ from typing import TYPE_CHECKING
 from gate.deliver.spans.ids import span_id, trace_id
 from gate.deliver.spans.model import AttributeValue, SpanEvent, SpanSpec
 from gate.deliver.spans.sources import SourceFacts, source_facts
-from gate.model import Page, Run, SearchResult
+from gate.deliver.spans.timing import TIMING, Window, nanos, window
+from gate.model import ModelCall, Page, Run, SearchResult
 from gate.results import CaseResult
 from gate.verdict.report import Report
 
@@ -45,21 +48,6 @@ def build_spans(report: Report, runs: Mapping[str, Run]) -> tuple[SpanSpec, ...]
     return tuple(out)
 
 
-def _ns(moment: datetime | None) -> int | None:
-    return None if moment is None else int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
-
-
-def _times(run: Run | None) -> tuple[int, int]:
-    """(start, end) of the run in ns: its start (else its first fetch) to its last fetch."""
-    if run is None:
-        return 0, 0
-    fetched = [t for t in (_ns(p.fetched_at) for p in run.pages) if t is not None]
-    start = _ns(run.started_at)
-    if start is None:
-        start = min(fetched, default=0)
-    return start, max([start, *fetched])
-
-
 def _iso(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
@@ -68,44 +56,84 @@ def _attrs(pairs: Mapping[str, AttributeValue | None]) -> Mapping[str, Attribute
     return MappingProxyType({k: v for k, v in pairs.items() if v is not None})
 
 
+def _run_start(run: Run) -> int:
+    """Where the run starts (ns): its ``started_at``, else its first timed call or fetch, else 1970."""
+    start = nanos(run.started_at)
+    if start is not None:
+        return start
+    moments = [nanos(m) for m in (*(p.started_at or p.fetched_at for p in run.pages),
+                                  *(c.started_at for c in run.searches), *(c.started_at for c in run.model_calls))]
+    return min((m for m in moments if m is not None), default=0)
+
+
 def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[SpanSpec]:
     trace = trace_id(report.golden_name, report.golden_version, result.id)
     root = span_id(trace, "case")
-    start, end = _times(run)
-    spans = [SpanSpec(
-        name=f"case {result.id}", trace_id=trace, span_id=root, parent_id=None, start_ns=start, end_ns=end,
-        attributes=_root_attributes(report, result, run), events=_events(result, end),
-        error=("hard failures: " + ", ".join(_failed_checks(result))) if result.failed else None,
-    )]
     if run is None:
-        return spans
+        return [_root(report, result, None, trace, root, Window(0, 0, False), ())]
     facts = source_facts(run, result)
+    start = _run_start(run)
+    children: list[SpanSpec] = []
+    timed = {c.query: c for c in run.searches}
     for index, query in _searches(run):
         place = f"search/{'unattributed' if index is None else index}"
         retriever = span_id(trace, place)
         shown = [r for r in run.results if r.query == index]
-        spans.append(SpanSpec(
-            name="search", trace_id=trace, span_id=retriever, parent_id=root, start_ns=start, end_ns=start,
-            attributes=_retriever_attributes(result, index, query, shown, facts)))
-        spans.append(SpanSpec(
+        call = timed.get(index) if index is not None else None
+        when = window(None, None, start) if call is None else window(call.started_at, call.duration_ms, start)
+        children.append(SpanSpec(
+            name="search", trace_id=trace, span_id=retriever, parent_id=root, start_ns=when.start, end_ns=when.end,
+            attributes=_retriever_attributes(result, index, query, shown, facts, when)))
+        children.append(SpanSpec(
             name="web_search", trace_id=trace, span_id=span_id(trace, f"{place}/tool"), parent_id=retriever,
-            start_ns=start, end_ns=start, attributes=_attrs({
+            start_ns=when.start, end_ns=when.end, attributes=_attrs({
                 KIND: "TOOL", "tool.name": "web_search",
                 "input.value": json.dumps({"query": query}, ensure_ascii=False) if query is not None else None,
                 "input.mime_type": "application/json" if query is not None else None,
-                "sourcegate.results": len(shown)})))
+                "sourcegate.results": len(shown), TIMING: when.timing,
+                "sourcegate.latency_ms": call.duration_ms if call is not None else None,
+                "sourcegate.cost_usd": call.cost_usd if call is not None else None})))
     for i, page in enumerate(run.pages):
-        moment = _ns(page.fetched_at)
-        at = start if moment is None else moment
+        fetched = nanos(page.fetched_at)
+        when = window(page.started_at, page.duration_ms, start if fetched is None else fetched)
         bad = page.status is not None and page.status >= 400
-        spans.append(SpanSpec(
+        children.append(SpanSpec(
             name="fetch_page", trace_id=trace, span_id=span_id(trace, f"fetch/{i}"), parent_id=root,
-            start_ns=at, end_ns=at, attributes=_page_attributes(page, facts),
+            start_ns=when.start, end_ns=when.end, attributes=_page_attributes(page, facts, when),
             error=f"HTTP {page.status}" if bad else None))
-    spans.append(SpanSpec(
-        name="synthesis", trace_id=trace, span_id=span_id(trace, "synthesis"), parent_id=root,
-        start_ns=end, end_ns=end, attributes=_llm_attributes(run, facts)))
-    return spans
+    last = max([start, *(c.end_ns for c in children)])
+    children.extend(_llm_spans(run, facts, trace, root, last))
+    whole = Window(min([start, *(c.start_ns for c in children)]), max([start, *(c.end_ns for c in children)]),
+                   False)
+    return [_root(report, result, run, trace, root, whole, run.model_calls), *children]
+
+
+def _root(report: Report, result: CaseResult, run: Run | None, trace: int, root: int, whole: Window,
+          calls: Sequence[ModelCall]) -> SpanSpec:
+    attributes = dict(_root_attributes(report, result, run))
+    costs = [c.cost_usd for c in calls] + ([] if run is None else [c.cost_usd for c in run.searches])
+    known = [c for c in costs if c is not None]
+    if known:
+        attributes["sourcegate.cost_usd"] = sum(known)
+    return SpanSpec(
+        name=f"case {result.id}", trace_id=trace, span_id=root, parent_id=None, start_ns=whole.start,
+        end_ns=whole.end, attributes=MappingProxyType(attributes), events=_events(result, whole.end),
+        error=("hard failures: " + ", ".join(_failed_checks(result))) if result.failed else None)
+
+
+def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int) -> list[SpanSpec]:
+    """One LLM span per recorded model call (the last one gives the answer: ``synthesis``), or one
+    ``synthesis`` span at the end of the run when the trace recorded none."""
+    calls = run.model_calls or (ModelCall(),)
+    out = []
+    for i, call in enumerate(calls):
+        final = i == len(calls) - 1
+        when = window(call.started_at, call.duration_ms, last)
+        out.append(SpanSpec(
+            name="synthesis" if final else "llm", trace_id=trace, parent_id=root,
+            span_id=span_id(trace, "synthesis" if final else f"llm/{i}"), start_ns=when.start, end_ns=when.end,
+            attributes=_llm_attributes(run, facts, call, when, final, i if run.model_calls else None)))
+    return out
 
 
 def _searches(run: Run) -> Iterable[tuple[int | None, str | None]]:
@@ -171,9 +199,10 @@ def _events(result: CaseResult, at: int) -> tuple[SpanEvent, ...]:
 
 
 def _retriever_attributes(result: CaseResult, index: int | None, query: str | None,
-                          shown: list[SearchResult], facts: SourceFacts) -> Mapping[str, AttributeValue]:
+                          shown: list[SearchResult], facts: SourceFacts, when: Window) -> Mapping[str, AttributeValue]:
     pairs: dict[str, AttributeValue | None] = {
         KIND: "RETRIEVER",
+        TIMING: when.timing,
         "input.value": query,
         "input.mime_type": None if query is None else "text/plain",
         "sourcegate.query.index": index,
@@ -196,10 +225,12 @@ def _retriever_attributes(result: CaseResult, index: int | None, query: str | No
     return _attrs(pairs)
 
 
-def _page_attributes(page: Page, facts: SourceFacts) -> Mapping[str, AttributeValue]:
+def _page_attributes(page: Page, facts: SourceFacts, when: Window) -> Mapping[str, AttributeValue]:
     source = facts.describe(page.url)
     pairs: dict[str, AttributeValue | None] = {
         KIND: "TOOL",
+        TIMING: when.timing,
+        "sourcegate.latency_ms": page.duration_ms,
         "tool.name": "fetch_page",
         "input.value": page.url,
         "input.mime_type": "text/plain",
@@ -216,16 +247,39 @@ def _page_attributes(page: Page, facts: SourceFacts) -> Mapping[str, AttributeVa
     return _attrs(pairs)
 
 
-def _llm_attributes(run: Run, facts: SourceFacts) -> Mapping[str, AttributeValue]:
-    model = dict(run.agent).get("model")
-    return _attrs({
+def _llm_attributes(run: Run, facts: SourceFacts, call: ModelCall, when: Window, final: bool,
+                    index: int | None) -> Mapping[str, AttributeValue]:
+    pairs: dict[str, AttributeValue | None] = {
         KIND: "LLM",
-        "llm.model_name": model,
-        "input.value": run.question,
-        "input.mime_type": "text/plain",
-        "output.value": run.answer,
-        "output.mime_type": "text/plain",
-        "llm.output_messages.0.message.role": "assistant",
-        "llm.output_messages.0.message.content": run.answer,
-        "sourcegate.citations": facts.cited_urls,
-    })
+        TIMING: when.timing,
+        "llm.model_name": call.model or dict(run.agent).get("model"),
+        "sourcegate.model_call.index": index,
+        **_token_counts(call),
+    }
+    if final:
+        pairs.update({
+            "input.value": run.question,
+            "input.mime_type": "text/plain",
+            "output.value": run.answer,
+            "output.mime_type": "text/plain",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": run.answer,
+            "sourcegate.citations": facts.cited_urls,
+        })
+    return _attrs(pairs)
+
+
+def _token_counts(call: ModelCall) -> dict[str, AttributeValue | None]:
+    """OpenInference's token counts (the prompt counts the cache's tokens too) and the cost."""
+    parts = (call.input_tokens, call.cache_read_tokens, call.cache_write_tokens)
+    prompt = None if all(p is None for p in parts) else sum(p or 0 for p in parts)
+    total = None if prompt is None and call.output_tokens is None else (prompt or 0) + (call.output_tokens or 0)
+    return {
+        "llm.token_count.prompt": prompt,
+        "llm.token_count.completion": call.output_tokens,
+        "llm.token_count.total": total,
+        "llm.token_count.prompt_details.cache_read": call.cache_read_tokens,
+        "llm.token_count.prompt_details.cache_write": call.cache_write_tokens,
+        "llm.cost.total": call.cost_usd,
+        "sourcegate.latency_ms": call.duration_ms,
+    }

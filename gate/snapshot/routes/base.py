@@ -72,7 +72,8 @@ class Served:
     ``layer``: ``search``, ``pages``, ``extractions`` or ``route`` (no route answers the request);
     ``key``: the query or the URL (the request, for a route); ``body``: what was served, in a shape
     :mod:`gate.runner.assemble` reads; ``request`` and ``reason`` say what was asked and why it
-    was not answered."""
+    was not answered; ``offset_ms`` and ``duration_ms``, when the server began to answer it (ms since
+    the case's agent started) and how long it took, stamped by the case's scope."""
 
     layer: str
     key: str
@@ -81,6 +82,8 @@ class Served:
     hit: bool
     request: str | None = None
     reason: str | None = None
+    offset_ms: float | None = None
+    duration_ms: float | None = None
 
 
 class Unrecorded(Exception):
