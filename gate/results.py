@@ -14,7 +14,8 @@ from gate.model import Finding, Verdict
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
 
-__all__ = ["CHECK_ERROR", "INPUT_ERROR", "CaseResult", "CaseWarning", "CheckStatus", "Counts", "Verdict"]
+__all__ = ["ANSWER_KEPT", "CHECK_ERROR", "CITATION_MARKS", "INPUT_ERROR", "CaseResult", "CaseWarning", "CheckStatus",
+           "CitationMark", "Counts", "PageQuote", "Verdict"]
 INPUT_ERROR = "input_error"
 CHECK_ERROR = "check_error"
 """The finding of a check that raised on a run: our bug, reported for that case (exit 4), never a pass."""
@@ -55,6 +56,42 @@ class CaseWarning:
     message: str
 
 
+ANSWER_KEPT = 20_000
+"""Characters of a run's answer a case result keeps (the start; ``answer_dropped`` counts the rest)."""
+
+CITATION_MARKS = ("fabricated", "unresolved", "unread", "quote_missing", "drifted", "quote_found", "read",
+                  "not_read")
+"""What became of a cited URL, worst first (a URL with two is marked with the first):
+
+``fabricated`` (no search result or redirect showed it), ``unresolved`` (its fetch failed or left the
+site), ``unread`` (in the results, never fetched), ``quote_missing`` (a quote attributed to it is not on
+it), ``drifted`` (a sentence citing it says what the page does not), ``quote_found`` (read, and a quote
+of the answer or of the judge was found on it), ``read`` (read), ``not_read`` (not read, and no check
+said why: a check disabled or not run)."""
+
+
+@dataclass(frozen=True)
+class CitationMark:
+    """One URL the answer cites, as first cited, and what became of it (one of :data:`CITATION_MARKS`)."""
+
+    url: str
+    mark: str
+
+
+@dataclass(frozen=True)
+class PageQuote:
+    """A quote found on a page, with the page's text either side of it, as a reader would check it.
+
+    ``claim`` is the judged claim's number (0 for a quote the answer itself attributes to the page).
+    """
+
+    claim: int
+    url: str
+    before: str
+    quote: str
+    after: str
+
+
 @dataclass(frozen=True)
 class CaseResult:
     """Everything the gate found for one case."""
@@ -79,6 +116,15 @@ class CaseResult:
     """the case's entities that no query kept (checked without a model)"""
     warnings: tuple[CaseWarning, ...] = ()
     """per-case warnings, never failures: dropped constraints or entities, a missing recency caveat"""
+    answer: str | None = None
+    """the start of the run's answer, at most :data:`ANSWER_KEPT` characters; None when there was no run
+    (or the report was written before reports kept answers)"""
+    answer_dropped: int = 0
+    """characters of the answer past :data:`ANSWER_KEPT`, not kept"""
+    citations: tuple[CitationMark, ...] = ()
+    """each URL the answer cites, in order, with what became of it"""
+    quotes: tuple[PageQuote, ...] = ()
+    """the judge's verified quotes (and the answer's own quotes) inside their page's text"""
 
     @property
     def failed(self) -> bool:

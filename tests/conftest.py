@@ -36,7 +36,8 @@ from tests.support.network import GUARD, NetworkGuard
 
 SCRUBBED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_", "GITHUB_", "SOURCEGATE_")
 #: Variables that steer the tests, not the gate: kept.
-TEST_SWITCHES = frozenset({"SOURCEGATE_UPDATE_GOLDEN", "SOURCEGATE_REAL_API", "SOURCEGATE_REAL_MODEL"})
+TEST_SWITCHES = frozenset({"SOURCEGATE_UPDATE_GOLDEN", "SOURCEGATE_REAL_API", "SOURCEGATE_REAL_MODEL",
+                           "SOURCEGATE_SCREENSHOTS"})
 #: What a ``real_api`` test gets back from the shell.
 REAL_API_PREFIXES = ("ANTHROPIC_",)
 EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"

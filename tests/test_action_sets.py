@@ -49,6 +49,7 @@ def test_two_sets_one_failing_two_comments_each_updated_in_place(
         report = json.loads((runner.ws / "sourcegate-report" / name / "report.json").read_text())
         assert report["golden"]["name"] == name and report["verdict"] == verdict
         assert (runner.ws / "sourcegate-report" / name / "junit.xml").is_file()
+        assert (runner.ws / "sourcegate-report" / name / "report.html").read_text().startswith("<!DOCTYPE html>")
 
     [failure] = [a for a in annotations(log) if "title=sourcegate fabricated_url" in a]
     assert failure.startswith("::error file=cached-snapshots/bad/runs/made-up.json,"

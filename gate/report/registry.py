@@ -3,7 +3,7 @@
 A reporter is a pure renderer, ``render(report) -> str``; writing the text is the caller's job
 (:func:`gate.deliver.publish.emit`). Each entry says how the reporter is made and, for those ``sourcegate
 check`` writes to a file, the option's help and the file name in the action's report folder: the
-CLI's ``--json``, ``--markdown``, ``--junit`` and ``--summary`` and the action's report files
+CLI's ``--json``, ``--markdown``, ``--junit``, ``--html`` and ``--summary`` and the action's report files
 derive from this dict, so adding a reporter is one module plus one line here (docs/reporters.md).
 """
 
@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Protocol, runtime_checkable
 
 from gate.report.comment import CommentReporter
+from gate.report.html import HtmlReporter
 from gate.report.json import JsonReporter
 from gate.report.junit import JUnitReporter
 from gate.report.markdown import MarkdownReporter
@@ -68,6 +69,8 @@ REPORTERS: MappingProxyType[str, ReporterEntry] = MappingProxyType({
     "summary": ReporterEntry(lambda _: SummaryReporter(),
                              "write the job summary (default: $GITHUB_STEP_SUMMARY)", "summary.md"),
     "junit": ReporterEntry(lambda _: JUnitReporter(), "write JUnit XML ('-': stdout)", "junit.xml"),
+    "html": ReporterEntry(lambda _: HtmlReporter(),
+                          "write the HTML report, one page ('-': stdout)", "report.html"),
     "terminal": ReporterEntry(lambda _: TerminalReporter()),
 })
 """Reporter name -> entry; the name is also the ``check`` option (``--json``) and the ``{name}`` key."""

@@ -21,6 +21,7 @@ from gate.model import SENTENCE_KEPT, Case, Finding, Freshness, Outcome, Run
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts
 from gate.score.alignment import citation_validity
 from gate.score.case_warnings import case_warnings, dropped_terms
+from gate.score.citations import citation_marks, kept_answer, page_quotes
 from gate.score.figures import diversity, freshness
 from gate.urls import canonical
 from gate.urls.supported import sentences_by_citation
@@ -99,6 +100,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     statuses: list[CheckStatus] = []
     notes: list[str] = []
     warned: list[CaseWarning] = []
+    soft_findings: list[Finding] = []
     ran, run_warnings = run_findings(run, config)
     failures.extend(ran)
     warned.extend(run_warnings)
@@ -115,6 +117,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         if outcome.findings and not raised and not config.blocks(check_id):
             # A soft check's findings are shown as case warnings; they never fail the case.
             warned.extend(CaseWarning(f.check, f.message) for f in outcome.findings)
+            soft_findings.extend(outcome.findings)
             statuses.append(_status(check_id, "warn", None))
         else:
             failures.extend(outcome.findings)
@@ -128,6 +131,8 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         **(judgement.figures() if judgement is not None else {}),
     }
     constraints, entities = dropped_terms(case, run)
+    answer, dropped = kept_answer(run.answer)
+    marks = citation_marks(subject, (*failures, *soft_findings), {s.check: s.status for s in statuses}, judgement)
     return CaseResult(
         id=case.id, question=case.question, hard_failures=with_sentences(failures, run.answer),
         checks=tuple(statuses),
@@ -136,6 +141,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         axes=MappingProxyType({name: axis.note for name, axis in axes.items()}),
         dropped_constraints=constraints, dropped_entities=entities,
         warnings=(*case_warnings(case, run, judgement), *warned),
+        answer=answer, answer_dropped=dropped, citations=marks, quotes=page_quotes(subject, judgement),
     )
 
 

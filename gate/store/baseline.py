@@ -56,8 +56,9 @@ def parse_report(data: object, source: str) -> Report:
 
 def for_comparison(report: Report) -> Report:
     """``report`` with each case cut to what :func:`gate.verdict.compare.compare_cases` reads of a baseline
-    case: its id, hard failures, soft figures, judgement and whether retrieval succeeded. A baseline
-    of 8,000 cases is then a few megabytes while the run is compared with it, not tens."""
+    case: its id, hard failures, soft figures, judgement, whether retrieval succeeded, and its answer
+    (for the HTML report's diff of a changed answer). A baseline of 8,000 cases is then a few megabytes
+    (plus their answers) while the run is compared with it, not tens."""
     return replace(report, cases=tuple(_compared(c) for c in report.cases))
 
 
@@ -68,7 +69,7 @@ def _compared(c: CaseResult) -> CaseResult:
                       hard_failures=tuple(replace(f, check=sys.intern(f.check)) for f in c.hard_failures),
                       checks=(), counts=_RETRIEVED if c.counts.retrieval_succeeded else _NOT_RETRIEVED,
                       soft=MappingProxyType({sys.intern(k): v for k, v in c.soft.items()}),
-                      judgement=c.judgement)
+                      judgement=c.judgement, answer=c.answer)
 
 
 _RETRIEVED, _NOT_RETRIEVED = Counts(retrieval_succeeded=True), Counts(retrieval_succeeded=False)

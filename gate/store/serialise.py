@@ -23,7 +23,7 @@ from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.load.shards import ShardMark
 from gate.load.subset import Subset
 from gate.model import Finding
-from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
+from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote
 from gate.verdict.claimdiff import ClaimFlip
 from gate.verdict.comparison import (
     BaselineOrigin,
@@ -63,6 +63,10 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         "dropped_constraints": list(c.dropped_constraints),
         "dropped_entities": list(c.dropped_entities),
         "warnings": [{"kind": w.kind, "message": w.message} for w in c.warnings],
+        "answer": c.answer,
+        "answer_dropped": c.answer_dropped,
+        "citations": [{"url": m.url, "mark": m.mark} for m in c.citations],
+        "quotes": [asdict(q) for q in c.quotes],
         **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
 
@@ -129,6 +133,10 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
         dropped_constraints=tuple(d.get("dropped_constraints", ())),
         dropped_entities=tuple(d.get("dropped_entities", ())),
         warnings=tuple(CaseWarning(w["kind"], w["message"]) for w in d.get("warnings", ())),
+        answer=d.get("answer"), answer_dropped=d.get("answer_dropped", 0),
+        citations=tuple(CitationMark(m["url"], m["mark"]) for m in d.get("citations", ())),
+        quotes=tuple(PageQuote(q["claim"], q["url"], q["before"], q["quote"], q["after"])
+                     for q in d.get("quotes", ())),
     )
 
 
@@ -205,6 +213,7 @@ def _case(c: CaseChange) -> dict[str, Any]:
         "flipped_claims": [{"claim": f.number, "text": f.text, "before": f.before, "after": f.after,
                             "reason": f.reason} for f in c.flips],
         "unscored": {"baseline": c.unscored[0], "pr": c.unscored[1]},
+        **({"baseline_answer": c.baseline_answer} if c.baseline_answer is not None else {}),
     }
 
 
@@ -259,6 +268,7 @@ def comparison_from_dict(d: Mapping[str, Any], current_version: int | None) -> C
             flips=tuple(ClaimFlip(f["claim"], f["text"], f["before"], f["after"], f["reason"])
                         for f in c["flipped_claims"]),
             unscored=(c["unscored"]["baseline"], c["unscored"]["pr"]),
+            baseline_answer=c.get("baseline_answer"),
         ) for c in d["cases"]),
         figures=tuple(FigureChange(
             key=f["figure"], label=f["label"], figure=f["reads"], baseline=f["baseline"], current=f["pr"],

@@ -4,17 +4,18 @@ Untrusted text is anything that came from the web or a model: answers, claims, p
 quotes, case ids and messages that repeat them. It must render as the same visible characters and
 nothing more: no markup, no links, no pings, no broken table.
 
-Four functions, for four places in a report, and two that build on them:
+Five functions, for five places in a report, and two that build on them:
 
 * :func:`md` for running text and table cells. The result is one line.
 * :func:`md_code` for inline code (identifiers, quotes shown verbatim). The result is one line.
 * :func:`md_url` for a URL, shown as inline code: readable and copyable, never a link.
 * :func:`plain` for a single line of plain text (JUnit XML, terminal output): no markdown escapes.
+* :func:`html_text` for HTML (the ``--html`` report): text content and quoted attribute values.
 * :func:`md_link` for a web URL a reader follows (the PR comment's failures): a link whose text is
   the URL shortened (:func:`short_url`, so no line is wider than GitHub's column) and whose target is
   the whole URL; :func:`md_linked` is :func:`md` with each web URL in the text made such a link.
 
-Every one of them also keeps untrusted text from acting as a GitHub Actions workflow command when
+Every markdown and plain one of them also keeps untrusted text from acting as a GitHub Actions workflow command when
 the output reaches a log (``--junit -``, ``--markdown -`` in a ``run:`` step): there are no line
 breaks to start a new line with, a leading ``::`` (the runner trims spaces before looking) gets a
 zero-width space between its colons, and so does ``##[`` anywhere (the legacy form, which the runner
@@ -59,7 +60,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["SHORT_URL", "md", "md_code", "md_link", "md_linked", "md_url", "plain", "short_url", "web_urls"]
+__all__ = ["SHORT_URL", "html_text", "md", "md_code", "md_link", "md_linked", "md_url", "plain", "short_url",
+           "web_urls"]
 
 ELLIPSIS = "…"
 _ZWSP = "\u200b"
@@ -206,6 +208,38 @@ def md_url(url: str, *, max_len: int | None = None, in_table: bool = True) -> st
     Leading and trailing whitespace is dropped; see :func:`md_code` for the rest.
     """
     return md_code(_cleaned(url, max_len, _stripped), max_len=max_len, in_table=in_table)
+
+
+# What HTML's parser reports as an error, and a reader could not see anyway: besides the invisible
+# characters above, lone surrogates (no UTF-8 file can hold one) and noncharacters become U+FFFD;
+# the line breaks HTML does not know are newlines.
+_HTML_REPLACED = re.compile("[\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+_HTML_BREAKS = re.compile("[\v\x85\u2028\u2029]|\r\n?")
+_HTML_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&#39;"))
+
+
+def _html_clean(text: str) -> str:
+    if text.isprintable():
+        return text
+    text = _HTML_BREAKS.sub("\n", _INVISIBLE_RE.sub("", text))
+    return _HTML_REPLACED.sub("\ufffd", text)
+
+
+def html_text(text: str, *, max_len: int | None = None) -> str:
+    """Untrusted ``text`` as inert HTML: the same visible characters, no tag, entity or attribute.
+
+    Safe as an element's text and as the value of an attribute in double or single quotes; never
+    inside ``<script>``, ``<style>``, a comment or an unquoted attribute, and never as a URL that
+    a browser follows (the caller checks the scheme first). Line breaks and spaces are kept (the
+    stylesheet decides how they show). Control and bidirectional characters are removed as by
+    :func:`md`; lone surrogates and noncharacters become U+FFFD. ``max_len`` cuts the visible text
+    before escaping, ending in ``…``, so an entity is never cut in half.
+    """
+    out = _truncate(_cleaned(text, max_len, _html_clean), max_len)
+    for ch, entity in _HTML_ENTITIES:
+        if ch in out:
+            out = out.replace(ch, entity)
+    return out
 
 
 SHORT_URL = 56

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from gate.urls.canonicalise import canonical
 from gate.urls.hosts import usv
 
-__all__ = ["SOURCE_LINE", "TOKEN", "build_labels", "extract_urls", "prepared", "tokens", "urls_of"]
+__all__ = ["SOURCE_LINE", "TOKEN", "build_labels", "citation_spans", "extract_urls", "prepared", "tokens", "urls_of"]
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Sentence punctuation after a bare URL; "*", "_" and "~" close markdown emphasis around a URL (GFM's
@@ -146,7 +146,8 @@ def tokens(text: str) -> Iterator[re.Match[str]]:
 
 
 def _strip_fenced_code(text: str) -> str:
-    """Blank out fenced code blocks (``` or ~~~), whose URLs are examples rather than citations."""
+    """Blank out fenced code blocks (``` or ~~~), whose URLs are examples rather than citations: each
+    of their characters a space, so that an offset in the result is the same offset in ``text``."""
     lines = text.split("\n")
     fence = ""
     for i, line in enumerate(lines):
@@ -154,13 +155,13 @@ def _strip_fenced_code(text: str) -> str:
             stripped = line.strip()
             if stripped.startswith(fence) and stripped.strip(fence[0]) == "" and not line.startswith("    "):
                 fence = ""
-            lines[i] = ""
+            lines[i] = " " * len(line)
             continue
         m = _FENCE_OPEN.match(line)
         # A backtick fence's info string may not contain backticks; otherwise it is inline code.
         if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
             fence = m.group(1)
-            lines[i] = ""
+            lines[i] = " " * len(line)
     return "\n".join(lines)
 
 
@@ -275,7 +276,8 @@ def _first_url(text: str) -> str | None:
 
 
 def prepared(answer: str) -> str:
-    """The answer as citations are read from it: fenced code blanked out, table cells apart."""
+    """The answer as citations are read from it: fenced code blanked out, table cells apart; of the same
+    length as ``answer``, each character where it was (a match's offsets are the answer's)."""
     return _split_table_cells(_strip_fenced_code(answer))
 
 
@@ -440,3 +442,20 @@ def _cited(answer: str) -> tuple[str, ...]:
                 seen.add(key)
                 found.append(url)
     return tuple(found)
+
+
+def citation_spans(answer: str) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Where ``answer`` cites: each marker, link, reference definition or bare URL that stands for web
+    URLs, as (start, end) offsets into ``answer`` and those URLs, in order (fenced code cites nothing)."""
+    text = prepared(answer)
+    labels = build_labels(text)
+    read: dict[str, tuple[str, ...]] = {}
+    spans = []
+    for m in tokens(text):
+        token = m.group()
+        got = read.get(token)
+        if got is None:
+            got = read[token] = tuple(urls_of(m, labels))
+        if got:
+            spans.append((m.start(), m.end(), got))
+    return spans

@@ -99,6 +99,8 @@ def case_change(base: CaseResult, cur: CaseResult) -> CaseChange:
         id=cur.id, new_failures=tuple(new), fixed_failures=tuple(fixed), kept_failures=tuple(kept),
         moved=_moved(base, cur), flips=claim_flips(base.judgement, cur.judgement),
         unscored=(unscored_count(base.judgement), unscored_count(cur.judgement)),
+        baseline_answer=base.answer if None not in (base.answer, cur.answer) and base.answer != cur.answer
+        else None,
     )
 
 

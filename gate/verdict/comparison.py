@@ -110,6 +110,9 @@ class CaseChange:
     flips: tuple[ClaimFlip, ...]
     unscored: tuple[int, int]
     """unscored claims in the baseline and now"""
+    baseline_answer: str | None = None
+    """the baseline's answer (as its report keeps it), when it differs from this run's; None when the
+    answers are the same or either report holds none"""
 
     @property
     def changed(self) -> bool:

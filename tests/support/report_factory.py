@@ -17,7 +17,7 @@ from types import MappingProxyType
 from gate.config import DEFAULT_SOFT, Config, SoftBound
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
 from gate.model import Finding
-from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
+from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote
 from gate.verdict.compare import BaselineOrigin, Comparison, compare
 from gate.verdict.decide import decide
 from gate.verdict.report import BaselineStamp, Report
@@ -84,6 +84,19 @@ UNREAD = Finding("unread_citation", "cited and in the results, but never fetched
 CAP = Finding("domain_cap", "3 cited URLs share rust-lang.org (cap 2)", None)
 
 SUPPORTED = ("supported", None)
+BLOG = "https://blog.example.org/post"
+ALPHA_BEFORE = f"Rust 1.80 added LazyCell and LazyLock [1].\n\n[1]: {BLOG}\n"
+ALPHA_NOW = (f"Rust 1.80 added LazyCell and LazyLock [1], and exclusive ranges in patterns [2].\n\n"
+             f"[1]: {BLOG}\n[2]: {FAB.url}\n")
+
+
+def _with_answers(base: list[CaseResult], cur: list[CaseResult]) -> None:
+    """Case alpha's answers: the PR's adds a sentence citing the made-up URL (a diff, marked citations)."""
+    base[0] = replace(base[0], answer=ALPHA_BEFORE, citations=(CitationMark(BLOG, "quote_found"),))
+    cur[0] = replace(cur[0], answer=ALPHA_NOW,
+                     citations=(CitationMark(BLOG, "quote_found"), CitationMark(FAB.url or "", "fabricated")),
+                     quotes=(PageQuote(1, BLOG, "Today we ship Rust 1.80. ", "The release added feature number 1",
+                                       ", among others."),))
 
 
 def regression_pair() -> tuple[Report, Report]:
@@ -115,6 +128,7 @@ def regression_pair() -> tuple[Report, Report]:
                           CaseWarning("missing_recency_caveat", "a fast answer states current figures without a "
                                                                 "date or \"as of\""))),
     ]
+    _with_answers(base_cases, cur_cases)
     base = Report(verdict="fail", reasons=("1 domain_cap failure(s)",), golden_name="demo", golden_version=3,
                   cases=tuple(base_cases), stamp=BaselineStamp(written_at="2026-01-15T09:30:00+00:00"))
     verdict, reasons = decide(cur_cases, CONFIG)
