@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import sys
 import time
@@ -72,14 +73,18 @@ def test_a_miss_is_a_hard_failure_naming_the_query_and_how_to_record_it(
     plan["search"] = [*plan["search"], "euro adoption 2027 candidates"]
     plan["fetch"] = [*plan["fetch"], "https://example.org/not-recorded"]
     _plan(monkeypatch, {EURO: plan})
-    assert main(["run", str(golden), "--", *scripted_agent(tmp_path)]) == 0
+    agent = scripted_agent(tmp_path)
+    assert main(["run", str(golden), "--", *agent]) == 0
     misses = _trace(golden, EURO)["replay"]["misses"]
-    assert misses == [{"layer": "search", "key": "euro adoption 2027 candidates", "provider": "trace"},
-                      {"layer": "pages", "key": "https://example.org/not-recorded", "provider": None}]
+    assert misses == [{"layer": "search", "key": "euro adoption 2027 candidates", "provider": "trace",
+                       "request": "GET /search", "reason": "not in the snapshot"},
+                      {"layer": "pages", "key": "https://example.org/not-recorded", "provider": None,
+                       "request": "GET /fetch", "reason": "not in the snapshot"}]
     found = [f for f in _results(golden)[EURO].hard_failures if f.check == "replay_miss"]
     assert len(found) == 2
-    assert "'euro adoption 2027 candidates' (trace) is not in the snapshot" in found[0].message
-    assert "sourcegate snapshot record" in found[0].message
+    assert "'euro adoption 2027 candidates' (trace, GET /search) is not in the snapshot" in found[0].message
+    # the real set, not GOLDEN, and the agent's own command
+    assert f"`sourcegate run {golden} --record -- {shlex.join(agent)}`" in found[0].message
     assert found[1].url == "https://example.org/not-recorded"
 
 
