@@ -99,10 +99,21 @@ class ReplayMiss:
     """A request the agent made that the snapshot does not hold (``sourcegate run``)."""
 
     layer: str
-    """``search``, ``pages`` or ``extractions``"""
+    """``search``, ``pages``, ``extractions``, or ``route`` (a request no route of the server answers)"""
     key: str
-    """the query (for a search) or the URL"""
+    """the query (for a search) or the URL; the request, for a route"""
     provider: str | None = None
+    request: str | None = None
+    """the method and path asked (``POST /search``), when the trace says"""
+    reason: str | None = None
+    """why it was not answered: :data:`NOT_IN_SNAPSHOT`, :data:`NOT_RECORDED` and the live web's error (record
+    mode), or what keeps a recording from answering it (a parameter that differs from the recording's, ...)"""
+
+
+NOT_IN_SNAPSHOT = "not in the snapshot"
+"""The reason of a miss for what nothing recorded."""
+NOT_RECORDED = "not recorded"
+"""The start of the reason of a miss in record mode when the live web gave nothing to record (its message follows)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +156,9 @@ class Replay:
     """requests refused because they crossed from one case to another, each said in one line"""
     outside_connections: int = 0
     """connections with the case's URL from a process of no running case, served (Linux)"""
+    golden: str | None = None
+    """the golden set as ``sourcegate run`` was given it, kept when the run missed something: the command
+    that records it names the set (:func:`gate.checks.run_findings.record_command`)"""
     live_requests: tuple[LiveRequest, ...] = ()
     """requests past the frozen web (another host than the replay server's), refused, by host"""
     unserved_searches: tuple[str, ...] = ()

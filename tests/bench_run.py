@@ -7,7 +7,8 @@ Overhead: a trivial agent (``printf`` of one JSON answer) run over N cases by
 ``sourcegate run --jobs 1`` (server start, per-case scope, trace assembled and validated, the
 runs folder swapped in), against the same command run N times in a row by ``subprocess.run``.
 Throughput: a client process with 4 keep-alive connections asks the replay server (in this
-process) for recorded searches and pages for a few seconds, unscoped and under a case scope.
+process) for recorded searches and pages for a few seconds, unscoped and under a case scope, on
+sourcegate's GET routes and as Tavily's client asks them (``POST /search``, ``POST /extract``).
 The whole loop: every case of the example set re-run by a scripted agent that asks what its
 committed run asked (``tests/support/run_golden.py``), then the gate with the judge replayed.
 """
@@ -53,7 +54,10 @@ def worker(offset):
     conn = http.client.HTTPConnection(host, port, timeout=10)
     n, end = 0, time.monotonic() + seconds
     while time.monotonic() < end:
-        conn.request("GET", prefix + paths[(n + offset) % len(paths)])
+        asked = paths[(n + offset) % len(paths)]  # a GET path, or [method, path, JSON body]
+        method, path, body = ("GET", asked, None) if isinstance(asked, str) else asked
+        conn.request(method, prefix + path, body=None if body is None else json.dumps(body),
+                     headers={} if body is None else {"Content-Type": "application/json"})
         response = conn.getresponse(); response.read()
         assert response.status == 200, response.status
         n += 1
@@ -104,8 +108,21 @@ def recorded_paths() -> list[str]:
     return paths
 
 
-def throughput(seconds: float, scoped: bool) -> float:
-    """Requests per second the replay server answers a client process with 4 connections."""
+def tavily_requests() -> list[list[object]]:
+    """The same searches and pages as Tavily's client asks them: ``POST /search`` (rendered in Tavily's
+    shape from the neutral recording) and ``POST /extract`` of each page."""
+    requests: list[list[object]] = []
+    for f in sorted((EXAMPLE / "snapshot" / "search").glob("*.json")):
+        query = json.loads(f.read_text(encoding="utf-8"))["query"]
+        requests.append(["POST", "/search", {"query": query, "search_depth": "basic", "timeout": 60}])
+    for f in sorted((EXAMPLE / "snapshot" / "pages").glob("*.json")):
+        requests.append(["POST", "/extract", {"urls": [json.loads(f.read_text(encoding="utf-8"))["url"]]}])
+    return requests
+
+
+def throughput(seconds: float, scoped: bool, requests: list[object] | None = None) -> float:
+    """Requests per second the replay server answers a client process with 4 connections
+    (``requests``: the example set's searches and pages on sourcegate's GET routes, by default)."""
     with tempfile.TemporaryDirectory(prefix="sourcegate-bench-") as tmp:
         snapshot = Path(tmp) / "snapshot"
         shutil.copytree(EXAMPLE / "snapshot", snapshot)
@@ -120,7 +137,8 @@ def throughput(seconds: float, scoped: bool) -> float:
             host, port = server.server_address[:2]
             try:
                 done = subprocess.run([sys.executable, "-c", CLIENT, str(host), str(port), prefix, str(seconds),
-                                       json.dumps(recorded_paths())], check=True, capture_output=True, text=True)
+                                       json.dumps(requests or recorded_paths())], check=True, capture_output=True,
+                                      text=True)
             finally:
                 server.shutdown()
     return int(done.stdout) / seconds
@@ -164,6 +182,10 @@ def rows(cases: int = 40, seconds: float = 3.0) -> list[tuple[str, str, str]]:
          f"and pages; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"),
         ("replay server under a case scope", f"{max(throughput(seconds, scoped=True) for _ in range(REPEATS)):,.0f}",
          "the same through /case/<token>/..., as sourcegate run serves each case"),
+        ("replay server, Tavily's API, requests per second",
+         f"{max(throughput(seconds, True, tavily_requests()) for _ in range(REPEATS)):,.0f}",
+         "the same searches and pages as POST /search (rendered in Tavily's shape) and POST /extract, "
+         "under a case scope"),
         ("whole loop on the example set", f"{ran + gated:.1f} s",
          f"{count} cases re-run by a scripted agent ({ran:.1f} s, --jobs 2), then gated ({gated:.1f} s, judge "
          f"replayed): {verdict}"),

@@ -117,10 +117,12 @@ def test_the_python_agent_is_gated_on_what_it_saw(tmp_path: Path, api: Anthropic
     assert [c["started_at"] for c in calls] == sorted(c["started_at"] for c in calls)
     uk = _trace(golden, UK)
     assert uk["replay"]["misses"] == [{"layer": "search", "key": "when did analogue tv end in the uk",
-                                       "provider": "trace"}]
+                                       "provider": "trace", "request": "GET /search",
+                                       "reason": "not in the snapshot"}]
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     messages = [f["message"] for c in report["cases"] if c["id"] == UK for f in c["hard_failures"]]
-    assert any("'when did analogue tv end in the uk'" in m and "sourcegate snapshot record" in m for m in messages)
+    assert any("'when did analogue tv end in the uk'" in m and f"`sourcegate run {golden} --record -- " in m
+               for m in messages)
     assert api.calls == 3 + 3 + 2
 
 

@@ -16,7 +16,7 @@ from gate.load.golden import parse_trace
 from gate.model import Case, Citation, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble, stdout_answer
-from gate.runner.scope import CaseScope
+from gate.runner.scope import CaseScope, Served
 from gate.score.evaluate import evaluate_run
 
 CASE = Case(id="c1", question="Which?")
@@ -50,14 +50,13 @@ def test_no_answer_on_stdout_says_what_was_expected(stdout: str, message: str) -
 
 def _scope() -> CaseScope:
     scope = CaseScope()
-    scope.saw("/search", {"provider": ["trace"], "q": ["first"]}, 200, SEARCH)
-    scope.saw("/search", {"provider": ["trace"], "q": ["missing"]}, 404, {"miss": True})
-    scope.saw("/search", {"provider": ["trace"], "q": ["missing"]}, 404, {"miss": True})
-    scope.saw("/fetch", {"url": ["https://a.example/x"]}, 200,
-              {"url": "https://a.example/x", "status": 200, "final_url": None, "body": "page text",
-               "fetched_at": "2026-10-01T00:00:00Z", "truncated": False})
-    scope.saw("/fetch", {}, 400, {"error": "expected exactly one 'url' parameter"})  # not a call
-    scope.saw("/nowhere", {}, 404, {"error": "no such endpoint"})  # not a call
+    scope.saw([Served("search", "first", "trace", SEARCH, True, "GET /search")])
+    scope.saw([Served("search", "missing", "trace", None, False, "GET /search", "not in the snapshot")])
+    scope.saw([Served("search", "missing", "trace", None, False, "GET /search", "not in the snapshot")])
+    scope.saw([Served("pages", "https://a.example/x", None,
+                      {"url": "https://a.example/x", "status": 200, "final_url": None, "body": "page text",
+                       "fetched_at": "2026-10-01T00:00:00Z", "truncated": False}, True, "GET /fetch")])
+    scope.saw([])  # a bad request served nothing
     return scope
 
 
@@ -67,7 +66,8 @@ def test_a_trace_is_assembled_from_the_served_calls_and_round_trips() -> None:
     assert run.queries == ("first", "missing", "missing")
     assert [(r.query, r.url) for r in run.results] == [(0, "https://a.example/x")]
     assert [(p.url, p.text, p.status) for p in run.pages] == [("https://a.example/x", "page text", 200)]
-    assert run.replay == Replay(command=("agent",), served=True, misses=(ReplayMiss("search", "missing", "trace"),))
+    assert run.replay == Replay(command=("agent",), served=True, misses=(
+        ReplayMiss("search", "missing", "trace", "GET /search", "not in the snapshot"),))
     data = trace_dict(run)
     validate(data, "trace", "assembled")
     assert parse_trace(data, "assembled", "c1").replay == run.replay
@@ -75,9 +75,10 @@ def test_a_trace_is_assembled_from_the_served_calls_and_round_trips() -> None:
 
 def test_an_extraction_served_keeps_its_links_and_a_link_it_showed_is_seen() -> None:
     scope = CaseScope()
-    scope.saw("/extract", {"url": ["https://a.example/x"]}, 200,
-              {"url": "https://a.example/x", "text": "A page", "published": None,
-               "anchors": [{"href": "https://b.example/y", "text": "B"}, {"href": "", "text": "none"}]})
+    scope.saw([Served("extractions", "https://a.example/x", None,
+                      {"url": "https://a.example/x", "text": "A page", "published": None,
+                       "anchors": [{"href": "https://b.example/y", "text": "B"}, {"href": "", "text": "none"}]},
+                      True, "GET /extract")])
     finished = Finished(None, '{"answer": "A [1], B [2]", "citations": [{"url": "https://a.example/x"}, '
                               '{"url": "https://b.example/y"}]}', "")
     run = assemble(CASE, ["agent"], finished, scope.calls(), None, NOW)
@@ -120,6 +121,22 @@ def test_run_findings_have_ids_descriptions_and_a_severity_from_the_config() -> 
     failures, warnings = run_findings(run, Config(replay=ReplayConfig(on_miss="warn")))
     assert [f.check for f in failures] == ["agent_error"] and [w.kind for w in warnings] == ["replay_miss"]
     assert run_findings(Run(case="c", question="?", answer=""), Config()) == ((), ())
+
+
+@pytest.mark.parametrize(("reason", "golden", "command", "named"), [
+    ("not in the snapshot", "my set", ("python", "agent.py"), "sourcegate run 'my set' --record -- python agent.py"),
+    ("not recorded: HTTP 500", "set", ("python", "agent.py"), "sourcegate run set --record -- python agent.py"),
+    ("topic 'news' differs from the recording's (none: the provider's default)", "set", ("agent",),
+     "sourcegate run set --record all -- agent"),  # --record keeps the recording that cannot answer
+    (None, None, ("agent",), "sourcegate run GOLDEN --record -- agent"),  # a trace that names no set
+    ("not in the snapshot", "set", (), "sourcegate snapshot record set"),  # no agent's command to name
+])
+def test_a_miss_names_the_command_that_records_it(reason: str | None, golden: str | None,
+                                                  command: tuple[str, ...], named: str) -> None:
+    replay = Replay(command=command, misses=(ReplayMiss("search", "q", "tavily", "POST /search", reason),),
+                    golden=golden)
+    [failure], _ = run_findings(Run(case="c1", question="?", answer="", replay=replay), Config())
+    assert f"record it with `{named}`, then run the agent again" in failure.message
 
 
 def test_the_replay_section_of_the_config(tmp_path: Path) -> None:

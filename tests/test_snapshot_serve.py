@@ -88,9 +88,19 @@ def test_a_miss_is_a_404_naming_what_is_missing_and_is_logged(live: Live) -> Non
 
 
 def test_bad_requests_say_what_is_wrong(live: Live) -> None:
-    assert live.get("/search", q="x") == (400, {"error": "expected exactly one 'provider' parameter, got 0"})
+    assert live.get("/search?provider=brave&provider=bing&q=x") == (
+        400, {"error": "expected exactly one 'provider' parameter, got 2"})
+    assert live.get("/fetch") == (400, {"error": "expected exactly one 'url' parameter, got 0"})
     status, body = live.get("/proxy", url="https://a.test/")
     assert status == 404 and "use /search, /fetch or /extract" in body["error"]
+    assert (body["layer"], body["miss"]) == ("route", True)
+
+
+def test_a_search_without_a_provider_is_serpapi_s(live: Live) -> None:
+    # GET /search without sourcegate's provider parameter is SerpApi's own route: its error shape
+    status, body = live.get("/search", q="x")
+    assert status == 404 and set(body) == {"error"} and "'x'" in body["error"]
+    assert live.get("/search") == (400, {"error": "Missing query `q` parameter."})
 
 
 def test_a_target_that_reads_as_an_unclosed_ipv6_host_is_a_400_not_a_traceback(

@@ -6,8 +6,12 @@ run`` and turned into findings here, so ``sourcegate check`` on the produced run
 Each has a stable id and a description, like the checks of :data:`gate.checks.CHECKS`:
 
 - ``replay_miss``: the agent asked for a search, a page or an extraction the snapshot does not
-  hold; the message names the query or URL and how to record it. A hard failure, or a warning
-  with ``replay.on_miss: warn``.
+  hold (or asked it with a parameter that changes the answer and differs from the recording's), or
+  made a request no route of the replay server answers; the message names the provider, the
+  request, the query or URL, and the command that records it: ``sourcegate run`` on the set, with
+  ``--record`` (``--record all`` when a recording exists that cannot answer the request, since
+  ``--record`` keeps it) and the agent's command. A hard failure, or a warning with
+  ``replay.on_miss: warn``.
 - ``agent_error``: the agent exited non-zero, timed out or printed no answer; the message has the
   tail of its stderr (untrusted text: escaped by every renderer). Always a hard failure.
 - ``cross_case_request``: a request reached the replay server with one case's URL from a process of
@@ -27,17 +31,28 @@ Each has a stable id and a description, like the checks of :data:`gate.checks.CH
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from gate.config import Config
-from gate.model import STDERR_KEPT, STDOUT_KEPT, Finding, LiveRequest, ReplayMiss, Run
+from gate.model import (
+    NOT_IN_SNAPSHOT,
+    NOT_RECORDED,
+    STDERR_KEPT,
+    STDOUT_KEPT,
+    Finding,
+    LiveRequest,
+    Replay,
+    ReplayMiss,
+    Run,
+)
 from gate.results import CaseWarning
 from gate.text.units import byte_size
 
-__all__ = ["RECORD_COMMAND", "RUN_FINDINGS", "RunFindingKind", "run_findings"]
+__all__ = ["RUN_FINDINGS", "RunFindingKind", "record_command", "run_findings"]
 
-RECORD_COMMAND = "sourcegate snapshot record GOLDEN"
-"""How a miss gets recorded: the server in record mode, with the agent run against it once."""
+GOLDEN = "GOLDEN"
+"""What the record command says for the golden set when the trace does not name it (not made by ``run``)."""
 
 
 @dataclass(frozen=True)
@@ -63,16 +78,35 @@ RUN_FINDINGS: dict[str, RunFindingKind] = {
 }
 
 
-def _miss_message(miss: ReplayMiss) -> str:
+def record_command(golden: str | None, command: tuple[str, ...], *, afresh: bool = False) -> str:
+    """The command that records what a run of the golden set at ``golden`` (as ``run`` was given it) with
+    the agent's ``command`` missed: ``sourcegate run GOLDEN --record -- COMMAND``; ``afresh``, with
+    ``--record all`` (a recording exists that cannot answer, and ``--record`` keeps what is recorded).
+    Without the agent's command, the replay server in record mode, the agent to be run against it."""
+    where = shlex.quote(golden) if golden is not None else GOLDEN
+    if not command:
+        return f"sourcegate snapshot record {where}{' --mode record' if afresh else ''}"
+    return f"sourcegate run {where} --record{' all' if afresh else ''} -- {shlex.join(command)}"
+
+
+def _miss_message(miss: ReplayMiss, replay: Replay) -> str:
+    by = f" ({', '.join(x for x in (miss.provider, miss.request) if x)})" if miss.provider or miss.request else ""
+    if miss.layer == "route":
+        who = f"{miss.provider}'s API" if miss.provider else "any API it speaks"
+        return (f"the request {miss.key} is not a route of the replay server ({who}): not implemented, so "
+                "nothing can record it; use a route it answers (docs/snapshots.md)")
     if miss.layer == "search":
-        provider = f" ({miss.provider})" if miss.provider else ""
-        what = f"the search {miss.key!r}{provider}"
+        what = f"the search {miss.key!r}{by}"
     elif miss.layer == "pages":
-        what = f"the page {miss.key}"
+        what = f"the page {miss.key}{by}"
     else:
-        what = f"the extraction of {miss.key}"
-    return (f"{what} is not in the snapshot: record it with `{RECORD_COMMAND}` (the agent run against "
-            "it once), then run the agent again")
+        what = f"the extraction of {miss.key}{by}"
+    absent = miss.reason is None or miss.reason == NOT_IN_SNAPSHOT
+    why = "is not in the snapshot" if absent else f"is not answered: {miss.reason}"
+    # a recording that cannot answer (a parameter differs, too few results) is kept by --record
+    kept = not absent and not (miss.reason or "").startswith(NOT_RECORDED)
+    command = record_command(replay.golden, replay.command, afresh=kept)
+    return f"{what} {why}: record it with `{command}`, then run the agent again"
 
 
 def _live_message(request: LiveRequest) -> str:
@@ -113,7 +147,7 @@ def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[C
         warnings.append(CaseWarning("agent_left_processes", (
             f"the agent left {replay.left_running} process(es) running when it exited: the gate ended them")))
     for miss in replay.misses:
-        message = _miss_message(miss)
+        message = _miss_message(miss, replay)
         if config.replay.on_miss == "warn":
             warnings.append(CaseWarning("replay_miss", message + " (warning: replay.on_miss is warn)"))
         else:

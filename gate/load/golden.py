@@ -93,12 +93,14 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
 
 
 def _replay(data: Mapping[str, Any]) -> Replay:
-    misses = tuple(ReplayMiss(layer=m["layer"], key=m["key"], provider=m.get("provider")) for m in data["misses"])
+    misses = tuple(ReplayMiss(layer=m["layer"], key=m["key"], provider=m.get("provider"), request=m.get("request"),
+                              reason=m.get("reason")) for m in data["misses"])
     return Replay(command=tuple(data["command"]), served=data["served"], misses=misses,
                   agent_error=data.get("agent_error"), stdout_dropped=data.get("stdout_dropped", 0),
                   stderr_dropped=data.get("stderr_dropped", 0), left_running=data.get("left_running", 0),
                   cross_case=tuple(data.get("cross_case", ())),
                   outside_connections=data.get("outside_connections", 0),
+                  golden=data.get("golden"),
                   live_requests=tuple(LiveRequest(r["host"], r["request"], r["count"])
                                       for r in data.get("live_requests", ())),
                   unserved_searches=tuple(data.get("unserved_searches", ())))

@@ -59,13 +59,16 @@ def trace_dict(run: Run) -> dict[str, Any]:
     if run.replay is not None:
         data["replay"] = {
             "command": list(run.replay.command), "served": run.replay.served,
-            "misses": [{"layer": m.layer, "key": m.key, "provider": m.provider} for m in run.replay.misses],
+            "misses": [{"layer": m.layer, "key": m.key, "provider": m.provider,
+                        **{k: v for k, v in (("request", m.request), ("reason", m.reason)) if v is not None}}
+                       for m in run.replay.misses],
             "agent_error": run.replay.agent_error,
         }
         # written only when there is something to say, so a quiet run's trace is what it always was
         extra = {"stdout_dropped": run.replay.stdout_dropped, "stderr_dropped": run.replay.stderr_dropped,
                  "left_running": run.replay.left_running, "cross_case": list(run.replay.cross_case),
                  "outside_connections": run.replay.outside_connections,
+                 "golden": run.replay.golden,
                  "live_requests": [{"host": r.host, "request": r.request, "count": r.count}
                                    for r in run.replay.live_requests],
                  "unserved_searches": list(run.replay.unserved_searches)}

@@ -6,7 +6,7 @@ processes (output it dropped, processes left running, requests refused as crossi
 An agent that printed one JSON object on stdout instead,
 ``{"answer": "...", "citations": [{"url": "...", "quote": "..."}]}``,
 gets a trace assembled from what the replay server answered its case: the queries it asked, the
-results parsed by provider (:mod:`gate.record.providers`), the pages and extractions as served,
+results parsed by provider (:mod:`gate.snapshot.parsers`), the pages and extractions as served,
 and ``replay.served`` true, since a server cannot know what the model read of them. Each search and
 page read is timed as the server answered it, from the run's ``started_at`` on: a page keeps the
 ``fetched_at`` the snapshot recorded, and its read starts inside the run.
@@ -33,9 +33,9 @@ from typing import Any
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
 from gate.model import STDOUT_KEPT, Case, Citation, LiveRequest, Page, Replay, ReplayMiss, Run, SearchCall, SearchResult
-from gate.record.providers import PARSERS, detect, parse_results
 from gate.runner.output import last_exception
 from gate.runner.scope import MAX_REFUSALS, Served
+from gate.snapshot.parsers import PARSERS, detect, parse_results
 from gate.snapshot.records import normalise_query
 from gate.snapshot.store import search_failure
 from gate.text.units import byte_size
@@ -110,7 +110,7 @@ def misses(calls: Sequence[Served]) -> tuple[ReplayMiss, ...]:
     seen: dict[tuple[str, str, str | None], ReplayMiss] = {}
     for c in calls:
         if not c.hit:
-            seen.setdefault((c.layer, c.key, c.provider), ReplayMiss(c.layer, c.key, c.provider))
+            seen.setdefault((c.layer, c.key, c.provider), ReplayMiss(c.layer, c.key, c.provider, c.request, c.reason))
     return tuple(seen.values())
 
 

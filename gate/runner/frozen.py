@@ -25,7 +25,7 @@ from gate.snapshot.store import SnapshotStore, snapshot_dir
 if TYPE_CHECKING:
     from gate.snapshot.recording import RecordingSource, Session
 
-__all__ = ["FrozenWeb"]
+__all__ = ["RunServer"]
 
 
 class _Lines(io.TextIOBase):
@@ -44,7 +44,7 @@ class _Lines(io.TextIOBase):
         return True
 
 
-class FrozenWeb:
+class RunServer:
     """A context manager: the replay server for one run (not yet serving), replaying or recording."""
 
     def __init__(self, golden_root: str, record: str | None, config: Config, environ: Mapping[str, str],
@@ -69,11 +69,11 @@ class FrozenWeb:
             return self._server
         # Here, not at the top: recording loads the live web's HTTP client, slow to import.
         from gate.snapshot.live import LiveWeb
-        from gate.snapshot.recording import RecordingSource
+        from gate.snapshot.recording import RECORD, RecordingSource
 
         self._source = RecordingSource(store, LiveWeb.from_config(self.config, environ=self.environ), self.record)
         self._server = ReplayServer(store, log=typing.cast(TextIO, _Lines(self.log)), source=self._source,
-                                    secrets=self._source.secrets)
+                                    secrets=self._source.secrets, afresh=self.record == RECORD)
         return self._server
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,

@@ -44,7 +44,7 @@ from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble
 from gate.runner.clock import CaseTimes, case_times
-from gate.runner.frozen import FrozenWeb
+from gate.runner.frozen import RunServer
 from gate.runner.owners import CrossCase
 from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
@@ -138,7 +138,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
         log(f"sourcegate run: {len(undated)} case(s) with no recorded run and no snapshot_at in golden.yaml: "
             "dated by the wall clock, so their sources' ages move from run to run (set snapshot_at)")
     work = tempfile.mkdtemp(prefix="sourcegate-run-")
-    frozen = FrozenWeb(golden.root, opts.record, config, env, log)
+    frozen = RunServer(golden.root, opts.record, config, env, log)
     try:
         with frozen as server:
             server.reach = Reach.of(config.replay.allow, env)
@@ -227,8 +227,8 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
             del server.scopes[token]
             if crossing is not None:
                 crossing.unregister(case.id)
-        run = _case_run(case, opts.command, finished, scope, trace_file, started,
-                        os.path.join(target, _log_name(case.id)))
+        run = _naming_the_set(_case_run(case, opts.command, finished, scope, trace_file, started,
+                                        os.path.join(target, _log_name(case.id))), opts.golden)
         log(_line(run))
         progress.advance(1)
         failed = run.replay is not None and run.replay.agent_error is not None
@@ -265,6 +265,13 @@ def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: Cas
 
 def _log_name(case: str) -> str:
     return f"{case}.stderr.log"
+
+
+def _naming_the_set(run: Run, golden: str) -> Run:
+    """A run that missed something names the golden set as given, for the command that records it."""
+    if run.replay is None or not run.replay.misses:
+        return run
+    return replace(run, replay=replace(run.replay, golden=golden))
 
 
 def _line(run: Run) -> str:

@@ -1,4 +1,5 @@
-"""One case's view of the replay server: every search, fetch and extraction it was answered, in order.
+"""One case's view of the replay server: every search, page and extraction it was served or missed, in order,
+and every host past the frozen web it asked the server, as its proxy, to reach.
 
 A :class:`CaseScope` is registered in :attr:`gate.snapshot.serve.ReplayServer.scopes` under a
 random token; the agent of that case reaches the server under ``/case/<token>``, so the calls of
@@ -9,36 +10,19 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from gate.model import LiveRequest
+from gate.snapshot.routes import Served
 
-__all__ = ["ENDPOINT_LAYERS", "MAX_REFUSALS", "Admit", "CaseScope", "Served"]
+__all__ = ["MAX_REFUSALS", "Admit", "CaseScope", "Served"]
 
 MAX_REFUSALS = 20
 """Refused requests said one by one in a case's trace; any more are counted in one last line."""
 
 Admit = Callable[[tuple[str, int], str], "str | None"]
 """(the client's address, the request) -> None to serve it, or why it is refused."""
-
-ENDPOINT_LAYERS = {"/search": "search", "/fetch": "pages", "/extract": "extractions"}
-"""Endpoint -> the snapshot layer it reads (the names a trace's ``replay.misses`` use)."""
-
-
-@dataclass(frozen=True)
-class Served:
-    """One request of the case: its layer, the query or URL, and the body when the snapshot held it;
-    when the server began to answer it (ms since the case's agent started) and how long it took."""
-
-    layer: str
-    key: str
-    provider: str | None
-    body: Any
-    hit: bool
-    offset_ms: float | None = None
-    duration_ms: float | None = None
 
 
 class CaseScope:
@@ -100,27 +84,15 @@ class CaseScope:
         with self._lock:
             return tuple(self._reached.values())
 
-    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any,
-            began: float | None = None) -> None:
-        """Keep a hit (200), or a miss: a 404 with ``miss``, or a live request that failed while recording
-        (``live``: nothing recorded, so the case lacks it); bad requests and unknown endpoints are not calls.
-
-        ``began``: when the server began to answer, on the scope's clock (None: now)."""
+    def saw(self, served: Sequence[Served], began: float | None = None) -> None:
+        """Keep what one request was served and missed (a bad request served nothing), each timed:
+        ``began``, when the server began to answer, on the scope's clock (None: now)."""
         now = self._clock()
         start = now if began is None else began
-        layer = ENDPOINT_LAYERS.get(endpoint)
-        if layer is None:
-            return
-        hit = status == 200
-        unanswered = isinstance(body, dict) and (body.get("miss") is True and status == 404 or body.get("live") is True)
-        if not hit and not unanswered:
-            return
-        name = "q" if layer == "search" else "url"
-        provider = params.get("provider", [None])[0] if layer == "search" else None
-        call = Served(layer=layer, key=params[name][0], provider=provider, body=body if hit else None, hit=hit,
-                      offset_ms=round((start - self._zero) * 1000, 3), duration_ms=round((now - start) * 1000, 3))
+        timed = [replace(s, offset_ms=round((start - self._zero) * 1000, 3), duration_ms=round((now - start) * 1000, 3))
+                 for s in served]
         with self._lock:
-            self._calls.append(call)
+            self._calls.extend(timed)
 
     def calls(self) -> tuple[Served, ...]:
         """Every call so far, in the order they were answered."""

@@ -3,9 +3,11 @@
 ``records`` holds the three formats and their keys, ``store`` reads and records them (one small
 JSON file per entry, content-addressed), ``build`` derives them from a golden set's recorded
 runs, ``verify`` checks that every run is covered, and ``serve`` answers the agent under test
-from them over loopback HTTP. In replay a missing recording is a :class:`gate.errors.SnapshotMiss`,
-never a live call; ``recording`` (record mode) fetches it from the live web (``live``), stores it
-with its extraction (``extract``), lists what it added and bumps the set's version (``version``).
+from them over loopback HTTP, on sourcegate's own routes and each search provider's real API
+(``routes``, one module per provider; ``parsers`` reads the results out of their JSON). In
+replay a missing recording is a :class:`gate.errors.SnapshotMiss`, never a live call;
+``recording`` (record mode) fetches it from the live web (``live``), stores it with its
+extraction (``extract``), lists what it added and bumps the set's version (``version``).
 See docs/snapshots.md. Names load on first use, so the CLI's parser stays cheap.
 """
 

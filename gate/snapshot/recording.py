@@ -128,17 +128,17 @@ class RecordingSource:
 
     # ------------------------------------------------------------------------------ the Source seam
 
-    def search(self, provider: str, query: str) -> SearchRecord:
-        """The stored answer, or the provider's live one (stored, the key scrubbed out)."""
+    def search(self, provider: str, query: str, params: Mapping[str, Any] | None = None) -> SearchRecord:
+        """The stored answer, or the provider's live one (stored, the key scrubbed out); ``params``, the
+        request's own (a provider's route read them), go to the provider and are kept in the record."""
         key = search_key(provider, query)
         with self._one(SEARCH, key):
             if self._replays(SEARCH, key):
                 return self.store.search(provider, query)
             record: SearchRecord = self._live(SEARCH, f"{provider}: {normalise_query(query)!r}",
-                                              lambda: self.web.search(provider, query))
+                                              lambda: self.web.search(provider, query, params))
             old = self._stored(SEARCH, key, lambda: self.store.search(provider, query))
-            if old is not None and (old.provider, old.query, old.response) == (record.provider, record.query,
-                                                                               record.response):
+            if old is not None and _answer(old) == _answer(record):
                 record = old  # the same answer again: recorded when it was first given
             self._keep(SEARCH, key, lambda: self.store.put_search(record), provider=provider, query=record.query)
             return record
@@ -220,6 +220,11 @@ class RecordingSource:
             self._progress.advance(1)
 
 
+def _answer(record: SearchRecord) -> tuple[Any, ...]:
+    """What a search record says, but when it was recorded."""
+    return record.provider, record.query, record.response, record.params
+
+
 # ------------------------------------------------------------------------------------ the session
 
 @dataclass(frozen=True)
@@ -288,7 +293,8 @@ def serve_recording(golden_root: str, web: LiveWeb, mode: str, host: str = DEFAU
     # (which redirects stderr while it is drawn) keeps the log's lines above it.
     progress.start(None, f"{mode}: entries recorded")
     try:
-        with ReplayServer(store, host, port, log, source=source, secrets=source.secrets) as server:
+        with ReplayServer(store, host, port, log, source=source, secrets=source.secrets,
+                          afresh=mode == RECORD) as server:
             server.log.write(f"sourcegate snapshot: {mode}: serving {store.root} on {server.url} (/search, "
                              "/fetch, /extract); what it lacks is fetched live and stored, failures are never "
                              "stored\n")

@@ -54,6 +54,11 @@ class SearchRecord:
     query: str
     response: Any
     recorded_at: datetime | None = None
+    params: Mapping[str, Any] | None = None
+    """The request's parameters (a topic, domains, a time range, the count), as the provider names them,
+    without its query and key: record mode keeps those it sent; replay compares those that change the
+    answer (:mod:`gate.snapshot.routes`). None when the recording did not say, which replay reads as
+    the provider's defaults."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,7 @@ def search_entry(record: SearchRecord) -> dict[str, Any]:
         "query": normalise_query(record.query),
         "recorded_at": _time(record.recorded_at),
         "response": record.response,
+        **({} if record.params is None else {"params": dict(record.params)}),
     }
 
 
@@ -159,7 +165,8 @@ def extraction_entry(record: ExtractionRecord) -> dict[str, Any]:
 def search_record(data: Mapping[str, Any], file: str) -> SearchRecord:
     """A search record from an entry that passed its schema."""
     return SearchRecord(provider=data["provider"], query=data["query"], response=data["response"],
-                        recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"))
+                        recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"),
+                        params=data.get("params"))
 
 
 def page_record(data: Mapping[str, Any], file: str) -> PageRecord:

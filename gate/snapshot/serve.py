@@ -4,18 +4,27 @@
     GET /fetch?url=...                  200: {url, status, final_url, content_type, body, fetched_at,
                                              truncated}
     GET /extract?url=...                200: {url, text, published, anchors: [{href, text}], truncated}
+    GET /page?url=...                   the page itself: its recorded status, content type and body
+    POST /search, GET /v7.0/search, ... each search provider's own API (:mod:`gate.snapshot.routes`)
 
 A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Anything the snapshot
-lacks answers 404 with ``{"error", "layer", "key", "miss": true}`` and a line on stderr: a miss is
-said out loud, never turned into a live request. The server never proxies to the network, reads
-entries from disk on each request (a rebuild is picked up without a restart), and binds to
-127.0.0.1 unless told otherwise.
+lacks is a miss: a 404 ``{"error", "layer", "key", "miss": true}`` on sourcegate's own routes, the
+provider's own error on a provider's, and a line on stderr: a miss is said out loud, never turned
+into a live request. So is a request no route answers, in any method; nothing is answered with an
+HTML page. The server never answers from the network (record mode aside, below), reads entries from
+disk on each request (a rebuild is picked up without a restart), and binds to 127.0.0.1 unless told
+otherwise.
 
-Per-case scopes (``sourcegate run``): ``/case/<token>/search`` (and ``/fetch``, ``/extract``) answer
-exactly as the unscoped endpoints and also tell the :class:`Scope` registered under ``token`` in
-:attr:`ReplayServer.scopes` what was asked and answered, so requests made in parallel are
+Per-case scopes (``sourcegate run``): ``/case/<token>/search`` (and every other route) answer
+exactly as the unscoped routes and also tell the :class:`Scope` registered under ``token`` in
+:attr:`ReplayServer.scopes` what was served and missed, so requests made in parallel are
 attributed to the right case. An unknown token answers 404; a request the scope does not admit
 (it came from another case's process: :mod:`gate.runner.owners`) answers 403 and is not a call.
+
+The server is also the agent's HTTP proxy (:mod:`gate.snapshot.proxy`): a request in absolute form
+for the server itself is served by its path, like any other; one for another host is tunnelled when
+:attr:`ReplayServer.reach` allows it (the agent's model API), else refused (403) and told to the
+case whose token it carries (:meth:`Scope.reached`).
 
 Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped;
 a request that has not arrived whole :data:`REQUEST_TIMEOUT` seconds after the server began to wait
@@ -44,27 +53,17 @@ import sys
 import threading
 import time
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
 
 from gate.deadline import DeadlineExceeded
-from gate.errors import FetchRefused, FetchTimeout, InputError, LiveWebError, SnapshotMiss
+from gate.errors import InputError
 from gate.snapshot.live.redact import redact
 from gate.snapshot.proxy import Beyond, Reach, connect, proxy_token, read_target, tunnel
-from gate.snapshot.records import (
-    EXTRACTIONS,
-    PAGES,
-    SEARCH,
-    ExtractionRecord,
-    PageRecord,
-    SearchRecord,
-    extraction_entry,
-    page_entry,
-    search_key,
-    url_key,
-)
+from gate.snapshot.records import ExtractionRecord, PageRecord, SearchRecord
+from gate.snapshot.routes import FrozenWeb, Reply, Request, Served, answer_request
 from gate.snapshot.store import SnapshotStore
 
 DEFAULT_HOST = "127.0.0.1"
@@ -75,6 +74,8 @@ REQUEST_TIMEOUT = 10.0
 for it), however slowly its bytes trickle in: each read has :data:`IDLE_TIMEOUT`, this bounds them all."""
 MAX_CONNECTIONS = 32
 """Connections served at once; more wait for a slot (see the module docstring)."""
+MAX_BODY = 1024 * 1024
+"""The largest request body read (a search or an extract request is a few hundred bytes)."""
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 40\r\n"
          b"Connection: close\r\nRetry-After: 1\r\n\r\n" + b'{"error": "too many connections, retry"}')
 _LATE = (b"HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: 47\r\n"
@@ -96,9 +97,8 @@ class Scope(Protocol):
         Asked once per connection and token: a connection keeps the answer it was given."""
         ...
 
-    def saw(self, endpoint: str, params: Mapping[str, list[str]], status: int, body: Any,
-            began: float | None = None) -> None:
-        """``endpoint`` (``/search``, ...) was asked with ``params`` and answered ``status`` with ``body``;
+    def saw(self, served: Sequence[Served], began: float | None = None) -> None:
+        """The request was answered: every search and page it served or missed (none for a bad request);
         the server began to answer at ``began`` on its clock (:attr:`ReplayServer.clock`)."""
         ...
 
@@ -118,16 +118,18 @@ class ReplayServer(ThreadingHTTPServer):
     def __init__(self, store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0,
                  log: TextIO | None = None, *, idle_timeout: float = IDLE_TIMEOUT,
                  request_timeout: float = REQUEST_TIMEOUT, max_connections: int = MAX_CONNECTIONS,
-                 source: ReplaySource | None = None, secrets: tuple[str, ...] = (),
+                 source: ReplaySource | None = None, secrets: tuple[str, ...] = (), afresh: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         """Bind to ``host:port`` (port 0: any free port; see :attr:`url`).
 
         ``source`` answers the requests (default: ``store``, replay only); ``secrets`` are values
-        never to be logged or answered (the keys a recording source holds). ``clock`` times the
-        request deadline.
+        never to be logged or answered (the keys a recording source holds); ``afresh``: the source
+        records everything again (``record`` mode), so the providers' routes ask it before any
+        recording of another provider the store holds. ``clock`` times the request deadline.
         """
         self.store = store
         self.source: ReplaySource = store if source is None else source
+        self.afresh = afresh
         self.secrets = secrets
         # A text stream like any other to its users (an io.TextIOBase), redacting what it passes on.
         self.log = typing.cast(TextIO, _RedactedLog(log if log is not None else sys.stderr, secrets))
@@ -172,8 +174,12 @@ class ReplayServer(ThreadingHTTPServer):
 class ReplaySource(Protocol):
     """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
 
-    def search(self, provider: str, query: str) -> SearchRecord:
-        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none."""
+    def search(self, provider: str, query: str, params: Mapping[str, Any] | None = None) -> SearchRecord:
+        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none.
+
+        ``params``: the request's parameters but its query and key, as a provider's route read them
+        (None from sourcegate's own ``GET /search``): a recording source sends them to the provider
+        and keeps them in the record."""
 
     def page(self, url: str) -> PageRecord:
         """The fetch of ``url``; SnapshotMiss or LiveWebError when there is none."""
@@ -197,22 +203,6 @@ class _RedactedLog(io.TextIOBase):
 
     def writable(self) -> bool:
         return True
-
-
-class _BadRequest(Exception):
-    """A request the server cannot answer: a missing or repeated parameter."""
-
-
-def _one(params: Mapping[str, list[str]], name: str) -> str:
-    values = params.get(name, [])
-    if len(values) != 1:
-        raise _BadRequest(f"expected exactly one {name!r} parameter, got {len(values)}")
-    return values[0]
-
-
-def _public(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """An entry as the agent sees it: the recording, without the snapshot's bookkeeping."""
-    return {k: v for k, v in entry.items() if k not in ("format", "key")}
 
 
 class _RequestReader(socket.SocketIO):
@@ -286,8 +276,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.log.write(f"sourcegate snapshot: LIVE REQUEST refused: {beyond.request}"
                               f"{'' if scope is not None else ' (from no running case)'}\n")
         self.server.log.flush()
-        self._send(403, {"error": f"{beyond.request}: refused, past the frozen web (only the replay server and "
-                                  "replay.allow are reachable)", "live_request": True})
+        self._send(Reply(403, {"error": f"{beyond.request}: refused, past the frozen web (only the replay server "
+                                        "and replay.allow are reachable)", "live_request": True}))
         return False
 
     def _pass(self, beyond: Beyond) -> None:
@@ -295,7 +285,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             upstream = connect(beyond, self.server.idle_timeout * 2)
         except OSError as e:
-            self._send(502, {"error": f"{beyond.request}: cannot connect ({e.strerror or e})"})
+            self._send(Reply(502, {"error": f"{beyond.request}: cannot connect ({e.strerror or e})"}))
             return
         with upstream:
             if beyond.connect:
@@ -303,7 +293,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 length = self.headers.get("Content-Length")
                 if self.headers.get("Transfer-Encoding") or (length is not None and not length.isdigit()):
-                    self._send(411, {"error": "a request forwarded by the proxy needs a Content-Length"})
+                    self._send(Reply(411, {"error": "a request forwarded by the proxy needs a Content-Length"}))
                     return
                 kept = [f"{k}: {v}" for k, v in self.headers.items()
                         if k.lower() not in ("proxy-authorization", "proxy-connection", "connection", "keep-alive")]
@@ -312,12 +302,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             tunnel(self.connection, upstream, TUNNEL_IDLE, until_upstream_ends=not beyond.connect)
 
-    def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
-        """Answer one request: a hit, a miss (404), a bad request (400) or a damaged entry (500)."""
+    def _serve(self) -> None:
+        """Answer one request, in any method: a route's reply, a miss, a bad request (400) or a damaged
+        entry (500), always as JSON (or the bytes of a recorded page)."""
         try:
             parts = urlsplit(self.path)
         except ValueError:  # "http://[/fetch": what urlsplit reads as an unclosed IPv6 host
-            self._send(400, {"error": "the request target is not a path: use /search, /fetch or /extract"})
+            self._send(Reply(400, {"error": "the request target is not a path: use /search, /fetch or /extract"}))
+            return
+        body, problem = self._body()
+        if problem is not None:
+            self._send(problem)
             return
         params = parse_qs(parts.query, keep_blank_values=True)
         path, scope = parts.path, None
@@ -325,88 +320,93 @@ class _Handler(BaseHTTPRequestHandler):
             token, _, rest = path[len(SCOPE_PREFIX):].partition("/")
             scope = self.server.scopes.get(token)
             if scope is None:
-                self._send(404, {"error": "no such case scope"})
+                self._send(Reply(404, {"error": "no such case scope"}))
                 return
             if token not in self._admitted:
                 asked = "/" + rest + (f"?{parts.query}" if parts.query else "")  # without the token
                 refusal = scope.admit(self.client_address[:2], asked)
                 if refusal is not None:
-                    self._send(403, {"error": refusal})
+                    self._send(Reply(403, {"error": refusal}))
                     return
                 self._admitted.add(token)
             path = "/" + rest
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = Request("GET" if self.command == "HEAD" else self.command, path, params, body, headers)
+        web = FrozenWeb(self.server.source, self.server.store, self.server.secrets, afresh=self.server.afresh)
         began = self.server.clock()
         try:
-            status, body = self._answer(path, params)
-        except _BadRequest as e:
-            status, body = 400, {"error": str(e)}
+            reply = answer_request(request, web)
         except InputError as e:  # a damaged entry: the snapshot needs fixing, say which file
-            self.server.log.write(f"sourcegate snapshot: ERROR {e}\n")
-            status, body = 500, {"error": str(e)}
+            reply = Reply(500, {"error": str(e)}, notes=(f"sourcegate snapshot: ERROR {e}",))
+        for line in (*reply.notes, *(_miss_line(s) for s in reply.served if not s.hit)):
+            self.server.log.write(line + "\n")
+        if reply.notes or not all(s.hit for s in reply.served):
+            self.server.log.flush()
         if scope is not None:
-            scope.saw(path, params, status, body, began)
-        self._send(status, body)
+            scope.saw(reply.served, began)
+        self._send(reply)
 
-    def _answer(self, path: str, params: Mapping[str, list[str]]) -> tuple[int, Any]:
-        source = self.server.source
-        if path == "/search":
-            provider, query = _one(params, "provider"), _one(params, "q")
-            try:
-                return 200, source.search(provider, query).response
-            except SnapshotMiss as e:
-                return self._miss(SEARCH.name, search_key(provider, query), e)
-            except LiveWebError as e:
-                return self._failed(SEARCH.name, search_key(provider, query), e)
-        if path in ("/fetch", "/extract"):
-            url = _one(params, "url")
-            try:
-                if path == "/fetch":
-                    return 200, _public(page_entry(source.page(url)))
-                return 200, {**_public(extraction_entry(source.extraction(url))), "truncated": self._cut(url)}
-            except SnapshotMiss as e:
-                layer = PAGES if path == "/fetch" else EXTRACTIONS
-                return self._miss(layer.name, url_key(url), e)
-            except LiveWebError as e:
-                layer = PAGES if path == "/fetch" else EXTRACTIONS
-                return self._failed(layer.name, url_key(url), e)
-        return 404, {"error": f"no such endpoint {path!r}: use /search, /fetch or /extract"}
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _serve  # every method http.server dispatches
 
-    def _cut(self, url: str) -> bool:
-        """Whether the page an extraction was made from was cut (its flag survives into a served trace)."""
+    def do_HEAD(self) -> None:  # noqa: N802 (the name http.server dispatches to)
+        """A HEAD is answered as a GET would be, without the body."""
+        self._head_only = True
+        self._serve()
+
+    def _body(self) -> tuple[Any, Reply | None]:
+        """The request's JSON body (None without one), or the reply that refuses it."""
+        if self.headers.get("Transfer-Encoding", "").lower() not in ("", "identity"):
+            self.close_connection = True
+            return None, Reply(411, {"error": "send the request body with a Content-Length"})
         try:
-            return self.server.store.page(url).truncated
-        except SnapshotMiss:
-            return False
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > MAX_BODY:
+            self.close_connection = True
+            return None, Reply(413, {"error": f"a request body of at most {MAX_BODY} bytes, with its Content-Length"})
+        if length == 0:
+            return None, None
+        raw = self.rfile.read(length)
+        try:
+            return json.loads(raw), None
+        except ValueError:
+            return raw, None  # not JSON: a route that needs JSON says so in its provider's words
 
-    def _miss(self, layer: str, key: str, error: SnapshotMiss) -> tuple[int, Any]:
-        self.server.log.write(f"sourcegate snapshot: MISS {error}\n")
-        self.server.log.flush()
-        return 404, {"error": redact(str(error), self.server.secrets), "layer": layer, "key": key, "miss": True}
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own errors (a malformed request line, headers too long) as JSON, not HTML."""
+        self.close_connection = True
+        self._send(Reply(code, {"error": message or explain or "bad request"}))
 
-    def _failed(self, layer: str, key: str, error: LiveWebError) -> tuple[int, Any]:
-        """The live web gave nothing to record: the client is told why, nothing is stored."""
-        self.server.log.write(f"sourcegate snapshot: NOT RECORDED {error}\n")
-        self.server.log.flush()
-        status = 403 if isinstance(error, FetchRefused) else 504 if isinstance(error, FetchTimeout) else 502
-        return status, {"error": redact(str(error), self.server.secrets), "layer": layer, "key": key, "live": True}
-
-    def _send(self, status: int, body: Any) -> None:
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    def _send(self, reply: Reply) -> None:
+        data = reply.payload()
         self.connection.settimeout(self.server.idle_timeout)  # the last read may have left less
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
         self.send_header("Content-Length", str(len(data)))
+        for name, value in reply.headers:
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(data)
+        if not getattr(self, "_head_only", False):
+            self.wfile.write(data)
+        self._head_only = False
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the signature of the base class)
-        """Quiet: hits are not logged; misses, live failures and damaged entries are (see ``_miss``)."""
+        """Quiet: hits are not logged; misses, live failures and damaged entries are (see ``_serve``)."""
+
+
+def _miss_line(served: Served) -> str:
+    who = served.provider or "no known API"
+    return f"sourcegate snapshot: MISS {who} {served.request} {served.key!r}: {served.reason}"
 
 
 def serve(store: SnapshotStore, host: str = DEFAULT_HOST, port: int = 0, log: TextIO | None = None) -> None:
     """Serve ``store`` until interrupted (Ctrl-C); prints where it listens to ``log`` (stderr)."""
     with ReplayServer(store, host, port, log) as server:
         server.log.write(f"sourcegate snapshot: replaying {store.root} on {server.url} "
-                         "(/search, /fetch, /extract); misses are 404, never live calls\n")
+                         "(/search, /fetch, /extract, /page and the providers' APIs); misses are said, never "
+                         "live calls\n")
         server.log.flush()
         server.serve_forever()

@@ -167,8 +167,11 @@ class SnapshotStore:
 
     # ---------------------------------------------------------------- replay
 
-    def search(self, provider: str, query: str) -> SearchRecord:
-        """The recorded response of ``provider`` to ``query``; SnapshotMiss when there is none."""
+    def search(self, provider: str, query: str, params: Mapping[str, Any] | None = None) -> SearchRecord:
+        """The recorded response of ``provider`` to ``query``; SnapshotMiss when there is none.
+
+        ``params`` (the request's other parameters) are not part of the key: whoever asks compares
+        them with the record's own (:mod:`gate.snapshot.routes`)."""
         what = f"provider {provider!r}, query {normalise_query(query)!r}"
         return self._get(SEARCH, search_key(provider, query), what, search_record)
 

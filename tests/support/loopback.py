@@ -20,7 +20,7 @@ import socketserver
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Self
 from urllib.parse import urlencode
 
 #: Where a wake-up connection goes for a server listening on every interface.
@@ -81,6 +81,29 @@ class ServerThread:
                  tb: TracebackType | None) -> None:
         self.stop()
 
+
+class StandIn:
+    """A stand-in served by a :class:`ServerThread` (``self._running``) until the ``with`` block ends,
+    at ``host:port``: what the loopback stand-ins (sites, APIs) share."""
+
+    _running: ServerThread
+
+    @property
+    def authority(self) -> str:
+        """``host:port`` (for ``record.allow``)."""
+        host, port = self._running.address
+        return f"{host}:{port}"
+
+    def url(self, path: str) -> str:
+        """``http://host:port/path``."""
+        return f"http://{self.authority}{path}"
+
+    def __enter__(self) -> Self:
+        self._running.start()
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self._running.stop()
 
 
 def get_json(server: socketserver.BaseServer, path: str, **params: str) -> tuple[int, Any]:

@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.support.loopback import ServerThread
+from tests.support.loopback import ServerThread, StandIn
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Site:
+class Site(StandIn):
     """A web server on one loopback address, answering by path, until the ``with`` block ends."""
 
     def __init__(self, host: str, routes: dict[str, Route]) -> None:
@@ -120,23 +120,6 @@ class Site:
         """Every (method, path) asked, in order."""
         with self._server.lock:
             return list(self._server.seen)
-
-    @property
-    def authority(self) -> str:
-        """``host:port``."""
-        host, port = self._running.address
-        return f"{host}:{port}"
-
-    def url(self, path: str) -> str:
-        """``http://host:port/path``."""
-        return f"http://{self.authority}{path}"
-
-    def __enter__(self) -> Site:
-        self._running.start()
-        return self
-
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
-        self._running.stop()
 
 
 class Silent:

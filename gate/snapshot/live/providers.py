@@ -11,7 +11,8 @@
 ``record.search.<name>`` in ``sourcegate.yaml`` names a provider; for a known one every setting is
 optional, any other needs its ``endpoint``. The key itself is never in the configuration: only the
 name of the environment variable that holds it (``key_env``), read when a search is made. GET sends
-the query and ``params`` in the query string; POST sends them as a JSON object. ``key_in`` says
+the query and ``params`` in the query string; POST sends them as a JSON object, and so the request's
+own parameters when the agent asked through the provider's route (they win over ``params``). ``key_in`` says
 where the key goes: ``header:NAME``, ``query:NAME``, ``json:NAME`` or ``bearer`` (for any other
 provider, ``header:X-Api-Key`` unless said). A secret in ``endpoint`` or ``params`` is refused.
 """
@@ -45,9 +46,17 @@ class SearchProvider:
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     endpoint_env: str | None = None
 
-    def call(self, endpoint: str, query: str, key: str | None) -> Call:
-        """The request for ``query`` at ``endpoint``, with ``key`` where the API expects it."""
-        values: dict[str, Any] = {**self.params, self.query_param: query}
+    def sent(self, asked: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The parameters a search sends but its query and key: ``params``, and over them the ones
+        ``asked`` (the agent's request), without any secret-named one."""
+        values = {**self.params, **(asked or {})}
+        _, _, key_name = self.key_in.partition(":")
+        return {k: v for k, v in values.items() if k not in (self.query_param, key_name) and not is_secret_name(k)}
+
+    def call(self, endpoint: str, query: str, key: str | None, asked: Mapping[str, Any] | None = None) -> Call:
+        """The request for ``query`` at ``endpoint``, with ``key`` where the API expects it and the
+        parameters :meth:`sent` says."""
+        values: dict[str, Any] = {**self.sent(asked), self.query_param: query}
         headers = {"Accept": "application/json"}
         if key is not None:
             place, _, name = self.key_in.partition(":")

@@ -1,6 +1,6 @@
 """The live web behind record mode: one search or one page fetch, as the record the store keeps.
 
-    LiveWeb.search(provider, query) -> SearchRecord   the provider's JSON, the key scrubbed out
+    LiveWeb.search(provider, query, params) -> SearchRecord   the provider's JSON, the key scrubbed out
     LiveWeb.fetch(url)              -> PageRecord     status, final URL, content type, body text
 
 Every failure is a :class:`gate.errors.LiveWebError` (refused, too large, past the deadline,
@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from email.message import Message
 from types import MappingProxyType
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import requests
@@ -77,8 +78,12 @@ class LiveWeb:
 
     # ------------------------------------------------------------------------------------ search
 
-    def search(self, provider: str, query: str) -> SearchRecord:
-        """Ask ``provider`` for ``query``; its JSON as a SearchRecord, or SearchFailed / LiveWebError."""
+    def search(self, provider: str, query: str, params: Mapping[str, Any] | None = None) -> SearchRecord:
+        """Ask ``provider`` for ``query``; its JSON as a SearchRecord, or SearchFailed / LiveWebError.
+
+        ``params``: the agent's own parameters (the request a provider's route read, but its query and
+        key), sent over the configured ones; the record then keeps every parameter sent but the query
+        and the key (None without them: sourcegate's own ``GET /search`` names none)."""
         chosen = self.providers.get(provider)
         if chosen is None:
             known = ", ".join(self.providers) or "none"
@@ -87,7 +92,7 @@ class LiveWeb:
         endpoint, key = self._endpoint(chosen), self._key(chosen)
         secrets = [key] if key else []
         secrets += [v for k, v in parse_qsl(urlsplit(endpoint).query) if is_secret_name(k)]
-        call = chosen.call(endpoint, query, key)
+        call = chosen.call(endpoint, query, key, params)
         what = f"search {provider!r} for {query!r} ({redact(endpoint, secrets)})"
         with self._session(secrets, what) as (session, deadline):
             response = self._send(session, call, deadline)
@@ -110,7 +115,9 @@ class LiveWeb:
         why = search_failure(data)
         if why is not None:
             raise SearchFailed(f"{what}: the provider answered an error ({redact(why, secrets)}); not recorded")
-        return SearchRecord(provider=provider, query=query, response=scrub(data, secrets), recorded_at=self.clock())
+        kept = None if params is None else scrub(chosen.sent(params), secrets)
+        return SearchRecord(provider=provider, query=query, response=scrub(data, secrets), recorded_at=self.clock(),
+                            params=kept)
 
     def _endpoint(self, provider: SearchProvider) -> str:
         if provider.endpoint_env is not None and self.environ.get(provider.endpoint_env):

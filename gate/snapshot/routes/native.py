@@ -1,0 +1,142 @@
+"""sourcegate's own routes: ``GET /search?provider=&q=``, ``/fetch?url=``, ``/extract?url=`` and ``/page?url=``.
+
+The first three answer in the snapshot's own terms: the recorded JSON of a provider, a page entry,
+an extraction entry (with the ``truncated`` flag of the page it was made from); a miss is a 404
+``{"error", "layer", "key", "miss": true}``. ``/page`` is a plain page fetch: the page as the web
+answered it (its status, its content type, its body), for an agent whose reader GETs the page
+itself; a miss is a 404 with ``X-Sourcegate-Miss: 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gate.errors import LiveWebError, SnapshotMiss
+from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED
+from gate.snapshot.live.redact import redact
+from gate.snapshot.records import (
+    EXTRACTIONS,
+    PAGES,
+    SEARCH,
+    Layer,
+    extraction_entry,
+    page_entry,
+    search_key,
+    url_key,
+)
+from gate.snapshot.routes.base import (
+    Api,
+    BadRequest,
+    Reply,
+    Request,
+    Route,
+    Served,
+    live_status,
+)
+from gate.snapshot.routes.frozen import FrozenWeb
+
+MISS_HEADER = "X-Sourcegate-Miss"
+
+
+def _one(request: Request, name: str) -> str:
+    values = request.query.get(name, [])
+    if len(values) != 1:
+        raise BadRequest(f"expected exactly one {name!r} parameter, got {len(values)}")
+    return values[0]
+
+
+_LAYERS = {"page": "pages", "extraction": "extractions"}
+"""A snapshot layer's name -> the name a case's calls give it"""
+
+
+def _miss(layer: str, key: str, what: str, provider: str | None, request: Request, error: SnapshotMiss) -> Reply:
+    served = Served(_LAYERS.get(layer, layer), what, provider, None, False, request.target, NOT_IN_SNAPSHOT)
+    return Reply(404, {"error": str(error), "layer": layer, "key": key, "miss": True}, served=(served,))
+
+
+def _failed(layer: str, key: str, what: str, provider: str | None, request: Request, error: LiveWebError,
+            web: FrozenWeb) -> Reply:
+    """Record mode: the live web gave nothing to record; the client is told why, nothing is stored, and
+    the case lacks it (a miss)."""
+    message = redact(str(error), web.secrets)
+    served = Served(_LAYERS.get(layer, layer), what, provider, None, False, request.target,
+                    f"{NOT_RECORDED}: {message}")
+    return Reply(live_status(error), {"error": message, "layer": layer, "key": key, "live": True},
+                 served=(served,), notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
+
+
+def _entry(request: Request, web: FrozenWeb, layer: Layer, what: str, provider: str | None, key: str,
+           lookup: Callable[[], Any]) -> Reply:
+    """One lookup answered in the snapshot's own terms: the entry, a miss, or a live failure."""
+    try:
+        body = lookup()
+    except SnapshotMiss as e:
+        return _miss(layer.name, key, what, provider, request, e)
+    except LiveWebError as e:
+        return _failed(layer.name, key, what, provider, request, e, web)
+    served = Served(_LAYERS.get(layer.name, layer.name), what, provider, body, True, request.target)
+    return Reply(200, body, served=(served,))
+
+
+def _search(request: Request, web: FrozenWeb) -> Reply:
+    provider, query = _one(request, "provider"), _one(request, "q")
+    return _entry(request, web, SEARCH, query, provider, search_key(provider, query),
+                  lambda: web.source.search(provider, query).response)
+
+
+def _fetch(request: Request, web: FrozenWeb) -> Reply:
+    url = _one(request, "url")
+    return _entry(request, web, PAGES, url, None, url_key(url), lambda: _public(page_entry(web.source.page(url))))
+
+
+def _extract(request: Request, web: FrozenWeb) -> Reply:
+    url = _one(request, "url")
+    return _entry(request, web, EXTRACTIONS, url, None, url_key(url),
+                  lambda: {**_public(extraction_entry(web.source.extraction(url))), "truncated": _cut(web, url)})
+
+
+def _cut(web: FrozenWeb, url: str) -> bool:
+    """Whether the page an extraction was made from was cut (its flag survives into a served trace)."""
+    try:
+        return web.store.page(url).truncated
+    except SnapshotMiss:
+        return False
+
+
+def _page(request: Request, web: FrozenWeb) -> Reply:
+    url = _one(request, "url")
+    try:
+        page = web.source.page(url)
+    except SnapshotMiss as e:
+        served = Served("pages", url, "page", None, False, request.target, NOT_IN_SNAPSHOT)
+        return Reply(404, {"error": str(e), "layer": PAGES.name, "key": url_key(url), "miss": True},
+                     served=(served,), headers=((MISS_HEADER, "1"),))
+    except LiveWebError as e:
+        return _failed(PAGES.name, url_key(url), url, "page", request, e, web)
+    entry = _public(page_entry(page))
+    headers = (("X-Sourcegate-Final-URL", page.final_url),) if page.final_url else ()
+    return Reply(page.status or 200, page.body.encode("utf-8"), content_type=_utf8(page.content_type),
+                 served=(Served("pages", url, "page", entry, True, request.target),), headers=headers)
+
+
+def _utf8(content_type: str | None) -> str:
+    """The recorded content type, saying the charset the body is sent in (the snapshot keeps text)."""
+    kept = [p.strip() for p in (content_type or "text/plain").split(";")
+            if p.strip() and not p.strip().lower().startswith("charset=")]
+    return "; ".join([*kept, "charset=utf-8"])
+
+
+def _public(entry: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in entry.items() if k not in ("format", "key")}
+
+
+NATIVE = Api(
+    "sourcegate",
+    (Route("GET", "/search", _search, claims=lambda r: "provider" in r.query),
+     Route("GET", "/fetch", _fetch),
+     Route("GET", "/extract", _extract),
+     Route("GET", "/page", _page)),
+    error=lambda _status, message: {"error": message},
+)
+"""sourcegate's own routes (see the module docstring)."""
