@@ -27,9 +27,10 @@ and decision are pure. Nothing is decided and then patched.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from gate.checks import CHECKS, Check
 from gate.config import Config, load_config, with_judge_provider
@@ -37,17 +38,19 @@ from gate.errors import InputError
 from gate.files.digests import recorded_reads
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
-from gate.load.golden import Pairing, held_pairings, iter_pairings, load_golden, load_trace
+from gate.load.golden import Pairing, TraceReader, held_pairings, in_run_order, load_golden, run_files
 from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
 from gate.load.subset import Pick, Subset, select_cases
-from gate.model import Case, GoldenSet, Run
+from gate.model import GoldenSet, Run
 from gate.results import CaseResult
 from gate.rules import Rules, resolve_rules
-from gate.score.evaluate import evaluate_pairing, evaluate_run
+from gate.score.evaluate import evaluate_pairing
+from gate.score.workers import Checked, SetWork, evaluate_in_workers, judge_and_evaluate, worker_count
 from gate.store.casestore import CaseStore, Spill
 from gate.store.merge import Partial, baseline_digest, merge_cases, read_partial
 from gate.store.rederive import rederive
+from gate.store.serialise import case_record
 from gate.term.progress import Progress
 from gate.verdict.compare import compare_cases
 from gate.verdict.comparison import Comparison
@@ -87,6 +90,9 @@ class SetRequest:
     runs: str | None = None
     """read the set's traces from this folder instead of its ``runs/`` (``check --runs DIR``: traces an
     agent's job uploaded, kept apart from the checkout; None: the set's own)"""
+    jobs: int | None = None
+    """worker processes that check the runs, with the judge off or replaying its cache (``check --jobs``;
+    None: one per core the machine gives; 1: this process alone): the report is the same either way"""
     pick: Pick | None = None
     """check only these cases of the golden set (``--case``, ``--failed``), compared with the baseline's
     same cases (None: every case)"""
@@ -95,28 +101,45 @@ class SetRequest:
     variable); never shown nor written anywhere (see :class:`gate.judge.session.JudgeSession`)"""
 
 
+_T = TypeVar("_T")
+
+
 @dataclass(frozen=True)
 class _Source:
-    """What runs: the set's name and version, its case/run pairings, and where its judge cache is."""
+    """What runs: the set's name and version, its trace files and how each is read, and where its judge
+    cache is. The files are listed when the pairings are first asked for, not before."""
 
     name: str
     version: int | None
     root: str | None
     golden: GoldenSet | None
-    pairings: Iterable[Pairing]
+    files: Callable[[], Sequence[str]]
+    reader: TraceReader
+    shard: ShardSelection | None
     judgements: str | None
     expected_runs: int
+    held: Held | None = None
+    """the runs already in memory (then there are no files to read)"""
     subset: Subset | None = None
+    """only these cases of the set are checked (``--case``, ``--failed``; None: every case)"""
 
+    @property
+    def pairings(self) -> Iterator[Pairing]:
+        """Each case with its run, one file at a time, in the run's order (only the shard's, with one;
+        only the subset's cases, with one)."""
+        if self.held is not None:
+            yield from self.picked(held_pairings(self.held.golden, self.held.runs), _case_id)
+            return
+        read = self.reader
+        pairings = ((f, p, p) for f in self.files() for p in (read(f),))
+        yield from self.picked(_selected(in_run_order(self.golden, pairings, _same), self.shard, _case_id), _case_id)
 
-def _trace_pairings(files: Sequence[str]) -> Iterator[Pairing]:
-    seen: set[str] = set()
-    for f in files:
-        run = load_trace(f)
-        if run.case in seen:
-            raise InputError(f"a second run for case {run.case!r}", file=f, path="$.case")
-        seen.add(run.case)
-        yield Pairing(Case(id=run.case, question=run.question), run)
+    def picked(self, items: Iterable[_T], case_id: Callable[[_T], str]) -> Iterable[_T]:
+        """``items`` of the subset's cases only (all of them without a subset)."""
+        if self.subset is None:
+            return items
+        keep = frozenset(self.subset.cases)
+        return (i for i in items if case_id(i) in keep)
 
 
 def golden_with_runs(root: str, runs: str | None) -> GoldenSet:
@@ -144,8 +167,8 @@ def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str
     """
     if held is not None:
         golden = held.golden
-        source = _Source(golden.name, golden.version, golden.root, golden, held_pairings(golden, held.runs),
-                         os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
+        source = _Source(golden.name, golden.version, golden.root, golden, lambda: (), TraceReader(golden),
+                         None, os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), held)
         return source if pick is None else _picked(source, _subset(golden, pick))
     dirs = [p for p in paths if os.path.isdir(p)]
     if runs is not None and not dirs:
@@ -158,12 +181,14 @@ def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str
             subset = _subset(golden, pick)
             # The other cases' runs are neither read nor validated: only their ids are looked at.
             return _picked(_Source(golden.name, golden.version, golden.root, golden,
-                                   iter_pairings(golden, keep=frozenset(subset.cases).__contains__),
+                                   lambda: run_files(golden.root, golden.runs_dir),
+                                   TraceReader(golden, keep=frozenset(subset.cases).__contains__), None,
                                    os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases)), subset)
-        pairings: Iterable[Pairing] = iter_pairings(golden, keep=shard.keeps if shard is not None else None)
-        return _Source(golden.name, golden.version, golden.root, golden, _selected(pairings, shard),
+        reader = TraceReader(golden, keep=shard.keeps if shard is not None else None)
+        return _Source(golden.name, golden.version, golden.root, golden,
+                       lambda: run_files(golden.root, golden.runs_dir), reader, shard,
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
-    return _Source(TRACES_NAME, None, None, None, _selected(_trace_pairings(paths), shard), None, len(paths))
+    return _Source(TRACES_NAME, None, None, None, lambda: paths, TraceReader(), shard, None, len(paths))
 
 
 def _subset(golden: GoldenSet, pick: Pick) -> Subset:
@@ -172,38 +197,63 @@ def _subset(golden: GoldenSet, pick: Pick) -> Subset:
 
 def _picked(source: _Source, subset: Subset) -> _Source:
     """``source`` with only the pairings of ``subset``'s cases, which it then carries."""
-    keep = frozenset(subset.cases)
-    return replace(source, pairings=(p for p in source.pairings if p.case.id in keep),
-                   expected_runs=len(subset.cases), subset=subset)
+    return replace(source, expected_runs=len(subset.cases), subset=subset)
 
 
-def _selected(pairings: Iterable[Pairing], shard: ShardSelection | None) -> Iterable[Pairing]:
-    return pairings if shard is None else shard.select(pairings, lambda p: p.case.id)
+
+def _same(p: Pairing) -> Pairing:
+    return p
 
 
-def _judged(p: Pairing, config: Config, session: JudgeSession, checks: Mapping[str, Check]) -> CaseResult:
-    """Judge one run (on a pool thread), evaluate it with the judged regime, attach the judgement."""
-    if p.problem is not None or p.run is None:
-        return evaluate_pairing(p, config, checks)
-    if p.run.replay is not None and p.run.replay.agent_error is not None:
-        return evaluate_run(p.run, p.case, config, checks=checks)  # no answer to judge: its agent_error says so
-    return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case), checks=checks)
+def _case_id(p: Pairing) -> str:
+    return p.case.id
+
+
+def _checked_id(c: Checked) -> str:
+    return c.pairing.case.id
+
+
+def _selected(items: Iterable[_T], shard: ShardSelection | None, case_id: Callable[[_T], str]) -> Iterable[_T]:
+    return items if shard is None else shard.select(items, case_id)
+
+
+def _in_workers(source: _Source, config: Config, mode: str, trusted: TrustedEntries | None,
+                checks: Mapping[str, Check], workers: int, session: JudgeSession | None) -> CaseStore:
+    """The cases of ``source`` from ``workers`` processes (:mod:`gate.score.workers`), in the order and
+    with the refusals of the one-process loop: a file's error in its turn, a second run of a case,
+    then the cases no file ran."""
+    work = SetWork(source.reader, config, mode, source.judgements, source.expected_runs, trusted, checks,
+                   record=case_record)
+    checked = ((c.file, c.pairing, c) for c in evaluate_in_workers(work, source.files(), workers, session))
+    ordered = in_run_order(source.golden, checked, lambda p: Checked("", p, None, None))
+    return CaseStore.collect_recorded(
+        (c.result, c.record) if c.result is not None else (evaluate_pairing(c.pairing, config, checks), None)
+        for c in source.picked(_selected(ordered, source.shard, _checked_id), _checked_id))
 
 
 def _evaluate(source: _Source, config: Config, judge_mode: str | None, trusted: TrustedEntries | None,
               checks: Mapping[str, Check], progress: Progress | None = None,
-              keys: Mapping[str, str] | None = None) -> tuple[CaseStore, str, tuple[str, ...]]:
+              keys: Mapping[str, str] | None = None, jobs: int | None = 1) -> tuple[CaseStore, str, tuple[str, ...]]:
     """Every pairing checked, and judged unless the mode is ``off``: (cases, judge mode, warnings).
 
-    The cases go to a :class:`CaseStore` as they come: one run is in memory at a time.
+    The cases go to a :class:`CaseStore` as they come: one run is in memory at a time. With the judge
+    off or replaying its cache, ``jobs`` worker processes check them (None: one per core), when the
+    set is large enough to share (:mod:`gate.score.workers` says what runs where).
     """
     mode = judge_mode or config.judge.mode
-    if mode == "off":
-        return CaseStore.collect(evaluate_pairing(p, config, checks) for p in source.pairings), "off", ()
     trusted = trusted if source.root is not None else None
+    workers = worker_count(jobs, source.expected_runs, mode) if source.held is None else 1  # held: in memory
+    if mode == "off":
+        if workers > 1:
+            return _in_workers(source, config, mode, None, checks, workers, None), "off", ()
+        return CaseStore.collect(evaluate_pairing(p, config, checks) for p in source.pairings), "off", ()
     with JudgeSession(mode, config, source.judgements, source.expected_runs, trusted=trusted,
                       progress=progress, api_keys=keys) as session:
-        cases = CaseStore.collect(session.map(lambda p: _judged(p, config, session, checks), source.pairings))
+        if workers > 1 and session.active:
+            cases = _in_workers(source, config, mode, trusted, checks, workers, session)
+        else:
+            cases = CaseStore.collect(session.map(lambda p: judge_and_evaluate(p, config, session, checks),
+                                                  source.pairings))
     return cases, mode, tuple(session.warnings)
 
 
@@ -240,7 +290,7 @@ def decide_set(name: str, version: int | None, cases: Sequence[CaseResult], rule
 
 def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | None,
          checks: Mapping[str, Check] = CHECKS, progress: Progress | None = None, *,
-         partial: bool = False, keys: Mapping[str, str] | None = None) -> Report:
+         partial: bool = False, keys: Mapping[str, str] | None = None, jobs: int | None = 1) -> Report:
     """Evaluate, compare and decide once. ``now`` also dates the set's snapshot (None: not dated).
 
     ``partial`` (a shard): nothing is compared, and the rules' warnings are left to the merge, which
@@ -248,7 +298,7 @@ def _run(source: _Source, rules: Rules, judge_mode: str | None, now: datetime | 
     """
     config = rules.config
     cases, mode, judge_warnings = _evaluate(source, config, judge_mode, rules.trusted_judgements, checks,
-                                            progress, keys)
+                                            progress, keys, jobs)
     aged = snapshot_age_warning(source.golden, config, now) if source.golden and now else None
     if aged:
         judge_warnings = (*judge_warnings, aged)
@@ -304,14 +354,14 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
         digest = config_digest(rules.config)
         rules = replace(rules, config=with_judge_provider(rules.config, request.judge_provider))
         report = _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress,
-                      partial=shard is not None, keys=request.judge_keys)
+                      partial=shard is not None, keys=request.judge_keys, jobs=request.jobs)
         if shard is None:
             return report
         # A shard is not compared with the baseline: `sourcegate merge` does that once, for all.
         return replace(report, shard=shard.mark(digest, rules_baseline_digest(rules)))
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
-                checks, progress, keys=request.judge_keys)
+                checks, progress, keys=request.judge_keys, jobs=request.jobs)
 
 
 def _run_subset(source: _Source, subset: Subset, rules: Rules, request: SetRequest, now: datetime | None,
@@ -325,7 +375,7 @@ def _run_subset(source: _Source, subset: Subset, rules: Rules, request: SetReque
     rules = replace(rules, baseline=base, config=with_judge_provider(rules.config, request.judge_provider),
                     warnings=(subset.note(), *rules.warnings))
     report = _run(source, rules, request.judge_mode, now or datetime.now(UTC), checks, progress,
-                  keys=request.judge_keys)
+                  keys=request.judge_keys, jobs=request.jobs)
     return replace(report, subset=subset)
 
 
@@ -336,14 +386,15 @@ def rules_baseline_digest(rules: Rules) -> str | None:
 
 def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | None = None, *,
               config: Config | None = None, trusted_judgements: TrustedEntries | None = None,
-              now: datetime | None = None) -> Report:
+              now: datetime | None = None, jobs: int | None = 1) -> Report:
     """Run the gate on one golden-set folder, or on a list of trace files, without a baseline.
 
     ``judge_mode`` (``live``, ``replay`` or ``off``) defaults to the configuration's ``judge.mode``.
     ``config`` is the configuration already read (e.g. at the base revision, :mod:`gate.rules`);
     None reads ``config_file`` or the one beside the set. ``trusted_judgements`` limits the judge
     cache to the entries the base revision has (None: every entry is used). ``now`` dates the golden
-    set's snapshot against its re-snapshot interval (None: not dated).
+    set's snapshot against its re-snapshot interval (None: not dated). ``jobs`` is as
+    :attr:`SetRequest.jobs`, one process by default.
     """
     sets = split_sets(paths)  # the same rules as the CLI: paths exist, folders and files not mixed
     if len(sets) > 1:
@@ -351,7 +402,7 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
     source = _source(sets[0].paths)
     if config is None:
         config = load_config(config_file, beside=source.root)
-    return _run(source, Rules(config, trusted_judgements=trusted_judgements), judge_mode, now)
+    return _run(source, Rules(config, trusted_judgements=trusted_judgements), judge_mode, now, jobs=jobs)
 
 
 @dataclass(frozen=True)

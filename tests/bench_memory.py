@@ -1,6 +1,7 @@
 """Flat memory in ``make bench``: peak RSS of ``sourcegate check --json`` at 500, 2,000 and 8,000 runs.
 
-Each check runs in a process of its own, started by a small parent that reads the child's peak
+Each check runs in one process of its own (``--jobs 1``; the workers of ``--jobs 2`` are measured by
+``tests/bench_jobs.py``), started by a small parent that reads the child's peak
 resident set (``RUSAGE_CHILDREN``), so the number is the check's alone. Measured twice: without a
 baseline, and against a recorded baseline of the same cases (the usual pull request). The target:
 the 8,000-run peak at most 1.5 times the 500-run one. ``SOURCEGATE_BENCH_MEMORY=0`` skips it in
@@ -44,11 +45,11 @@ def measure(tmp: str, sizes: tuple[int, ...], page_chars: int) -> list[tuple[str
         root = os.path.join(tmp, f"set-{n}")
         write_set(root, n, page_chars)
         report = os.path.join(tmp, f"report-{n}.json")
-        _, mib = peak_rss([root, "--judge", "off", "--json", report])
+        _, mib = peak_rss([root, "--judge", "off", "--json", report, "--jobs", "1"])
         plain.append(mib)
         baseline = os.path.join(tmp, f"baseline-{n}.json")
         shutil.copyfile(report, baseline)
-        _, mib = peak_rss([root, "--judge", "off", "--json", report, "--baseline", baseline])
+        _, mib = peak_rss([root, "--judge", "off", "--json", report, "--baseline", baseline, "--jobs", "1"])
         based.append(mib)
         shutil.rmtree(root)
     label = " / ".join(f"{n:,}" for n in sizes)

@@ -10,19 +10,17 @@ whole set. Run alone: ``python -m tests.bench_shards --runs 8000``.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 
 from gate.cli import main as cli
 from gate.pipeline import MergeRequest, merged_report
-from tests.support.bench_table import print_rows
+from tests.support.bench_table import synthetic_main
 
 SHARDS = 4
 REPEAT = 3
@@ -39,11 +37,13 @@ def _timed(argv: list[str]) -> tuple[float, int]:
 def measure(root: str, out: str) -> list[tuple[str, str, str]]:
     """Rows for the bench table: whole run, slowest shard, merge, and that the reports agree."""
     whole = os.path.join(out, "whole.json")
-    t_whole, code_whole = _timed(["check", root, "--judge", "off", "--json", whole])
+    # One process each (--jobs 1): a matrix job is the unit here; bench_jobs measures the cores of one.
+    t_whole, code_whole = _timed(["check", root, "--judge", "off", "--json", whole, "--jobs", "1"])
     parts, times = [], []
     for i in range(1, SHARDS + 1):
         part = os.path.join(out, f"shard-{i}.json")
-        t, code = _timed(["check", root, "--judge", "off", "--shard", f"{i}/{SHARDS}", "--json", part])
+        t, code = _timed(["check", root, "--judge", "off", "--shard", f"{i}/{SHARDS}", "--json", part,
+                          "--jobs", "1"])
         if code != 0:
             raise SystemExit(f"shard {i}/{SHARDS} exited {code}")
         parts.append(part)
@@ -122,19 +122,8 @@ def _command(argv: list[str]) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tests.bench import write_set
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=8000)
-    ap.add_argument("--page-chars", type=int, default=2000)
-    args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="sourcegate-bench-shards-") as tmp:
-        root = os.path.join(tmp, "set")
-        print(f"writing {args.runs} synthetic runs for the shards...", flush=True)
-        write_set(root, args.runs, args.page_chars)
-        rows = measure(root, tmp)
-    print_rows(rows)
-    return 0
+    """Write a synthetic set and print the rows."""
+    return synthetic_main(__doc__ or "", argv, 8000, 2000, measure)
 
 
 if __name__ == "__main__":

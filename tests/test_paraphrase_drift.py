@@ -3,10 +3,12 @@ page, its soft default, and the calibration figures the docs report (pinned from
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from gate.checks.paraphrase_drift import MAX_SENTENCE_CHARS, drift, names_of, sentence_drift
-from gate.checks.passage import normalise
+from gate.checks.passage import NUMBER, normalise
 from gate.config import Config, config_from_dict
 from gate.errors import InputError
 from gate.files.jsonio import validate
@@ -64,6 +66,20 @@ def test_a_changed_number_or_name_is_reported_however_close_the_rest_is() -> Non
     assert d.numbers == ("97",)
     d = drift("Jupiter has 95 known moons, including the four large moons found by Cassini.", PAGE)
     assert d.names == ("Cassini",)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_number_is_on_the_page_when_it_is_one_of_the_numbers_the_passage_rule_reads_there(seed: int) -> None:
+    # Pages of digits, separators and words, and numbers of the same stuff: "1,234" is one number on
+    # "1,234.5"'s page only if it stands alone there, never as a part of a longer number.
+    rng = random.Random(seed)
+    stuff = "0123456789.,x -٣"
+    for _ in range(2000):
+        page = "".join(rng.choice(stuff) for _ in range(rng.randint(0, 40)))
+        on_page = set(NUMBER.findall(page))
+        for n in {*NUMBER.findall("".join(rng.choice(stuff) for _ in range(16))), *sorted(on_page)[:2]}:
+            found = drift(f"it was {n}", page, page_is_normalised=True).numbers
+            assert found == (() if n in on_page else (n,)), (n, page)
 
 
 def test_names_skip_first_words_and_closing_attributions() -> None:

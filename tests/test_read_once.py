@@ -24,7 +24,9 @@ import pytest
 
 from gate.action.entrypoint import main as action_main
 from gate.cli import main
+from gate.score.workers import MIN_RUNS_PER_WORKER
 from tests.support.gitrepo import GitRepo
+from tests.support.golden_factory import write_golden
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
 SET = "sets/example"
@@ -130,3 +132,20 @@ def test_run_check_gates_the_runs_it_holds_without_reading_them_back(tmp_path: P
     assert code == 1  # no answer cites anything: no_citations in every case
     assert not _read_more_than_once(seen, tmp_path)
     assert seen.opens[os.path.realpath(tmp_path / SET / "golden.yaml")] == 1
+
+
+def test_workers_read_the_traces_and_hand_back_their_blob_ids_so_the_parent_reads_none(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # check --jobs 2 on a set large enough for two workers: they read the traces; the comparison with
+    # the base lists the changed files from the ids they handed back, opening no trace in this process.
+    ids = [f"case-{i:03d}" for i in range(2 * MIN_RUNS_PER_WORKER)]
+    write_golden(tmp_path / SET, ids)
+    monkeypatch.chdir(tmp_path)
+    assert main(["baseline", "update", SET]) == 0
+    base = GitRepo(tmp_path).commit("the base: a set of two workers' runs")
+    with watching() as seen:
+        code = main(["check", SET, "--baseline-ref", base, "--jobs", "2", "--json", str(tmp_path / "r.json"), "-q"])
+    assert code == 0
+    runs = os.path.realpath(tmp_path / SET / "runs")
+    assert not [f for f in seen.opens if f.startswith(runs + os.sep)]
+    assert seen.git_calls <= 10

@@ -9,8 +9,11 @@ pinned third-party actions and the dangerous triggers.
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +96,77 @@ def test_the_schema_rejects_what_github_would_reject(metadata: dict[str, Any]) -
 def test_the_action_is_a_container_built_from_the_dockerfile(metadata: dict[str, Any]) -> None:
     assert metadata["runs"] == {"using": "docker", "image": "Dockerfile"}
     assert set(metadata["branding"]) == {"icon", "color"}
+
+
+# --------------------------------------------------------------------------------------------
+# The release: its action.yml runs the published image, by digest
+
+RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+PIN_SCRIPT = ROOT / ".github" / "scripts" / "pin_action_image.py"
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+
+
+def _pin_module() -> Any:
+    spec = importlib.util.spec_from_file_location("pin_action_image", PIN_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_release_publishes_the_image_then_tags_a_commit_whose_action_runs_it_by_digest() -> None:
+    release = _load(RELEASE)
+    assert "workflow_dispatch" in _triggers(release) and "push" not in _triggers(release)
+    image, action_job = release["jobs"]["image"], release["jobs"]["action"]
+    build = next(s for s in image["steps"] if str(s.get("uses", "")).startswith("docker/build-push-action@"))
+    assert build["id"] == "build" and build["with"]["push"] is True
+    assert image["outputs"]["digest"] == "${{ steps.build.outputs.digest }}"
+    assert action_job["needs"] == "image" and action_job["permissions"] == {"contents": "write"}
+    steps = action_job["steps"]
+    checkout = steps[0]
+    assert checkout["with"]["ref"] == "${{ github.sha }}"  # the commit the image was built from
+    pin = next(i for i, s in enumerate(steps) if ".github/scripts/pin_action_image.py action.yml" in s.get("run", ""))
+    assert steps[pin]["env"]["DIGEST"] == "${{ needs.image.outputs.digest }}"
+    assert '"docker://ghcr.io/${REPOSITORY,,}@$DIGEST"' in steps[pin]["run"]
+    tag = next(i for i, s in enumerate(steps) if "HEAD:refs/tags/v$VERSION" in s.get("run", ""))
+    assert pin < tag and "git commit" in steps[tag]["run"] and "action.yml" in steps[tag]["run"]
+    assert "--force" not in steps[tag]["run"] and " -f " not in steps[tag]["run"]  # a release tag never moves
+
+
+def test_the_release_action_yml_pulls_the_published_image_and_changes_nothing_else(tmp_path: Path) -> None:
+    pin = _pin_module()
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    image = f"docker://ghcr.io/sourcegate/sourcegate@{DIGEST}"
+    released = pin.pinned(text, image)
+    before, after = yaml.safe_load(text), yaml.safe_load(released)
+    assert after["runs"] == {"using": "docker", "image": image}
+    assert {**after, "runs": before["runs"]} == before
+    jsonschema.Draft7Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(after)
+    # As the workflow runs it: a process of its own, rewriting the file in place.
+    file = tmp_path / "action.yml"
+    file.write_text(text, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(PIN_SCRIPT), str(file), image], capture_output=True, text=True)
+    assert done.returncode == 0 and file.read_text(encoding="utf-8") == released
+
+
+@pytest.mark.parametrize("image", ["docker://ghcr.io/sourcegate/sourcegate:1.4.0",  # a tag moves: not a pin
+                                   "ghcr.io/sourcegate/sourcegate@" + DIGEST,
+                                   "docker://ghcr.io/Sourcegate/sourcegate@" + DIGEST,
+                                   "docker://ghcr.io/sourcegate/sourcegate@sha256:abc"])
+def test_the_release_refuses_an_image_not_named_by_digest(image: str, tmp_path: Path) -> None:
+    file = tmp_path / "action.yml"
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    file.write_text(text, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(PIN_SCRIPT), str(file), image], capture_output=True, text=True)
+    assert done.returncode == 2 and "by digest" in done.stderr
+    assert file.read_text(encoding="utf-8") == text  # nothing half-written
+
+
+def test_a_released_action_yml_is_not_released_again() -> None:
+    pin = _pin_module()
+    released = pin.pinned((ROOT / "action.yml").read_text(encoding="utf-8"), f"docker://ghcr.io/a/b@{DIGEST}")
+    with pytest.raises(ValueError, match="found 0"):
+        pin.pinned(released, f"docker://ghcr.io/a/b@{DIGEST}")
 
 
 def test_inputs_and_outputs_match_what_the_entrypoint_reads_and_writes(metadata: dict[str, Any]) -> None:

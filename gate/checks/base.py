@@ -1,13 +1,17 @@
 """The ``Check`` seam and the :class:`Subject` every check reads.
 
 A Subject is one run prepared once: citations resolved, URLs canonicalised, pages indexed by
-every URL they were read under. Checks are pure: ``Check.run(subject) -> Outcome``.
+every URL they were read under, each page's text normalised at most once. The pipeline builds it
+once per run and hands it to the judge (:class:`gate.judge.base.JudgeRequest`) and then to the
+checks (:meth:`Subject.with_judgement`), so a page the judge normalised to verify a quote is not
+normalised again for ``passage_missing`` or ``paraphrase_drift``. Checks are pure:
+``Check.run(subject) -> Outcome``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from gate.checks.passage import PageIndex
@@ -20,6 +24,10 @@ from gate.urls.anchors import extract_anchors
 
 def _ok(page: Page) -> bool:
     return page.status is None or 200 <= page.status < 300
+
+
+def _kinds(judged_kinds: Mapping[str, str | None] | None) -> dict[str, str | None]:
+    return {canonical(u): k for u, k in (judged_kinds or {}).items()}
 
 
 def _links_on(pages: tuple[Page, ...]) -> dict[str, str]:
@@ -122,8 +130,14 @@ class Subject:
             reads={key: tuple(pages) for key, pages in reads.items()},
             regime=case.freshness or judged_regime,
             in_question=frozenset(canonical(u) for u in extract_urls(run.question)),
-            judged_kinds={canonical(u): k for u, k in (judged_kinds or {}).items()},
+            judged_kinds=_kinds(judged_kinds),
         )
+
+    def with_judgement(self, judged_regime: Freshness | None,
+                       judged_kinds: Mapping[str, str | None] | None) -> Subject:
+        """This run with what a judgement says of it (as :meth:`build` takes them): the pages already
+        normalised are shared, not normalised again."""
+        return replace(self, regime=self.case.freshness or judged_regime, judged_kinds=_kinds(judged_kinds))
 
     def linked(self) -> Mapping[str, str]:
         """canonical URL -> the first page the agent read (and that answered) that links to it.
@@ -172,6 +186,11 @@ class Subject:
         if found is None:
             found = self._indexes[key] = PageIndex(page.text)
         return found
+
+    @property
+    def normalised(self) -> int:
+        """How many of the run's pages have been normalised so far (each at most once)."""
+        return len(self._indexes)
 
     @property
     def pages_loaded(self) -> int:

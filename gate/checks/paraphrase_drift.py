@@ -80,10 +80,19 @@ def _word_in(word: str, text: str) -> bool:
     return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)").search(text, first) is not None
 
 
-@lru_cache(maxsize=8)
-def _numbers_on(text: str) -> frozenset[str]:
-    """The numbers on a (normalised) page: found once for all the sentences that cite it."""
-    return frozenset(NUMBER.findall(text))
+def _number_on(number: str, text: str) -> bool:
+    """Whether ``number`` (one match of :data:`NUMBER`) is one of ``NUMBER.findall(text)``, found by
+    one search of the page (in C) for the number standing alone: not after a digit, nor after a digit
+    and a ``.`` or ``,`` (the number before would run on into it), and not before a digit, nor before
+    a ``.`` or ``,`` and a digit (it would run on)."""
+    return _alone(number).search(text) is not None
+
+
+@lru_cache(maxsize=1024)
+def _alone(number: str) -> re.Pattern[str]:
+    # The first digit comes before the look-behinds, so the search skips to where that digit is instead
+    # of trying the pattern at every character of the page.
+    return re.compile(re.escape(number[0]) + r"(?<!\d.)(?<!\d[.,].)" + re.escape(number[1:]) + r"(?!\d|[.,]\d)")
 
 
 def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drift:
@@ -111,9 +120,7 @@ def drift(sentence: str, page: str, *, page_is_normalised: bool = False) -> Drif
         start, end = (res.dest_start, res.dest_end) if res is not None else (0, 0)
         passage = text[max(0, start - _CONTEXT):end + _CONTEXT]
     support = (aligned + fuzz.token_set_ratio(needle, passage)) / 2
-    wanted = NUMBER.findall(needle)
-    on_page = _numbers_on(text) if wanted else frozenset()
-    numbers = tuple(dict.fromkeys(n for n in wanted if n not in on_page))
+    numbers = tuple(n for n in dict.fromkeys(NUMBER.findall(needle)) if not _number_on(n, text))
     names = tuple(n for n in names_of(raw) if not _word_in(normalise(n), text))
     return Drift(round(100.0 - support, 1), passage, numbers, names)
 

@@ -63,7 +63,19 @@ def add_parser(sub: Subparsers) -> None:
                         "(default: sets in cached-snapshots/)")
     add_check_options(c)
     c.add_argument("--shard", type=_shard, metavar="I/N", help="check shard I of N only, for `merge`")
+    c.add_argument("--jobs", type=_jobs, default=None, dest="check_jobs", metavar="N",
+                   help="worker processes (judge off or replay; default: cores)")
     add_runs_option(c)
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, 1 or more, got {value!r}")
+    return jobs
 
 
 def add_runs_option(c: argparse.ArgumentParser) -> None:
@@ -204,7 +216,7 @@ def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | No
     return SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                       baseline_ref=args.baseline_ref, trust_config=args.trust_config,
                       judge_provider=args.judge_provider, shard=shard, runs=getattr(args, "runs", None),
-                      pick=pick)
+                      jobs=getattr(args, "check_jobs", None), pick=pick)
 
 
 def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> None:

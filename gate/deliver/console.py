@@ -32,7 +32,7 @@ __all__ = ["add_options", "progress", "show", "terminal_mode"]
 def add_options(p: argparse.ArgumentParser) -> None:
     """``--color``, ``-q`` and ``-v`` on a command that prints a report."""
     p.add_argument("--color", choices=COLOR_CHOICES, default="auto", metavar="WHEN",
-                   help="auto, always, never (NO_COLOR, FORCE_COLOR)")
+                   help="auto (a TTY; NO_COLOR, FORCE_COLOR), always or never")
     loud = p.add_mutually_exclusive_group()
     loud.add_argument("-q", "--quiet", action="store_true", help="print the verdict line only")
     loud.add_argument("-v", "--verbose", action="store_true", help="also print each case's figures")

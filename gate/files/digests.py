@@ -13,19 +13,22 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-__all__ = ["ReadId", "read_blob_id", "record_read", "recorded_reads"]
+__all__ = ["FileKey", "ReadId", "add_recorded", "read_blob_id", "record_read", "recorded_ids", "recorded_reads"]
 
 ReadId = tuple[str, str | None]
 """The SHA-1 blob id of the bytes read, and of the same bytes with CRLF line ends made LF (None
 when they have none): a Windows checkout of a file the commit has with LF is not a change."""
 
-_recorded: dict[tuple[int, int, int, int, int], ReadId] | None = None
+FileKey = tuple[int, int, int, int, int]
+"""A file's identity on disk as it was read: device, inode, size, modification and change times."""
+
+_recorded: dict[FileKey, ReadId] | None = None
 
 
-def _key(st: os.stat_result) -> tuple[int, int, int, int, int]:
+def _key(st: os.stat_result) -> FileKey:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
@@ -50,6 +53,19 @@ def record_read(st: os.stat_result, data: bytes) -> None:
     if _recorded is not None:
         lf = _sha1_blob(data.replace(b"\r\n", b"\n")) if b"\r\n" in data else None
         _recorded[_key(st)] = (_sha1_blob(data), lf)
+
+
+def recorded_ids() -> dict[FileKey, ReadId]:
+    """What is recorded so far (a copy; empty outside :func:`recorded_reads`): what a worker process
+    hands back to the one whose run it read for (:func:`add_recorded`)."""
+    return dict(_recorded) if _recorded is not None else {}
+
+
+def add_recorded(ids: Mapping[FileKey, ReadId]) -> None:
+    """Record the ids of files read elsewhere for this run, whole (a worker process reading its share of
+    the traces and judge-cache entries); nothing happens outside :func:`recorded_reads`."""
+    if _recorded is not None:
+        _recorded.update(ids)
 
 
 def read_blob_id(st: os.stat_result) -> ReadId | None:

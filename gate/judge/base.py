@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
+from gate.checks.base import Subject
+from gate.config import Config
 from gate.errors import JudgeUnavailable
 from gate.judge.tools import Tool
 from gate.judgement import RunJudgement, Usage
@@ -42,10 +44,18 @@ CHARS_PER_TOKEN = 4
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    """One run to judge, with its case from the golden set."""
+    """One run to judge, with its case from the golden set, and the run as the checks will read it."""
 
     run: Run
     case: Case
+    subject: Subject | None = field(default=None, compare=False, repr=False)
+    """the run prepared once for the judge and the checks (:meth:`Subject.build` of this run and case):
+    the pages the judge normalises to verify its quotes are the ones the checks then search (None:
+    the judge prepares the run itself)"""
+
+    def prepared(self, config: Config) -> Subject:
+        """The run prepared for reading: the request's subject, else one built now under ``config``."""
+        return self.subject if self.subject is not None else Subject.build(self.run, self.case, config)
 
 
 class Judge(Protocol):

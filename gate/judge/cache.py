@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +109,11 @@ class JudgeCache:
         if self.trusted.trusts(file, data):
             return None
         return self._parse(call, file, data)
+
+    def add_unverified(self, keys: Iterable[str]) -> None:
+        """Count ``keys`` among :attr:`unverified_keys`: entries another reader of this cache did not trust."""
+        with self._lock:
+            self._unverified.update(keys)
 
     def disagrees(self, call: ToolCall) -> None:
         """Note that the untrusted entry for ``call`` says something other than a fresh judgement."""

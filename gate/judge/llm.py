@@ -41,7 +41,6 @@ from gate.judge.render import assess_user, claims_user, grade_user, run_marker
 from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, TOOLS, Tool
 from gate.judge.verify import Material, check
 from gate.judgement import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
-from gate.model import Run
 
 _T = TypeVar("_T")
 BREAKER_AFTER = 3
@@ -207,8 +206,9 @@ class LLMJudge:
             self._cache.put(call, reply.tool_input, reply.usage)
         return value
 
-    def _grade(self, run: Run, claims: tuple[Claim, ...], mark: str,
+    def _grade(self, subject: Subject, claims: tuple[Claim, ...], mark: str,
                tally: _Tally) -> tuple[ClaimVerdict, ...]:
+        run = subject.run
         sources = select_sources(run.pages, claims, self._cfg.max_evidence_chars)
         snippets = select_snippets(run.results)
         call = self._call(GRADE_CLAIMS, grade_user(claims, sources, mark, snippets))
@@ -218,7 +218,7 @@ class LLMJudge:
             tally.warnings += warnings
         except JudgeUnavailable as e:
             graded = {c.id: str(e) for c in claims}
-        material = Material(run.pages, snippets)
+        material = Material(run.pages, snippets, subject.index)
         return tuple(check(c, graded[c.id], material) for c in claims)
 
     def _assess(self, subject: Subject, classify: list[str], mark: str, tally: _Tally) -> Assessment | None:
@@ -234,7 +234,7 @@ class LLMJudge:
     def judge(self, request: JudgeRequest) -> RunJudgement:
         """Judge one run; the judge's failures are unscored claims and problems, never exceptions."""
         run, case = request.run, request.case
-        subject = Subject.build(run, case, self._config)
+        subject = request.prepared(self._config)
         mark = run_marker(run)
         tally = _Tally()
         notes: list[str] = []
@@ -249,7 +249,7 @@ class LLMJudge:
             claims_error = f"claims could not be extracted: {e}"
         if claims_error is None and not claims:
             notes.append("the answer makes no factual claims: grounding is not measured (which is not 100%)")
-        verdicts = self._grade(run, claims, mark, tally) if claims else ()
+        verdicts = self._grade(subject, claims, mark, tally) if claims else ()
 
         rules = {u: rule_source_type(u, case.about_domains) for u in subject.cited.values()}
         classify = [u for u, rule in rules.items() if rule is None]

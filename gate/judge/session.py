@@ -46,6 +46,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import TypeVar
 
+from gate.checks.base import Subject
 from gate.config import CALLING_MODES, JUDGE_MODES, Config
 from gate.judge.base import Closing, Judge, JudgeRequest, Provider
 from gate.judge.batch.base import Batches
@@ -214,13 +215,18 @@ class JudgeSession:
         """True when runs are really judged (not off, and replay has a cache)."""
         return self._judge is not None
 
-    def judge(self, run: Run, case: Case) -> RunJudgement | None:
-        """Judge one run, or None when the session does not judge."""
+    def judge(self, run: Run, case: Case, subject: Subject | None = None) -> RunJudgement | None:
+        """Judge one run, or None when the session does not judge.
+
+        ``subject`` is the run as the checks will read it (:meth:`Subject.build`): the judge reads the
+        pages' normalised text from it, so the checks find it done (None: the judge prepares the run).
+        """
         if self._judge is None:
             return None
-        request = JudgeRequest(run, case)
+        request = JudgeRequest(run, case, subject)
         if self._learning is not None:  # batch mode's first pass: only which runs there are
-            self._learning.append(request)
+            # Held for the rounds without the subject: the set's normalised pages are not kept for them.
+            self._learning.append(JudgeRequest(run, case))
             raise _Learnt
         if self._settler is not None and not self._settled:  # batch mode outside map: this run's own rounds
             self._judge = self._settler.settle([request])
@@ -286,6 +292,17 @@ class JudgeSession:
         stopped = self._stopped()
         batch = runner.notes if runner else []
         return tuple(dict.fromkeys(([stopped] if stopped else []) + self._notes + batch + self._trust_notes() + sdk))
+
+    @property
+    def unverified_keys(self) -> frozenset[str]:
+        """The judge-cache entries this session's judge asked for and did not trust (the base revision lacks them)."""
+        return self._cache.unverified_keys if self._cache is not None else frozenset()
+
+    def add_unverified(self, keys: Iterable[str]) -> None:
+        """Count ``keys`` among the untrusted entries, as another session's judge found them (a worker
+        process judging this set's other runs from the same cache)."""
+        if self._cache is not None:
+            self._cache.add_unverified(keys)
 
     def _trust_notes(self) -> list[str]:
         """How many judge-cache entries the pull request brought along, and which a fresh judge contradicted."""

@@ -13,7 +13,7 @@ another page it is ``other_source`` (grounded but misattributed); found only in 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gate.checks.passage import PageIndex, WorkBudget, terms
@@ -35,8 +35,13 @@ class Graded:
 class Material:
     """The run's pages, each normalised at most once, searched for quotes."""
 
-    def __init__(self, pages: Sequence[Page], snippets: Sequence[tuple[str, str]] = ()) -> None:
-        """Index ``pages`` lazily by every canonical URL they were read under; ``snippets`` are (URL, text)."""
+    def __init__(self, pages: Sequence[Page], snippets: Sequence[tuple[str, str]] = (),
+                 index: Callable[[Page], PageIndex] | None = None) -> None:
+        """Index ``pages`` lazily by every canonical URL they were read under; ``snippets`` are (URL, text).
+
+        ``index`` gives a page's normalised text (:meth:`gate.checks.base.Subject.index`, shared with
+        the checks); None: each page is normalised here, once.
+        """
         self._pages: list[tuple[frozenset[str], Page]] = []
         seen: set[str] = set()
         for p in pages:
@@ -45,13 +50,15 @@ class Material:
                 seen.add(canonical(p.url))
                 self._pages.append((keys, p))
         self._indexes: dict[int, PageIndex] = {}
+        self._shared = index
         self._snippets = tuple((url, PageIndex(text)) for url, text in snippets)
         self._budget = WorkBudget()  # the run's quotes share one bound, as in passage_missing
 
     def _index(self, i: int) -> PageIndex:
         found = self._indexes.get(i)
         if found is None:
-            found = self._indexes[i] = PageIndex(self._pages[i][1].text)
+            page = self._pages[i][1]
+            found = self._indexes[i] = self._shared(page) if self._shared is not None else PageIndex(page.text)
         return found
 
     def locate(self, quote: str, cited: frozenset[str]) -> tuple[Located, str | None]:

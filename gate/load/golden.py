@@ -8,17 +8,17 @@ text}, answer}``), converted unchanged on load.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from re import fullmatch
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 from gate.errors import InputError
-from gate.files.jsonio import inside, load_json, load_yaml, parse_time, read_text, validate
+from gate.files.jsonio import inside, load_yaml, parse_json, parse_time, read_text, validate
 from gate.model import (
     Case,
     Citation,
@@ -135,16 +135,21 @@ def _usv(value: Any) -> Any:
     return value
 
 
-def parse_trace(data: Any, file: str, default_case: str) -> Run:
-    """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD)."""
+def parse_trace(data: Any, file: str, default_case: str, *, surrogates: bool = True) -> Run:
+    """Validate a parsed trace of either shape and convert it to a Run (lone surrogates read as U+FFFD).
+
+    ``surrogates=False`` says the JSON text held no escape of a surrogate (:func:`may_hold_surrogates`),
+    so no string of ``data`` can hold a lone one and none is looked for.
+    """
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, got {type(data).__name__}", file=file, path="$")
+    clean = _usv if surrogates else _same
     try:
         if "format" in data:
             validate(data, "trace", file)
-            return _native(_usv(data), file, default_case)
+            return _native(clean(data), file, default_case)
         validate(data, "trace-minimal", file)
-        return _minimal(_usv(data), file, default_case)
+        return _minimal(clean(data), file, default_case)
     except InputError as e:
         if e.case is not None or e.file != file or type(e) is not InputError:
             raise
@@ -153,13 +158,33 @@ def parse_trace(data: Any, file: str, default_case: str) -> Run:
                          case=case if isinstance(case, str) and case else default_case) from e
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether JSON ``text`` may parse into a string with a lone surrogate: only an escape can write
+    one (``\\ud800``; UTF-8 text cannot hold a surrogate), so without such an escape none can."""
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def _read_json(file: str, root: str | None) -> tuple[Any, bool]:
+    """A JSON file read and parsed (inside ``root``), and whether it may hold a lone surrogate."""
+    text = read_text(file, root=root)
+    return parse_json(text, file), may_hold_surrogates(text)
+
+
 def load_trace(file: str, root: str | None = None) -> Run:
     """Load one trace file; the case id defaults to the file name without ``.json``.
 
     With ``root`` (the golden set it belongs to), the file must stay inside it.
     """
     stem = os.path.splitext(os.path.basename(file))[0]
-    return parse_trace(load_json(file, root=root), file, stem)
+    data, surrogates = _read_json(file, root)
+    return parse_trace(data, file, stem, surrogates=surrogates)
 
 
 def load_golden(root: str) -> GoldenSet:
@@ -235,7 +260,7 @@ def _golden_head(text: str) -> tuple[str, int] | None:
     finally:
         loader.dispose()
     name, version = found["name"], found["version"]
-    if not (isinstance(name, str) and fullmatch(r"[A-Za-z0-9._-]+", name)
+    if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9._-]+", name)
             and type(version) is int and version >= 1):
         return None
     return name, version
@@ -301,6 +326,64 @@ def held_pairings(golden: GoldenSet, runs: Sequence[Run]) -> Iterator[Pairing]:
 OTHER_SHARD = "in another shard"
 """The problem of a pairing :func:`iter_pairings` passes over unvalidated, because ``keep`` refused it."""
 
+_T = TypeVar("_T")
+
+
+class TraceReader:
+    """Reads one trace file into its :class:`Pairing`: the run with its case of ``golden`` (None: a loose
+    trace file, its own case), the file's part of :func:`iter_pairings` (a second run of a case is
+    :func:`in_run_order`'s to refuse, once the files are in order).
+
+    With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: its
+    pairing has no run and the problem :data:`OTHER_SHARD`.
+    """
+
+    def __init__(self, golden: GoldenSet | None = None, keep: Callable[[str], bool] | None = None) -> None:
+        """Read the traces of ``golden`` (None: loose trace files), passing over what ``keep`` refuses."""
+        self.golden = golden
+        self.keep = keep
+        self._by_id = {c.id: c for c in golden.cases} if golden is not None else {}
+        # Traces kept outside the set are read only inside their own folder, as runs/ only inside the set.
+        self._within = (golden.runs_dir if golden.runs_dir is not None else golden.root) if golden else None
+
+    def __call__(self, file: str) -> Pairing:
+        """The pairing of one trace file."""
+        if self.golden is None:
+            run = load_trace(file)
+            return Pairing(Case(id=run.case, question=run.question), run)
+        stem = os.path.splitext(os.path.basename(file))[0]
+        data, surrogates = _read_json(file, self._within)
+        if self.keep is not None:
+            cid = trace_case_id(data, stem)
+            if cid is not None and not self.keep(cid):
+                return Pairing(self._by_id.get(cid) or Case(id=cid, question=""), None, OTHER_SHARD)
+        run = parse_trace(data, file, stem, surrogates=surrogates)
+        case = self._by_id.get(run.case)
+        if case is None:
+            return Pairing(Case(id=run.case, question=run.question), run,
+                           f"{file}: run for case {run.case!r}, which golden.yaml does not list")
+        return Pairing(case, run)
+
+
+def in_run_order(golden: GoldenSet | None, read: Iterable[tuple[str, Pairing, _T]],
+                 missing: Callable[[Pairing], _T]) -> Iterator[_T]:
+    """The values of the trace files as ``read`` gives them (file, its pairing, a value), in the files'
+    order: a second run of a case is refused, naming its file; then, for a golden set, ``missing`` of
+    the pairing of each case no file ran (its problem says which file was expected)."""
+    ran: set[str] = set()
+    for file, pairing, value in read:
+        if pairing.case.id in ran:
+            raise InputError(f"a second run for case {pairing.case.id!r}", file=file, path="$.case")
+        ran.add(pairing.case.id)
+        yield value
+    if golden is None:
+        return
+    for case in golden.cases:
+        if case.id not in ran:
+            where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
+            problem = f"no run recorded for case {case.id!r} (expected {where}/{case.id}.json)"
+            yield missing(Pairing(case, None, problem))
+
 
 def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) -> Iterator[Pairing]:
     """Each case with its run, streamed one file at a time (memory does not grow with the set).
@@ -309,31 +392,6 @@ def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) 
     With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: it is
     yielded as a pairing without a run (problem :data:`OTHER_SHARD`), so the order stays whole.
     """
-    by_id = {c.id: c for c in golden.cases}
-    ran: set[str] = set()
-    # Traces kept outside the set are read only inside their own folder, as runs/ only inside the set.
-    within = golden.runs_dir if golden.runs_dir is not None else golden.root
-    for file in run_files(golden.root, golden.runs_dir):
-        stem = os.path.splitext(os.path.basename(file))[0]
-        data = load_json(file, root=within)
-        cid = trace_case_id(data, stem) if keep is not None else None
-        if keep is not None and cid is not None and not keep(cid):
-            if cid in ran:
-                raise InputError(f"a second run for case {cid!r}", file=file, path="$.case")
-            ran.add(cid)
-            yield Pairing(by_id.get(cid) or Case(id=cid, question=""), None, OTHER_SHARD)
-            continue
-        run = parse_trace(data, file, stem)
-        if run.case in ran:
-            raise InputError(f"a second run for case {run.case!r}", file=file, path="$.case")
-        ran.add(run.case)
-        case = by_id.get(run.case)
-        if case is None:
-            yield Pairing(Case(id=run.case, question=run.question), run,
-                          f"{file}: run for case {run.case!r}, which golden.yaml does not list")
-            continue
-        yield Pairing(case, run)
-    for case in golden.cases:
-        if case.id not in ran:
-            where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
-            yield Pairing(case, None, f"no run recorded for case {case.id!r} (expected {where}/{case.id}.json)")
+    read = TraceReader(golden, keep)
+    pairings = ((f, p, p) for f in run_files(golden.root, golden.runs_dir) for p in (read(f),))
+    yield from in_run_order(golden, pairings, lambda p: p)

@@ -84,18 +84,24 @@ def with_sentences(findings: Sequence[Finding], answer: str) -> tuple[Finding, .
 
 
 def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None, *,
-                 judgement: RunJudgement | None = None, checks: Mapping[str, Check] = CHECKS) -> CaseResult:
+                 judgement: RunJudgement | None = None, checks: Mapping[str, Check] = CHECKS,
+                 subject: Subject | None = None) -> CaseResult:
     """Run every enabled hard check on one run, and fold in what the judge said of it, if anything.
 
     With a ``judgement``, its regime stands in for a case without one (``judged_regime`` by default),
     its source types count in ``diversity`` and ``no_primary_source``, its figures join the soft figures,
     and its claims make the (claim, URL) pairs of ``citation_validity``. ``checks`` is the registry
-    to run (default: :data:`gate.checks.CHECKS`).
+    to run (default: :data:`gate.checks.CHECKS`). ``subject`` is the run as the pipeline prepared it
+    for the judge (:meth:`Subject.build` of this run, case and configuration): the pages the judge
+    normalised are not normalised again (None: prepared here).
     """
     if judged_regime is None and judgement is not None:
         judged_regime = judgement.regime
     kinds = {s.url: s.kind for s in judgement.source_types} if judgement is not None else None
-    subject = Subject.build(run, case, config, judged_regime, kinds)
+    if subject is None:
+        subject = Subject.build(run, case, config, judged_regime, kinds)
+    else:
+        subject = subject.with_judgement(judged_regime, kinds)
     failures: list[Finding] = []
     statuses: list[CheckStatus] = []
     notes: list[str] = []

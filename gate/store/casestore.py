@@ -55,24 +55,31 @@ class CaseStore(Sequence[CaseResult]):
     @classmethod
     def collect(cls, cases: Iterable[CaseResult], in_memory: int | None = None) -> CaseStore:
         """Take ``cases`` one at a time; past ``in_memory`` (default :data:`IN_MEMORY`) they go to a file."""
+        return cls.collect_recorded(((c, None) for c in cases), in_memory)
+
+    @classmethod
+    def collect_recorded(cls, cases: Iterable[tuple[CaseResult, str | None]],
+                         in_memory: int | None = None) -> CaseStore:
+        """As :meth:`collect`, each case with its record when it is already written
+        (:func:`gate.store.serialise.case_record` of it, by a worker process), else None."""
         limit = IN_MEMORY if in_memory is None else in_memory
         builder = TallyBuilder()
-        held: list[CaseResult] = []
+        held: list[tuple[CaseResult, str | None]] = []
         store: CaseStore | None = None
-        for c in cases:
+        for c, record in cases:
             builder.add(c)
             if store is None and len(held) < limit:
-                held.append(c)
+                held.append((c, record))
                 continue
             if store is None:
                 store = cls((), Tally())
                 store._spill()
-                for h in held:
-                    store._append(h)
+                for h, written in held:
+                    store._append(h, written)
                 held = []
-            store._append(c)
+            store._append(c, record)
         if store is None:
-            return cls(held, builder.build())
+            return cls([c for c, _ in held], builder.build())
         store._tally = builder.build()
         return store
 
@@ -81,10 +88,10 @@ class CaseStore(Sequence[CaseResult]):
         self._held = None
         weakref.finalize(self, os.close, self._file)
 
-    def _append(self, c: CaseResult) -> None:
+    def _append(self, c: CaseResult, record: str | None = None) -> None:
         assert self._file is not None
         offset = self._offsets[-1] + self._lengths[-1] if self._offsets else 0
-        self._lengths.append(_write(self._file, case_record(c), offset))
+        self._lengths.append(_write(self._file, case_record(c) if record is None else record, offset))
         self._offsets.append(offset)
 
     @property
