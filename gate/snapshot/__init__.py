@@ -36,7 +36,7 @@ _EXPORTS: dict[str, str] = {
     "Coverage": "gate.snapshot.verify",
     "verify": "gate.snapshot.verify",
     "ReplayServer": "gate.snapshot.serve",
-    "ReplaySource": "gate.snapshot.serve",
+    "ReplaySource": "gate.snapshot.routes.frozen",
     "serve": "gate.snapshot.serve",
     "MODES": "gate.snapshot.recording",
     "RecordingSource": "gate.snapshot.recording",
@@ -93,7 +93,8 @@ if TYPE_CHECKING:
         search_key,
         url_key,
     )
-    from gate.snapshot.serve import ReplayServer, ReplaySource, serve
+    from gate.snapshot.routes.frozen import ReplaySource
+    from gate.snapshot.serve import ReplayServer, serve
     from gate.snapshot.store import SnapshotIndex, SnapshotStore, snapshot_dir
     from gate.snapshot.verify import CaseCoverage, Coverage, verify
     from gate.snapshot.version import VersionBump, bump_version

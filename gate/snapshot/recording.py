@@ -91,7 +91,7 @@ class Failed:
 
 
 class RecordingSource:
-    """A :class:`gate.snapshot.serve.ReplaySource`: the store in front, the live web behind it."""
+    """A :class:`gate.snapshot.routes.frozen.ReplaySource`: the store in front, the live web behind it."""
 
     def __init__(self, store: SnapshotStore, web: LiveWeb, mode: str, progress: Progress | None = None) -> None:
         """Answer from ``store``, recording through ``web`` as ``mode`` says (new-episodes or record).

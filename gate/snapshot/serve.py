@@ -53,7 +53,7 @@ import sys
 import threading
 import time
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, urlsplit
@@ -62,8 +62,8 @@ from gate.deadline import DeadlineExceeded
 from gate.errors import InputError
 from gate.snapshot.live.redact import redact
 from gate.snapshot.proxy import Beyond, Reach, connect, proxy_token, read_target, tunnel
-from gate.snapshot.records import ExtractionRecord, PageRecord, SearchRecord
 from gate.snapshot.routes import FrozenWeb, Reply, Request, Served, answer_request
+from gate.snapshot.routes.frozen import ReplaySource
 from gate.snapshot.store import SnapshotStore
 
 DEFAULT_HOST = "127.0.0.1"
@@ -169,23 +169,6 @@ class ReplayServer(ThreadingHTTPServer):
         """The base URL the agent under test should use."""
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
-
-
-class ReplaySource(Protocol):
-    """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
-
-    def search(self, provider: str, query: str, params: Mapping[str, Any] | None = None) -> SearchRecord:
-        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none.
-
-        ``params``: the request's parameters but its query and key, as a provider's route read them
-        (None from sourcegate's own ``GET /search``): a recording source sends them to the provider
-        and keeps them in the record."""
-
-    def page(self, url: str) -> PageRecord:
-        """The fetch of ``url``; SnapshotMiss or LiveWebError when there is none."""
-
-    def extraction(self, url: str) -> ExtractionRecord:
-        """The extraction of ``url``; SnapshotMiss or LiveWebError when there is none."""
 
 
 class _RedactedLog(io.TextIOBase):

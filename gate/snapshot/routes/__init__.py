@@ -23,17 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from gate.snapshot.live.redact import redact
-from gate.snapshot.routes.base import (
-    ROUTE_LAYER,
-    Api,
-    BadRequest,
-    Reply,
-    Request,
-    Route,
-    Served,
-    Unrecorded,
-    live_status,
-)
+from gate.snapshot.routes.base import ROUTE_LAYER, Api, Reply, Route, live_status
 from gate.snapshot.routes.bing import BING
 from gate.snapshot.routes.brave import BRAVE
 from gate.snapshot.routes.exa import EXA
@@ -43,6 +33,7 @@ from gate.snapshot.routes.serpapi import SERPAPI
 from gate.snapshot.routes.serper import SERPER
 from gate.snapshot.routes.serply import SERPLY
 from gate.snapshot.routes.tavily import TAVILY
+from gate.snapshot.routes.wire import BadRequest, Request, Served, Unrecorded
 
 __all__ = ["REPLAY_APIS", "Api", "FrozenWeb", "Reply", "Request", "Served", "answer_request", "find_route"]
 

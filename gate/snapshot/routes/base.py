@@ -1,4 +1,5 @@
-"""The values a replay route works with: the request, its reply, what it served, and the route itself.
+"""A replay route and its reply: what a route answers (the request and what it served are in
+:mod:`gate.snapshot.routes.wire`).
 
 A route answers one method and path of one provider's API (:class:`Route`); a provider's API is its
 routes, its error shape and the paths it owns that the server does not implement (:class:`Api`).
@@ -11,15 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from gate.errors import FetchRefused, FetchTimeout, LiveWebError
-
-if TYPE_CHECKING:
-    from gate.snapshot.routes.frozen import FrozenWeb
+from gate.snapshot.routes.frozen import FrozenWeb
+from gate.snapshot.routes.wire import Request, Served
 
 JSON_TYPE = "application/json; charset=utf-8"
 ROUTE_LAYER = "route"
@@ -29,69 +28,6 @@ ROUTE_LAYER = "route"
 def live_status(error: LiveWebError) -> int:
     """The status a live failure is answered with: 403 refused, 504 timed out, 502 otherwise."""
     return 403 if isinstance(error, FetchRefused) else 504 if isinstance(error, FetchTimeout) else 502
-
-
-class BadRequest(Exception):
-    """A request its provider would refuse too (no query, a body that is not JSON): its 400, never a miss."""
-
-
-@dataclass(frozen=True)
-class Request:
-    """One HTTP request as a route reads it: the path without the case's prefix, the query string's
-    parameters, the JSON body (None without one) and the headers (names in lower case)."""
-
-    method: str
-    path: str
-    query: Mapping[str, list[str]] = field(default_factory=lambda: MappingProxyType({}))
-    body: Any = None
-    headers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-
-    @property
-    def target(self) -> str:
-        """``POST /search``: what a miss names (never the query string, which may hold a key)."""
-        return f"{self.method} {self.path}"
-
-    def param(self, name: str) -> str | None:
-        """The one value of query parameter ``name``, None when absent; BadRequest when repeated."""
-        values = self.query.get(name, [])
-        if len(values) > 1:
-            raise BadRequest(f"expected at most one {name!r} parameter, got {len(values)}")
-        return values[0] if values else None
-
-    def json_object(self) -> dict[str, Any]:
-        """The body, which must be a JSON object."""
-        if not isinstance(self.body, dict):
-            raise BadRequest("expected a JSON object as the request body")
-        return self.body
-
-
-@dataclass(frozen=True)
-class Served:
-    """One search or page a case was answered (``hit``), or asked for and not answered (a miss).
-
-    ``layer``: ``search``, ``pages``, ``extractions`` or ``route`` (no route answers the request);
-    ``key``: the query or the URL (the request, for a route); ``body``: what was served, in a shape
-    :mod:`gate.runner.assemble` reads; ``request`` and ``reason`` say what was asked and why it
-    was not answered; ``offset_ms`` and ``duration_ms``, when the server began to answer it (ms since
-    the case's agent started) and how long it took, stamped by the case's scope."""
-
-    layer: str
-    key: str
-    provider: str | None
-    body: Any
-    hit: bool
-    request: str | None = None
-    reason: str | None = None
-    offset_ms: float | None = None
-    duration_ms: float | None = None
-
-
-class Unrecorded(Exception):
-    """Record mode: a search the live web gave nothing to record; ``served`` is the miss the case keeps."""
-
-    def __init__(self, error: LiveWebError, served: Served) -> None:
-        super().__init__(str(error))
-        self.error, self.served = error, served
 
 
 @dataclass(frozen=True)
@@ -113,7 +49,7 @@ class Reply:
         return json.dumps(self.body, ensure_ascii=False).encode("utf-8")
 
 
-RouteAnswer = Callable[[Request, "FrozenWeb"], Reply]
+RouteAnswer = Callable[[Request, FrozenWeb], Reply]
 
 
 @dataclass(frozen=True)

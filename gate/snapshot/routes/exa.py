@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, Reply, Request, Route, Served
+from gate.snapshot.routes.base import Api, Reply, Route
 from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, answer_params
 from gate.snapshot.routes.render import (
     body_ask,
@@ -31,6 +31,7 @@ from gate.snapshot.routes.render import (
     score,
     search_reply,
 )
+from gate.snapshot.routes.wire import Request, Served
 
 EXA_PARAMS: dict[str, Any] = {
     "type": "auto", "category": None, "includeDomains": [], "excludeDomains": [], "startCrawlDate": None,

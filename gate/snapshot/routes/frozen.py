@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gate.errors import InputError, LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
@@ -34,14 +34,28 @@ from gate.snapshot.records import (
     normalise_query,
     page_entry,
 )
-from gate.snapshot.routes.base import BadRequest, Request, Served, Unrecorded
+from gate.snapshot.routes.wire import BadRequest, Request, Served, Unrecorded
 from gate.snapshot.store import SnapshotStore
-
-if TYPE_CHECKING:
-    from gate.snapshot.serve import ReplaySource
 
 NEUTRAL = "trace"
 """The provider of the entries built from recorded runs."""
+
+
+class ReplaySource(Protocol):
+    """Where the server's answers come from; :class:`SnapshotStore` is the replaying one."""
+
+    def search(self, provider: str, query: str, params: Mapping[str, Any] | None = None) -> SearchRecord:
+        """The answer of ``provider`` to ``query``; SnapshotMiss or LiveWebError when there is none.
+
+        ``params``: the request's parameters but its query and key, as a provider's route read them
+        (None from sourcegate's own ``GET /search``): a recording source sends them to the provider
+        and keeps them in the record."""
+
+    def page(self, url: str) -> PageRecord:
+        """The fetch of ``url``; SnapshotMiss or LiveWebError when there is none."""
+
+    def extraction(self, url: str) -> ExtractionRecord:
+        """The extraction of ``url``; SnapshotMiss or LiveWebError when there is none."""
 
 
 def count_of(value: Any, name: str) -> int | None:

@@ -25,16 +25,9 @@ from gate.snapshot.records import (
     search_key,
     url_key,
 )
-from gate.snapshot.routes.base import (
-    Api,
-    BadRequest,
-    Reply,
-    Request,
-    Route,
-    Served,
-    live_status,
-)
+from gate.snapshot.routes.base import Api, Reply, Route, live_status
 from gate.snapshot.routes.frozen import FrozenWeb
+from gate.snapshot.routes.wire import BadRequest, Request, Served
 
 MISS_HEADER = "X-Sourcegate-Miss"
 

@@ -15,8 +15,9 @@ from typing import Any
 from gate.errors import LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
 from gate.snapshot.live.redact import redact
-from gate.snapshot.routes.base import Api, BadRequest, Reply, Request, Served
+from gate.snapshot.routes.base import Api, Reply
 from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, SearchFound
+from gate.snapshot.routes.wire import BadRequest, Request, Served
 
 Render = Callable[[SearchAsk, tuple[SearchResult, ...]], Any]
 """The recorded results of a search in the provider's response shape."""
