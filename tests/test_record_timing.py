@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import anthropic
 
 from gate.deliver.spans import build_spans
 from gate.load.golden import parse_trace
@@ -25,9 +27,6 @@ MESSAGE = json.loads((FIXTURES / "anthropic" / "vercel-ai.anthropic-text.json").
 RESPONSE = json.loads((FIXTURES / "import" / "openai" / "vercel-ai.openai-web-search-tool.1.json")
                       .read_text(encoding="utf-8"))
 START = datetime(2026, 10, 2, 9, 14, tzinfo=UTC)
-
-if TYPE_CHECKING:
-    import anthropic
 
 
 class Timer:
@@ -118,8 +117,6 @@ def test_async_tools_are_timed_the_same_way() -> None:
 
 
 def test_model_calls_keep_the_model_the_tokens_and_the_price_table_s_cost() -> None:
-    import anthropic  # 3 s of import: loaded by the test that needs it, not by every worker's collection
-
     timer = Timer()
     rec = _recorder(timer)
 
