@@ -31,6 +31,8 @@ from tests.support.gitrepo import GIT_CONFIG, GitRepo
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "cached-snapshots" / "example"
 SET = "cached-snapshots/example"
+ATTACKER = "who-physical-activity-adults"
+"""The case whose agent attacks the repository during ``sourcegate run``."""
 STRICT = {"checks": {"disabled": []}}
 LENIENT = {"checks": {"disabled": sorted(CHECKS)}}
 HOOKS = ("pre-commit", "post-checkout", "post-commit", "post-merge", "post-index-change", "reference-transaction",
@@ -69,6 +71,7 @@ def attack_repository():
     if attack == "replace":
         git("replace", "-f", config_blob, pr_blob)
         git("replace", "-f", base, "HEAD")  # the whole base commit, too
+        os.makedirs(os.path.join(repo, ".git", "info"), exist_ok=True)
         with open(os.path.join(repo, ".git", "info", "grafts"), "w") as f:
             f.write(f"{base}\n")
     elif attack == "config":
@@ -136,7 +139,7 @@ def attack_repository():
         sys.exit(f"unknown attack {attack}")
 
 
-try:  # the first case's agent attacks; every agent answers
+try:  # the first agent to start attacks; every agent answers
     fd = os.open(plan["done"], os.O_CREAT | os.O_EXCL | os.O_WRONLY)
 except FileExistsError:
     pass
@@ -190,7 +193,8 @@ def _attack(repo: GitRepo, base: str, tmp_path: Path, attack: str, *, forge: boo
     plan = {"repo": str(repo.root), "attack": attack, "trap": str(trap), "base": base, "set": SET,
             "hooks": HOOKS, "done": str(tmp_path / "attacked"), "forge": forge}
     (agent.parent / "attack.json").write_text(json.dumps(plan), encoding="utf-8")
-    assert main(["run", SET, "--out", str(tmp_path / "traces"), "--jobs", "2", "--",
+    # one case's agent is the attacker: the other cases' agents would only answer
+    assert main(["run", SET, "--out", str(tmp_path / "traces"), "--case", ATTACKER, "--",
                  sys.executable, "-I", "-S", str(agent)]) == 0
     assert (tmp_path / "attacked").exists()
     return marker

@@ -24,6 +24,7 @@ TEST_NET = "192.0.2.1"
 
 class _Hello(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: each reply would wait on a delayed ACK
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server convention
         data = json.dumps({"path": self.path}).encode()

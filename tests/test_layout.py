@@ -13,9 +13,10 @@ import ast
 import graphlib
 import re
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
-from radon.complexity import cc_visit
+from radon.complexity import cc_visit_ast
 
 import gate
 
@@ -41,9 +42,15 @@ def _room(module: str) -> str:
     return ".".join(parts[:2])
 
 
+@cache
+def _trees() -> dict[Path, ast.Module]:
+    """Every module of the package, parsed once for all the tests of the file."""
+    return {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(ROOT.rglob("*.py"))}
+
+
 def _imports(path: Path) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_trees()[path]):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
         elif isinstance(node, ast.Import):
@@ -56,11 +63,19 @@ def _module_of(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def room_graph() -> dict[str, set[str]]:
+@cache
+def _room_graph() -> dict[str, frozenset[str]]:
     graph: dict[str, set[str]] = defaultdict(set)
-    for path in ROOT.rglob("*.py"):
+    for path in _trees():
         room = _room(_module_of(path))
         graph[room] |= {_room(m) for m in _imports(path) if _room(m) not in (room, "gate")}
+    return {room: frozenset(arrows) for room, arrows in graph.items()}
+
+
+def room_graph() -> dict[str, set[str]]:
+    """Room -> the rooms it imports (a fresh copy: the graph is built once)."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    graph.update({room: set(arrows) for room, arrows in _room_graph().items()})
     return graph
 
 
@@ -100,8 +115,8 @@ def test_the_two_doors_import_each_other_not_at_all() -> None:
 def test_no_block_is_more_complex_than_the_limit() -> None:
     too_complex = sorted(
         f"{path.relative_to(ROOT.parent)}:{block.lineno} {block.fullname} ({block.complexity})"
-        for path in ROOT.rglob("*.py")
-        for block in cc_visit(path.read_text(encoding="utf-8"))  # functions, classes and their methods
+        for path, tree in _trees().items()
+        for block in cc_visit_ast(tree)  # functions, classes and their methods
         if block.complexity > MAX_COMPLEXITY
     )
     assert not too_complex, f"split into named steps (radon cc above {MAX_COMPLEXITY}): {too_complex}"
@@ -109,8 +124,8 @@ def test_no_block_is_more_complex_than_the_limit() -> None:
 
 def test_no_public_name_is_defined_in_two_modules() -> None:
     defined: dict[str, list[str]] = defaultdict(list)
-    for path in ROOT.rglob("*.py"):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for path, tree in _trees().items():
+        for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names = [node.name]
             elif isinstance(node, ast.Assign):

@@ -12,9 +12,11 @@ installs the suite's network guard before it imports its SDK.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,10 @@ from typing import Any
 import pytest
 
 from gate.cli import main
+from tests.support.preloaded import Preloaded
 from tests.support.run_golden import faithful_plan, make_golden
 
+ROOT = Path(__file__).resolve().parent.parent
 AGENTS = Path(__file__).resolve().parent / "support" / "sdk_agents"
 PLAN_ENV = "SDK_AGENT_PLAN"  # what the agents read their plan from (sdk_agents/common.py)
 EURO = "euro-adoption-after-2010"
@@ -44,12 +48,20 @@ def _plan(case: str, **more: Any) -> dict[str, Any]:
     return {"search": done["search"], "read": done["fetch"], "answer": done["answer"], **cited, **more}
 
 
+@pytest.fixture(scope="module")
+def python() -> Iterator[Preloaded]:
+    """The interpreter the SDK agents' processes are forked from: the guard installed, then the SDKs
+    imported once (``tests/support/guarded_sdks.py``), not once per case."""
+    with Preloaded(["tests.support.guarded_sdks"], {**os.environ, "PYTHONPATH": str(ROOT)}) as preloaded:
+        yield preloaded
+
+
 def _run(golden: Path, agent: str, plans: dict[str, Any], tmp_path: Path,
-         monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+         monkeypatch: pytest.MonkeyPatch, python: Preloaded | None = None) -> dict[str, Any]:
     monkeypatch.setenv(PLAN_ENV, json.dumps(plans))
     report = tmp_path / "report.json"
-    code = main(["run", str(golden), "--check", "--judge", "off", "--json", str(report), "--",
-                 sys.executable, str(AGENTS / agent)])
+    command = [sys.executable, str(AGENTS / agent)] if python is None else python.command(AGENTS / agent)
+    code = main(["run", str(golden), "--check", "--judge", "off", "--json", str(report), "--", *command])
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     data["exit"] = code
     return data
@@ -67,10 +79,10 @@ def _failures(report: dict[str, Any], case: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("agent", ["tavily_agent.py", "exa_agent.py", "langchain_tavily_agent.py"])
-def test_an_sdk_agent_re_runs_a_built_set_and_passes(agent: str, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_sdk_agent_re_runs_a_built_set_and_passes(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    python: Preloaded) -> None:
     golden = _built(tmp_path, [EURO, SLOTS])
-    report = _run(golden, agent, {EURO: _plan(EURO), SLOTS: _plan(SLOTS)}, tmp_path, monkeypatch)
+    report = _run(golden, agent, {EURO: _plan(EURO), SLOTS: _plan(SLOTS)}, tmp_path, monkeypatch, python)
     assert (report["exit"], report["verdict"]) == (0, "pass"), report
     for case in (EURO, SLOTS):
         trace = _trace(golden, case)

@@ -8,7 +8,9 @@ import http.client
 import io
 import json
 import os
+import signal
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -19,7 +21,7 @@ import pytest
 from gate.errors import InputError
 from gate.model import STDERR_KEPT, STDOUT_KEPT
 from gate.runner.assemble import stdout_answer
-from gate.runner.keeper import Proc, descendants, process_table
+from gate.runner.keeper import Proc, descendants, process_table, stopped
 from gate.runner.output import Tail
 from gate.runner.owners import CrossCase, diag_inode, holder, proc_net_address, socket_inode, table_inode
 from gate.runner.process import Processes
@@ -69,6 +71,26 @@ def test_the_process_table_reads_this_process_and_its_parent() -> None:
     table = process_table()
     assert table[os.getpid()].ppid == os.getppid()
     assert table[os.getpid()].state in "RS"
+
+
+@linux
+def test_a_stopped_process_is_told_from_a_sleeping_one() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not stopped(child.pid)
+        os.kill(child.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while not stopped(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert stopped(child.pid)
+        os.kill(child.pid, signal.SIGCONT)
+        while stopped(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not stopped(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert not stopped(child.pid)  # gone
 
 
 class _Members:

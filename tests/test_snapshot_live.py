@@ -69,6 +69,7 @@ class Site(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: Site
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: each reply would wait on a delayed ACK
 
     def do_GET(self) -> None:  # noqa: N802
         self._answer("GET")

@@ -79,6 +79,7 @@ class Web:
 def _handler(web: Callable[[], Web], routes: dict[str, Callable[[BaseHTTPRequestHandler], None]]) -> type:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go in two writes: each reply would wait on a delayed ACK
 
         def do_GET(self) -> None:  # noqa: N802
             web().seen.append(self.path)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
+from collections.abc import Iterator
 from contextlib import redirect_stderr
 from pathlib import Path
 
@@ -27,6 +29,17 @@ ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
 PASSWORD = "pw-0123456789abcdef"
 TOKEN = "tok-fedcba9876543210"
+
+
+@pytest.fixture(autouse=True)
+def _abandoned_sends_end_within_their_test() -> Iterator[None]:
+    """A send given up at its deadline goes on in its thread until the collector closes the connection,
+    then the exporter logs its failure: waited for here, so what it prints is this test's output."""
+    before = set(threading.enumerate())
+    yield
+    for thread in set(threading.enumerate()) - before:
+        if thread.name == "sourcegate-deadline":
+            thread.join(10)
 
 
 def _check(tmp_path: Path, *extra: str) -> tuple[int, str]:

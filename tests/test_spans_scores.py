@@ -77,10 +77,14 @@ def test_langfuse_gets_scores_on_the_case_observation_with_the_exporter_s_key(
     assert any(s["name"] == "hard_failure.domain_cap" for s in mine)
 
 
-def test_a_langfuse_that_refuses_the_key_is_said_and_changes_no_exit_code(tmp_path: Path) -> None:
+def test_a_langfuse_that_refuses_the_key_is_said_and_changes_no_exit_code(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     with langfuse("pk-lf-1", SECRET) as tool:
         code, err = _check(tmp_path, f"{tool.url}/api/public/otel/v1/traces")
-    expected, _ = _check(tmp_path, "http://127.0.0.1:9/")  # nothing listens there: spans not sent
+    # nothing listens there: spans not sent (at once, not after the exporter's retries of a refused connection)
+    monkeypatch.setenv("SOURCEGATE_OTLP_DEADLINE", "0.5")
+    expected, unsent = _check(tmp_path, "http://127.0.0.1:9/")
+    assert "spans not sent" in unsent
     assert code == expected and "spans not sent" in err and "scores" not in err.replace("spans not sent", "")
 
 

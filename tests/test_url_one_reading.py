@@ -52,6 +52,7 @@ class Site:
 def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go in two writes: each reply would wait on a delayed ACK
 
         def do_GET(self) -> None:  # noqa: N802 - the http.server convention
             site.seen.append(self.path)

@@ -101,6 +101,13 @@ def read_stat(pid: int, proc: str = "/proc") -> Proc | None:
     return Proc((int(fields[1]), fields[0].decode("ascii", "replace"), int(fields[19])))
 
 
+def stopped(pid: int, proc: str = "/proc") -> bool:
+    """Whether the process is stopped (``SIGSTOP``, a tracer): it acts on no signal but ``SIGKILL`` until
+    it is continued."""
+    line = read_stat(pid, proc)
+    return line is not None and line.state in ("T", "t")
+
+
 def descendants(table: Mapping[int, Proc], root: int, spare: Iterable[int] = ()) -> set[int]:
     """The pids below ``root`` in ``table``, without the processes in ``spare`` and what is below them."""
     children: dict[int, list[int]] = {}

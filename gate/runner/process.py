@@ -198,14 +198,17 @@ class Processes:
                         selector.unregister(key.fd)
 
     def _end(self, proc: subprocess.Popen[bytes]) -> None:
-        """End the case now: its keeper is asked and, after :data:`GRACE` seconds, killed (the gate then
-        ends what it watched, :meth:`_ended`); elsewhere the agent's group is killed."""
+        """End the case now: its keeper is asked and, after :data:`GRACE` seconds (at once when it is
+        stopped), killed (the gate then ends what it watched, :meth:`_ended`); elsewhere the agent's
+        group is killed."""
         if not self.contained:
             self._signal(proc, signal.SIGKILL)
             proc.wait()
             return
         self._signal(proc, signal.SIGTERM)
         try:
+            if keeper.stopped(proc.pid):  # it would hear the request only once continued: no grace to wait
+                raise subprocess.TimeoutExpired(proc.args, 0)
             proc.wait(GRACE)
         except subprocess.TimeoutExpired:  # stopped (SIGSTOP) or stuck: the gate takes over
             self._signal(proc, signal.SIGKILL)

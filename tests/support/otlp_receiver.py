@@ -94,6 +94,7 @@ def otlp_receiver(status: int = 200, *, trickle: float = 0.0, reply_bytes: int =
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go in two writes: each reply would wait on a delayed ACK
 
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))

@@ -45,6 +45,7 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: each reply would wait on a delayed ACK
 
     def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
         self._keep(None)

@@ -46,6 +46,7 @@ class Tool:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: each reply would wait on a delayed ACK
     tool: Tool
     phoenix: bool
     auth: str | None
