@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import cmarkgfm
-import pytest
 from cmarkgfm.cmark import Options
+
+from tests.support.browser import chromium_or_skip
 
 CSS = Path(__file__).resolve().parent.parent / "fixtures" / "github" / "github-markdown-light.css"
 WINDOW = (1280, 900)
@@ -55,17 +54,6 @@ pre.id = "measured";
 pre.textContent = JSON.stringify(out);
 document.body.appendChild(pre);
 """
-
-
-def chromium_or_skip() -> str:
-    """The Chromium to lay pages out in; skip when there is none, but fail in CI, which installs it."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if exe is None:
-        why = "chromium is not installed (apt-get install -y chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{why}: CI installs it in .ci/run, so the layout tests must run there", pytrace=False)
-        pytest.skip(why)
-    return exe
 
 
 def github_html(markdown: str) -> str:
