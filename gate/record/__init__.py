@@ -1,15 +1,16 @@
 """Recording inside the agent: wrap its search and page-reading tools, save a trace, guard answers.
 
 ``Recorder`` keeps one run (see :mod:`gate.record.recorder`); ``PARSERS`` reads the results out
-of the search APIs teams use (:mod:`gate.record.providers`); ``guard`` runs the gate's citation
-checks on an answer before the user sees it (:mod:`gate.record.guard`). See docs/recording.md.
+of the search APIs teams use (:mod:`gate.snapshot.parsers`, shared with the replay server);
+``guard`` runs the gate's citation checks on an answer before the user sees it
+(:mod:`gate.record.guard`). See docs/recording.md.
 """
 
 from __future__ import annotations
 
 from gate.errors import RecordError
 from gate.record.guard import GUARD_CHECKS
-from gate.record.providers import PARSERS, ResultParser, detect, parse_results
 from gate.record.recorder import Recorder
+from gate.snapshot.parsers import PARSERS, ResultParser, detect, parse_results
 
 __all__ = ["GUARD_CHECKS", "PARSERS", "ResultParser", "RecordError", "Recorder", "detect", "parse_results"]

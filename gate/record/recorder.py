@@ -39,9 +39,9 @@ from gate.model import Case, Citation, Clock, Finding, ModelCall, Page, Run, Sea
 from gate.record.clock import agent_clock
 from gate.record.freeze import Searched, freeze
 from gate.record.guard import guard
-from gate.record.providers import detect, parse_results
 from gate.record.trace import trace_dict
 from gate.record.wrap import Took, argument_of, duration_of, model_call_of, wrapped
+from gate.snapshot.parsers import detect, parse_results
 from gate.snapshot.store import search_failure
 
 P = ParamSpec("P")
