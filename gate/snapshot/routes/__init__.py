@@ -20,9 +20,8 @@ implemented", in that provider's error shape. Adding a provider is one module an
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
-from gate.snapshot.live.redact import redact
+from gate.snapshot.live.redact import redact, scrub
 from gate.snapshot.routes.base import ROUTE_LAYER, Api, Reply, Route, live_status
 from gate.snapshot.routes.bing import BING
 from gate.snapshot.routes.brave import BRAVE
@@ -72,7 +71,7 @@ def answer_request(request: Request, web: FrozenWeb) -> Reply:
         return Reply(status, api.error(status, message), served=(e.served,),
                      notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
     if reply.status >= 400 and not isinstance(reply.body, bytes):
-        reply = replace(reply, body=_scrubbed(reply.body, web.secrets))
+        reply = replace(reply, body=scrub(reply.body, web.secrets))
     return reply
 
 
@@ -85,14 +84,3 @@ def _unimplemented(api: Api | None, request: Request) -> Reply:
     if api is None:
         return Reply(404, {"error": message, "layer": ROUTE_LAYER, "miss": True}, served=(served,))
     return api.refuse(api.miss_status, message, served)
-
-
-def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:
-    """``value`` with every string redacted (an error may repeat what the request held)."""
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {k: _scrubbed(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrubbed(v, secrets) for v in value]
-    return value

@@ -126,9 +126,9 @@ class PageRead:
         """The read as a case's scope keeps it (the body in the shape of ``/fetch`` or ``/extract``)."""
         if self.page is None:
             assert self.extraction is not None
-            body = _public(extraction_entry(self.extraction))
+            body = public_entry(extraction_entry(self.extraction))
             return Served("extractions", self.url, provider, body, True, request.target)
-        body = {**_public(page_entry(self.page)), "body": self.text}
+        body = {**public_entry(page_entry(self.page)), "body": self.text}
         if self.extraction is not None and self.extraction.published is not None:
             body["published"] = self.extraction.published.isoformat()
         return Served("pages", self.url, provider, body, True, request.target)
@@ -268,6 +268,6 @@ def _shown(value: Any) -> str:
     return "(none: the provider's default)" if value is None else repr(value)
 
 
-def _public(entry: Mapping[str, Any]) -> dict[str, Any]:
+def public_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     """An entry as the agent sees it: the recording, without the snapshot's bookkeeping."""
     return {k: v for k, v in entry.items() if k not in ("format", "key")}

@@ -26,7 +26,7 @@ from gate.snapshot.records import (
     url_key,
 )
 from gate.snapshot.routes.base import Api, Reply, Route, live_status
-from gate.snapshot.routes.frozen import FrozenWeb
+from gate.snapshot.routes.frozen import FrozenWeb, public_entry
 from gate.snapshot.routes.wire import BadRequest, Request, Served
 
 MISS_HEADER = "X-Sourcegate-Miss"
@@ -80,13 +80,13 @@ def _search(request: Request, web: FrozenWeb) -> Reply:
 
 def _fetch(request: Request, web: FrozenWeb) -> Reply:
     url = _one(request, "url")
-    return _entry(request, web, PAGES, url, None, url_key(url), lambda: _public(page_entry(web.source.page(url))))
+    return _entry(request, web, PAGES, url, None, url_key(url), lambda: public_entry(page_entry(web.source.page(url))))
 
 
 def _extract(request: Request, web: FrozenWeb) -> Reply:
     url = _one(request, "url")
     return _entry(request, web, EXTRACTIONS, url, None, url_key(url),
-                  lambda: {**_public(extraction_entry(web.source.extraction(url))), "truncated": _cut(web, url)})
+                  lambda: {**public_entry(extraction_entry(web.source.extraction(url))), "truncated": _cut(web, url)})
 
 
 def _cut(web: FrozenWeb, url: str) -> bool:
@@ -107,7 +107,7 @@ def _page(request: Request, web: FrozenWeb) -> Reply:
                      served=(served,), headers=((MISS_HEADER, "1"),))
     except LiveWebError as e:
         return _failed(PAGES.name, url_key(url), url, "page", request, e, web)
-    entry = _public(page_entry(page))
+    entry = public_entry(page_entry(page))
     headers = (("X-Sourcegate-Final-URL", page.final_url),) if page.final_url else ()
     return Reply(page.status or 200, page.body.encode("utf-8"), content_type=_utf8(page.content_type),
                  served=(Served("pages", url, "page", entry, True, request.target),), headers=headers)
@@ -118,10 +118,6 @@ def _utf8(content_type: str | None) -> str:
     kept = [p.strip() for p in (content_type or "text/plain").split(";")
             if p.strip() and not p.strip().lower().startswith("charset=")]
     return "; ".join([*kept, "charset=utf-8"])
-
-
-def _public(entry: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in entry.items() if k not in ("format", "key")}
 
 
 NATIVE = Api(
