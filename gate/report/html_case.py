@@ -16,7 +16,7 @@ from gate.judge.model import RunJudgement
 from gate.model import Finding
 from gate.report.html_chart import axis_chart, axis_strip
 from gate.results import CITATION_MARKS, CaseResult, PageQuote
-from gate.text.escape import html_text
+from gate.text.escape import html_text, short_url
 from gate.urls import canonical
 from gate.urls.extract import citation_spans
 from gate.verdict.comparison import CaseChange
@@ -42,7 +42,7 @@ def link(url: str, *, short: bool = False) -> str:
     if short and host:
         shown = host.group(1)
     else:
-        shown = url if len(url) <= _MAX_SHOWN_URL else url[:60] + "…" + url[-25:]
+        shown = url if len(url) <= _MAX_SHOWN_URL else short_url(url, _MAX_SHOWN_URL)  # as the comment cuts it
     if _WEB.match(url.strip()):
         return (f'<a class="url" href="{html_text(url.strip())}" rel="noopener noreferrer nofollow">'
                 f"{html_text(shown)}</a>")
