@@ -66,8 +66,10 @@ class Route:
 
     def fits(self, method: str, path: str) -> bool:
         """Whether this route serves ``method`` on ``path``."""
-        if method != self.method:
-            return False
+        return method == self.method and self.matches(path)
+
+    def matches(self, path: str) -> bool:
+        """Whether ``path`` is this route's, whatever the method."""
         return path == self.path if isinstance(self.path, str) else self.path.fullmatch(path) is not None
 
 
@@ -93,4 +95,4 @@ class Api:
         """Whether ``path`` belongs to this API (a route of it, or a prefix it owns)."""
         if any(path.startswith(prefix) for prefix in self.owns):
             return True
-        return any(r.path == path if isinstance(r.path, str) else r.path.fullmatch(path) for r in self.routes)
+        return any(r.matches(path) for r in self.routes)
