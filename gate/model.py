@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Literal
 
 Freshness = Literal["insensitive", "slow", "fast", "realtime"]
@@ -222,6 +222,18 @@ class GoldenSet:
     definitions: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
     """each case's definition as ``golden.yaml`` gives it, by id: what a base revision's is compared
     with (a case redefined by the pull request is listed)"""
+
+    @property
+    def snapshot_time(self) -> datetime | None:
+        """``snapshot_at`` as an aware time (UTC when it names no zone); None without one, or when it
+        cannot be read (the schema checked its form: an unreadable stamp says nothing rather than guess)."""
+        if self.snapshot_at is None:
+            return None
+        try:
+            taken = datetime.fromisoformat(self.snapshot_at.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return taken if taken.tzinfo is not None else taken.replace(tzinfo=UTC)
 
     def case(self, case_id: str) -> Case | None:
         """The case with this id, or None."""

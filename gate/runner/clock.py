@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from gate.errors import InputError
 from gate.files.jsonio import load_json, parse_time
@@ -57,7 +57,7 @@ def case_times(golden: GoldenSet, wall: datetime, *, fresh: bool = False) -> Cas
     """The times of ``golden``'s cases; ``wall`` is now (read by the caller), ``fresh``: ``--record all``.
 
     A run in ``runs/`` that cannot be read, or has no ``started_at``, dates nothing (the run replaces it)."""
-    return CaseTimes(_recorded(golden) if not fresh else {}, _snapshot_at(golden.snapshot_at), wall, fresh)
+    return CaseTimes(_recorded(golden) if not fresh else {}, golden.snapshot_time, wall, fresh)
 
 
 def _recorded(golden: GoldenSet) -> dict[str, datetime]:
@@ -83,13 +83,3 @@ def _recorded(golden: GoldenSet) -> dict[str, datetime]:
         except ValueError:
             continue
     return found
-
-
-def _snapshot_at(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        taken = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return taken if taken.tzinfo is not None else taken.replace(tzinfo=UTC)

@@ -7,7 +7,7 @@ configuration (for example 7 for a news set, 30 for a how-to set); without one, 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from gate.config import Config
 from gate.model import GoldenSet
@@ -16,14 +16,9 @@ from gate.model import GoldenSet
 def snapshot_age_warning(golden: GoldenSet, config: Config, now: datetime) -> str | None:
     """A warning when the set's snapshot is older than its re-snapshot interval, else None."""
     interval = golden.resnapshot_days if golden.resnapshot_days is not None else config.resnapshot_days
-    if interval is None or golden.snapshot_at is None:
+    taken = golden.snapshot_time
+    if interval is None or taken is None:
         return None
-    try:
-        taken = datetime.fromisoformat(golden.snapshot_at.replace("Z", "+00:00"))
-    except ValueError:
-        return None  # the schema checked the format; an unreadable stamp says nothing rather than guess
-    if taken.tzinfo is None:
-        taken = taken.replace(tzinfo=UTC)
     age = (now - taken).total_seconds() / 86400
     if age <= interval:
         return None
