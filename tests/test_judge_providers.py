@@ -7,6 +7,7 @@ real SDKs); here is what is particular to the seam and to a provider: keys, erro
 from __future__ import annotations
 
 import ssl
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -105,8 +106,8 @@ def test_azure_openai_is_used_when_its_endpoint_is_set(monkeypatch: pytest.Monke
         monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", api.url)
         monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-key")
         monkeypatch.setenv("OPENAI_API_VERSION", "2024-10-21")
-        provider = OpenAIProvider(JudgeConfig(provider="openai", model="my-deployment"))
-        reply = provider.call(ToolCall(EXTRACT_CLAIMS, "my-deployment", "Marker: x\n", provider="openai"), 10)
+        with closing(OpenAIProvider(JudgeConfig(provider="openai", model="my-deployment"))) as provider:
+            reply = provider.call(ToolCall(EXTRACT_CLAIMS, "my-deployment", "Marker: x\n", provider="openai"), 10)
     assert reply.tool_input == {"claims": []}
     request = api.requests[0]
     assert request.headers["api-key"] == "azure-key"
@@ -120,8 +121,8 @@ def test_azure_openai_is_used_when_its_endpoint_is_set(monkeypatch: pytest.Monke
 def test_a_rejected_key_is_said_clearly_and_leaves_claims_unscored(server: Any, factory: Any, variable: str) -> None:
     with server(scripted_judge) as api:
         url = api.url + "/v1" if server is OpenAIServer else api.url
-        provider = factory(JudgeConfig(max_retries=0), base_url=url, api_key="wrong")
-        with pytest.raises(JudgeUnavailable) as e:
+        with closing(factory(JudgeConfig(max_retries=0), base_url=url, api_key="wrong")) as provider, \
+                pytest.raises(JudgeUnavailable) as e:
             provider.call(ToolCall(EXTRACT_CLAIMS, "m", "text"), 10)
     assert "refused the key (401" in str(e.value) and f"check {variable}" in str(e.value)
     assert e.value.__cause__ is not None  # chained to the SDK's error
@@ -145,12 +146,13 @@ def test_https_is_verified_a_certificate_no_one_trusts_is_refused_and_ssl_cert_f
     with server(scripted_judge, tls=True) as api:
         url = api.url + "/v1" if server is OpenAIServer else api.url
         assert url.startswith("https://127.0.0.1:")
-        provider = factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)
-        with pytest.raises(JudgeUnavailable, match="cannot reach the API") as e:
+        with closing(factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)) as provider, \
+                pytest.raises(JudgeUnavailable, match="cannot reach the API") as e:
             provider.call(call, 10)
         assert "CERTIFICATE_VERIFY_FAILED" in _chain(e.value) and api.calls == 0
         monkeypatch.setenv("SSL_CERT_FILE", str(LOOPBACK_CERT))  # trusted from now on
-        reply = factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key).call(call, 10)
+        with closing(factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)) as provider:
+            reply = provider.call(call, 10)
     assert reply.tool_input is not None and api.calls == 1
 
 
@@ -193,10 +195,10 @@ def test_arguments_that_cannot_be_read_leave_the_claims_unscored(arguments: str,
         return Reply(200, {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
                            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}]})
 
-    with OpenAIServer(broken) as api:
-        provider = OpenAIProvider(OPENAI, base_url=api.base_url, api_key=api.api_key)
-        with JudgeSession("live", Config(judge=OPENAI), None, caller=provider) as session:
-            j = session.judge(make_run(), Case("eiffel", "How tall?"))
+    with OpenAIServer(broken) as api, \
+            closing(OpenAIProvider(OPENAI, base_url=api.base_url, api_key=api.api_key)) as provider, \
+            JudgeSession("live", Config(judge=OPENAI), None, caller=provider) as session:
+        j = session.judge(make_run(), Case("eiffel", "How tall?"))
     assert j is not None and j.unscored_count == j.claim_count == 4
     assert {v.unscored_reason for v in j.verdicts} == {
         f"the reply has no grade_claims call (stop reason the grade_claims arguments {why})"}
@@ -261,7 +263,7 @@ def test_a_reply_nested_past_the_interpreter_s_guard_is_unavailable_not_a_traceb
     deep = b'{"id": "x", "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     with server(lambda request: Reply(200, raw=deep)) as api:
         url = api.url + "/v1" if server is OpenAIServer else api.url
-        provider = factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)
-        with pytest.raises(JudgeUnavailable) as e:
+        with closing(factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)) as provider, \
+                pytest.raises(JudgeUnavailable) as e:
             provider.call(ToolCall(EXTRACT_CLAIMS, "m", "text"), 10)
     assert "nested too deeply" in str(e.value)

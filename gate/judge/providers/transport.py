@@ -11,8 +11,10 @@ certificates, or those ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` name; certificates 
 verified), and it is built again when either variable changes. A context is made to be shared by
 connections and threads, and nothing here changes it once built.
 
-Like the client the SDK builds for itself, this one closes its connections when it is garbage
-collected: a provider is never closed explicitly.
+Whoever builds a provider closes it when done (:class:`gate.judge.base.Closing`; the judge session
+closes the one it builds). Like the client the SDK builds for itself, this one also closes its
+connections when it is garbage collected, for a provider left open; in a cycle of garbage the
+sockets may be finalised first, and warn that they were left open.
 
 An API's error message goes into the report and onto stderr: :func:`without_key` takes the key out
 of it first, should the server (or a proxy at ``base_url``) repeat the key it was sent.
