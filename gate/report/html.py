@@ -21,8 +21,6 @@ from gate.report.html_case import MARK_WORDS, CaseView, case_view, link
 from gate.report.sections import num, signed
 from gate.results import CaseResult
 from gate.text.escape import html_text
-from gate.urls import canonical
-from gate.urls.supported import sentences_by_citation
 from gate.verdict.comparison import Comparison
 from gate.verdict.report import Report
 from gate.version import __version__
@@ -40,8 +38,8 @@ def _status(status: str) -> str:
     return _STATUS.get(status) or html_text(status, max_len=40)
 
 
-def _failure(c: CaseResult, index: int, f: Finding, sentences: dict[str, str], tag: str) -> str:
-    sentence = sentences.get(canonical(f.url)) if f.url is not None else None
+def _failure(c: CaseResult, index: int, f: Finding, tag: str) -> str:
+    sentence = f.sentence
     return (f'<li class="{tag}"><a href="#case-{index}" class="cid">{html_text(c.id, max_len=200)}</a> '
             f"<code>{html_text(f.check)}</code>" + (f" {link(f.url)}" if f.url else "")
             + (f'<blockquote class="sentence">{html_text(sentence, max_len=1000)}</blockquote>' if sentence else "")
@@ -67,10 +65,9 @@ class _Page:
         self.cases += 1
         change = self.cmp.case(c.id) if self.cmp is not None else None
         view: CaseView = case_view(c, index, change, self.cmp is not None)
-        sentences = sentences_by_citation(c.answer or "") if c.hard_failures else {}
-        self.new += [(_ORDER.get(f.check, len(_ORDER)), index, _failure(c, index, f, sentences, "new"))
+        self.new += [(_ORDER.get(f.check, len(_ORDER)), index, _failure(c, index, f, "new"))
                      for f in view.new]
-        self.known += [(_ORDER.get(f.check, len(_ORDER)), index, _failure(c, index, f, sentences, "known"))
+        self.known += [(_ORDER.get(f.check, len(_ORDER)), index, _failure(c, index, f, "known"))
                        for f in view.known]
         if change is not None:
             self.fixed += [f'<li><a href="#case-{index}" class="cid">{html_text(c.id, max_len=200)}</a> '

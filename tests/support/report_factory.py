@@ -18,6 +18,7 @@ from gate.config import DEFAULT_SOFT, Config, SoftBound
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
 from gate.model import Finding
 from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote
+from gate.score.evaluate import with_sentences
 from gate.verdict.compare import BaselineOrigin, Comparison, compare
 from gate.verdict.decide import decide
 from gate.verdict.report import BaselineStamp, Report
@@ -91,9 +92,10 @@ ALPHA_NOW = (f"Rust 1.80 added LazyCell and LazyLock [1], and exclusive ranges i
 
 
 def _with_answers(base: list[CaseResult], cur: list[CaseResult]) -> None:
-    """Case alpha's answers: the PR's adds a sentence citing the made-up URL (a diff, marked citations)."""
+    """Case alpha's answers: the PR's adds a sentence citing the made-up URL (a diff, marked citations; its
+    failures carry their citing sentences, as the checks leave them)."""
     base[0] = replace(base[0], answer=ALPHA_BEFORE, citations=(CitationMark(BLOG, "quote_found"),))
-    cur[0] = replace(cur[0], answer=ALPHA_NOW,
+    cur[0] = replace(cur[0], answer=ALPHA_NOW, hard_failures=with_sentences(cur[0].hard_failures, ALPHA_NOW),
                      citations=(CitationMark(BLOG, "quote_found"), CitationMark(FAB.url or "", "fabricated")),
                      quotes=(PageQuote(1, BLOG, "Today we ship Rust 1.80. ", "The release added feature number 1",
                                        ", among others."),))
