@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,19 +93,21 @@ def compare_designs(runs: Sequence[Run], server_url: str, *, api_key: str | None
     model = config.judge.model
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ours = _Counting(AnthropicProvider(config.judge, base_url=server_url, api_key=api_key))
-        judge = LLMJudge(config, cache=None, caller=ours, expected_runs=len(runs))
-        max_ours = 0
-        for run in runs:
-            before = ours.calls
-            judge.judge(JudgeRequest(run, Case(id=run.case, question=run.question)))
-            max_ours = max(max_ours, ours.calls - before)
-        plain = _Counting(AnthropicProvider(config.judge, base_url=server_url, api_key=api_key))
-        max_plain = 0
-        for run in runs:
-            before = plain.calls
-            _straightforward(run, plain, config)
-            max_plain = max(max_plain, plain.calls - before)
+        with closing(AnthropicProvider(config.judge, base_url=server_url, api_key=api_key)) as provider:
+            ours = _Counting(provider)
+            judge = LLMJudge(config, cache=None, caller=ours, expected_runs=len(runs))
+            max_ours = 0
+            for run in runs:
+                before = ours.calls
+                judge.judge(JudgeRequest(run, Case(id=run.case, question=run.question)))
+                max_ours = max(max_ours, ours.calls - before)
+        with closing(AnthropicProvider(config.judge, base_url=server_url, api_key=api_key)) as provider:
+            plain = _Counting(provider)
+            max_plain = 0
+            for run in runs:
+                before = plain.calls
+                _straightforward(run, plain, config)
+                max_plain = max(max_plain, plain.calls - before)
     a = ours.totals(model, config, len(runs), max_ours)
     b = plain.totals(model, config, len(runs), max_plain)
 
