@@ -14,7 +14,12 @@ entry for 127.0.0.1 would let every loopback port through. A client that honours
   (``live_request``); an allowed host is tunnelled (:func:`tunnel`) or forwarded (over TLS for an
   ``https://`` target in absolute form, as Node's shimmed fetch sends), never recorded.
 
-Pure but for :func:`tunnel` and :func:`connect`, which move bytes between two sockets.
+A forwarded request is the only one on its connection: its reply goes back saying ``Connection: close``
+(:func:`closing_head`) and only the upstream's bytes are relayed (:func:`relay_reply`). A client
+that took the reply for a kept-alive one would send its next request on a connection the proxy is
+closing, and lose it ("other side closed") whenever the proxy's close came after that request.
+
+Pure but for :func:`tunnel`, :func:`relay_reply` and :func:`connect`, which move bytes between sockets.
 """
 
 from __future__ import annotations
@@ -30,8 +35,8 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import urlsplit
 
-__all__ = ["BASE_URL_VARIABLES", "PROXY_USER", "PROXY_VARIABLES", "Beyond", "Reach", "connect", "proxy_env",
-           "proxy_token", "read_target", "tunnel"]
+__all__ = ["BASE_URL_VARIABLES", "FORWARD_DROPPED", "PROXY_USER", "PROXY_VARIABLES", "Beyond", "Reach", "closing_head",
+           "connect", "proxy_env", "proxy_token", "read_target", "relay_reply", "tunnel"]
 
 PROXY_USER = "sourcegate"
 """The user name of the proxy URL; the password is the case's token."""
@@ -42,6 +47,13 @@ NODE_PROXY_VARIABLE = "NODE_USE_ENV_PROXY"
 BASE_URL_VARIABLES = ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 """The model SDKs' own base-URL variables: the host each names is reachable, as ``replay.allow`` is."""
 _REQUEST_CHARS = 200
+FORWARD_DROPPED = frozenset({"connection", "keep-alive", "proxy-authorization", "proxy-connection", "expect"})
+"""Headers of a request in absolute form not forwarded: the connection's own, the proxy's password, and
+``Expect`` (the proxy has answered it and read the body before it forwards anything)."""
+_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection"})
+MAX_REPLY_HEAD = 64 * 1024
+"""The most bytes of a forwarded reply read for its head (status line and headers); past that, or a
+reply with none, the bytes are passed on as they came."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -183,9 +195,9 @@ def connect(beyond: Beyond, timeout: float) -> socket.socket:
         raise
 
 
-def tunnel(client: socket.socket, upstream: socket.socket, idle: float, *, until_upstream_ends: bool = False) -> None:
-    """Move bytes both ways until both sides have closed (or, ``until_upstream_ends``, the upstream has),
-    an error, or ``idle`` seconds without a byte either way."""
+def tunnel(client: socket.socket, upstream: socket.socket, idle: float) -> None:
+    """Move bytes both ways (a CONNECT tunnel) until both sides have closed, an error, or ``idle`` seconds
+    without a byte either way."""
     peer = {client: upstream, upstream: client}
     reading = {client, upstream}
     for s in peer:
@@ -205,8 +217,41 @@ def tunnel(client: socket.socket, upstream: socket.socket, idle: float, *, until
                     continue
             except OSError:
                 return
-            if s is upstream and until_upstream_ends:
-                return
             reading.discard(s)
             with contextlib.suppress(OSError):
                 peer[s].shutdown(socket.SHUT_WR)
+
+
+def closing_head(head: bytes) -> bytes:
+    """A reply's head (its status line and headers, ending in the blank line) saying ``Connection: close``
+    in place of every connection header the upstream sent (``Connection``, ``Keep-Alive``,
+    ``Proxy-Connection``)."""
+    lines = head.split(b"\r\n")
+    kept = [line for line in lines[1:] if line and line.split(b":", 1)[0].strip().lower() not in _HOP]
+    return b"\r\n".join([lines[0], *kept, b"Connection: close", b"", b""])
+
+
+def relay_reply(upstream: socket.socket, client: socket.socket, idle: float) -> None:
+    """Pass the upstream's reply to ``client``, its head through :func:`closing_head`, until the upstream
+    ends, an error, or ``idle`` seconds without a byte. Nothing the client sends is read: a forwarded
+    request is the only one on its connection."""
+    upstream.settimeout(idle)
+    came = b""
+    try:
+        while True:
+            data = upstream.recv(65536)
+            if not data:
+                client.sendall(came)  # ended before its head did: what came, as it came
+                return
+            came += data
+            end = came.find(b"\r\n\r\n")
+            if end != -1:
+                client.sendall(closing_head(came[:end + 4]) + came[end + 4:])
+                break
+            if len(came) > MAX_REPLY_HEAD:
+                client.sendall(came)
+                break
+        while data := upstream.recv(65536):
+            client.sendall(data)
+    except OSError:
+        return

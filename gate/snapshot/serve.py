@@ -61,7 +61,16 @@ from urllib.parse import parse_qs, urlsplit
 from gate.deadline import DeadlineExceeded
 from gate.errors import InputError
 from gate.snapshot.live.redact import redact
-from gate.snapshot.proxy import Beyond, Reach, connect, proxy_token, read_target, tunnel
+from gate.snapshot.proxy import (
+    FORWARD_DROPPED,
+    Beyond,
+    Reach,
+    connect,
+    proxy_token,
+    read_target,
+    relay_reply,
+    tunnel,
+)
 from gate.snapshot.routes import FrozenWeb, Reply, Request, Served, answer_request
 from gate.snapshot.routes.frozen import ReplaySource
 from gate.snapshot.store import SnapshotStore
@@ -278,12 +287,14 @@ class _Handler(BaseHTTPRequestHandler):
                 if self.headers.get("Transfer-Encoding") or (length is not None and not length.isdigit()):
                     self._send(Reply(411, {"error": "a request forwarded by the proxy needs a Content-Length"}))
                     return
-                kept = [f"{k}: {v}" for k, v in self.headers.items()
-                        if k.lower() not in ("proxy-authorization", "proxy-connection", "connection", "keep-alive")]
+                kept = [f"{k}: {v}" for k, v in self.headers.items() if k.lower() not in FORWARD_DROPPED]
                 head = "\r\n".join([f"{self.command} {beyond.path} HTTP/1.1", *kept, "Connection: close", "", ""])
                 upstream.sendall(head.encode("latin-1", "replace") + self.rfile.read(int(length or 0)))
             self.wfile.flush()
-            tunnel(self.connection, upstream, TUNNEL_IDLE, until_upstream_ends=not beyond.connect)
+            if beyond.connect:
+                tunnel(self.connection, upstream, TUNNEL_IDLE)
+            else:
+                relay_reply(upstream, self.connection, TUNNEL_IDLE)
 
     def _serve(self) -> None:
         """Answer one request, in any method: a route's reply, a miss, a bad request (400) or a damaged
