@@ -6,6 +6,7 @@ real SDKs); here is what is particular to the seam and to a provider: keys, erro
 
 from __future__ import annotations
 
+import gc
 import ssl
 from contextlib import closing
 from pathlib import Path
@@ -154,6 +155,17 @@ def test_https_is_verified_a_certificate_no_one_trusts_is_refused_and_ssl_cert_f
         with closing(factory(JudgeConfig(max_retries=0), base_url=url, api_key=api.api_key)) as provider:
             reply = provider.call(call, 10)
     assert reply.tool_input is not None and api.calls == 1
+
+
+@pytest.mark.parametrize("factory", [OpenAIProvider, AnthropicProvider])
+def test_a_provider_left_open_is_named_when_it_is_collected(factory: Any) -> None:
+    provider = factory(JudgeConfig(max_retries=0), base_url="http://127.0.0.1:9/v1", api_key="k")
+    with pytest.warns(ResourceWarning, match="judge provider's HTTP client was collected open"):
+        del provider
+        gc.collect()
+    with closing(factory(JudgeConfig(max_retries=0), base_url="http://127.0.0.1:9/v1", api_key="k")):
+        pass
+    gc.collect()  # closed: collected without a word (the suite turns a warning into an error)
 
 
 def test_the_providers_share_one_verifying_tls_context_built_again_when_the_ca_variables_change(

@@ -76,6 +76,7 @@ def client(config: JudgeConfig, base_url: str | None, api_key: str | None, work:
     made = anthropic.Anthropic(api_key=api_key, base_url=base_url or config.base_url, max_retries=config.max_retries,
                                http_client=http_client(anthropic.DefaultHttpxClient))
     if made.api_key is None and getattr(made, "auth_token", None) is None:
+        made.close()
         raise missing
     return made
 

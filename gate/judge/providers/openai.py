@@ -120,6 +120,7 @@ class OpenAIProvider:
                 self._client = openai.OpenAI(api_key=api_key, base_url=url, max_retries=config.max_retries,
                                              http_client=http)
         except openai.OpenAIError as e:
+            http.close()
             raise InputError(f"cannot set up the openai provider: {e} (live judging needs OPENAI_API_KEY, or for "
                              "Azure AZURE_OPENAI_API_KEY and OPENAI_API_VERSION; or use --judge replay)") from e
 

@@ -13,8 +13,8 @@ connections and threads, and nothing here changes it once built.
 
 Whoever builds a provider closes it when done (:class:`gate.judge.base.Closing`; the judge session
 closes the one it builds). Like the client the SDK builds for itself, this one also closes its
-connections when it is garbage collected, for a provider left open; in a cycle of garbage the
-sockets may be finalised first, and warn that they were left open.
+connections when it is garbage collected, for a provider left open, and warns of it (a
+``ResourceWarning``, as an unclosed file does: shown only where warnings are, as in the tests).
 
 An API's error message goes into the report and onto stderr: :func:`without_key` takes the key out
 of it first, should the server (or a proxy at ``base_url``) repeat the key it was sent.
@@ -26,6 +26,7 @@ import contextlib
 import functools
 import os
 import ssl
+import warnings
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -65,6 +66,10 @@ def _context(ca_variables: tuple[str | None, ...]) -> ssl.SSLContext:
 
 def _close(client: httpx2.Client) -> None:
     if not client.is_closed:
+        # As an unclosed file does (ignored unless warnings are shown): whatever order the collector
+        # finalises a cycle in, a provider nobody closed is named, not only its sockets.
+        warnings.warn("a judge provider's HTTP client was collected open: close the provider when done",
+                      ResourceWarning, stacklevel=1)
         with contextlib.suppress(Exception):  # at interpreter exit the pool may be half torn down
             client.close()
 
