@@ -46,10 +46,11 @@ class _SlowToClose:
     def _serve(self) -> None:
         conn, _ = self.listener.accept()
         with conn:
-            conn.settimeout(self.linger)
+            conn.settimeout(10)
             while b"\r\n\r\n" not in self.received:
                 self.received += conn.recv(65536)
             conn.sendall(REPLY)
+            conn.settimeout(self.linger)
             try:
                 while data := conn.recv(65536):
                     self.received += data
