@@ -48,7 +48,10 @@ class _SlowToClose:
         with conn:
             conn.settimeout(10)
             while b"\r\n\r\n" not in self.received:
-                self.received += conn.recv(65536)
+                data = conn.recv(65536)
+                if not data:
+                    return
+                self.received += data
             conn.sendall(REPLY)
             conn.settimeout(self.linger)
             try:
