@@ -6,6 +6,7 @@ import http.client
 import io
 import json
 import socket
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,3 +126,40 @@ def test_a_damaged_entry_is_a_500_naming_the_file(live: Live) -> None:
     status, body = live.get("/fetch", url="https://a.test/")
     assert status == 500 and str(file) in body["error"]
     assert "ERROR" in live.log.getvalue()
+
+
+def test_a_client_that_resets_mid_request_is_no_traceback_and_the_server_goes_on(
+        live: Live, capfd: pytest.CaptureFixture[str]) -> None:
+    # an agent killed at its deadline halfway through a request: its connection is reset
+    host, port = live.server.server_address[:2]
+    sock = socket.create_connection((str(host), port), timeout=5)
+    sock.sendall(b"GET /fetch?url=https://a.test/ HTTP/1.1\r\nHost: x\r\n")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+    assert live.get("/fetch", url="https://a.test/")[0] == 200
+    assert live.log.getvalue() == "" and capfd.readouterr().err == ""
+
+
+class _Broken:
+    """A source with a bug: every answer raises."""
+
+    def search(self, provider: str, query: str, params: Any = None) -> Any:
+        raise RuntimeError("a bug in the source")
+
+    def page(self, url: str) -> Any:
+        raise RuntimeError("a bug in the source")
+
+    def extraction(self, url: str) -> Any:
+        raise RuntimeError("a bug in the source")
+
+
+def test_an_error_of_the_server_s_own_goes_to_its_log_with_its_traceback(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    log = io.StringIO()
+    server = ReplayServer(SnapshotStore(str(tmp_path / "snapshot")), log=log, source=_Broken())
+    with ServerThread(server, "replay"), pytest.raises(http.client.RemoteDisconnected):
+        Live(server, log).get("/fetch", url="https://a.test/")
+    written = log.getvalue()
+    assert written.startswith("sourcegate snapshot: ERROR serving 127.0.0.1:")
+    assert "Traceback" in written and "RuntimeError: a bug in the source" in written
+    assert capfd.readouterr().err == ""

@@ -52,6 +52,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 import typing
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -172,6 +173,15 @@ class ReplayServer(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request (an agent ended at its deadline, a reset) is no error of the
+        server's; anything else goes to the log, redacted, with its traceback (not raw to stderr)."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        who = ":".join(str(part) for part in client_address[:2]) if isinstance(client_address, tuple) else "?"
+        self.log.write(f"sourcegate snapshot: ERROR serving {who}: {traceback.format_exc()}")
+        self.log.flush()
 
     @property
     def url(self) -> str:
