@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.snapshot.proxy import Reach, closing_head
+from gate.snapshot.proxy import Reach, closing_head, forward_head
 from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from tests.support.loopback import ServerThread
@@ -29,6 +29,13 @@ def test_a_reply_head_says_connection_close_in_place_of_the_upstream_s_connectio
     assert closing_head(head) == (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
                                   b"Connection: close\r\n\r\n")
     assert closing_head(b"HTTP/1.1 204 No Content\r\n\r\n") == b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
+
+
+def test_a_forwarded_request_is_in_origin_form_closing_without_the_proxy_s_headers() -> None:
+    headers = [("Host", "api.test"), ("Proxy-Authorization", "Basic c2VjcmV0"), ("Connection", "keep-alive"),
+               ("Keep-Alive", "timeout=5"), ("Expect", "100-continue"), ("Content-Length", "2")]
+    assert forward_head("POST", "/v1/messages?beta=1", headers) == (
+        b"POST /v1/messages?beta=1 HTTP/1.1\r\nHost: api.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\n")
 
 
 class _SlowToClose:

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import urlsplit
 
-__all__ = ["BASE_URL_VARIABLES", "FORWARD_DROPPED", "PROXY_USER", "PROXY_VARIABLES", "Beyond", "Reach", "closing_head",
-           "connect", "proxy_env", "proxy_token", "read_target", "relay_reply", "tunnel"]
+__all__ = ["BASE_URL_VARIABLES", "PROXY_USER", "PROXY_VARIABLES", "Beyond", "Reach", "closing_head", "connect",
+           "forward_head", "proxy_env", "proxy_token", "read_target", "relay_reply", "tunnel"]
 
 PROXY_USER = "sourcegate"
 """The user name of the proxy URL; the password is the case's token."""
@@ -47,8 +47,8 @@ NODE_PROXY_VARIABLE = "NODE_USE_ENV_PROXY"
 BASE_URL_VARIABLES = ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 """The model SDKs' own base-URL variables: the host each names is reachable, as ``replay.allow`` is."""
 _REQUEST_CHARS = 200
-FORWARD_DROPPED = frozenset({"connection", "keep-alive", "proxy-authorization", "proxy-connection", "expect"})
-"""Headers of a request in absolute form not forwarded: the connection's own, the proxy's password, and
+_FORWARD_DROPPED = frozenset({"connection", "keep-alive", "proxy-authorization", "proxy-connection", "expect"})
+"""Headers of a request in absolute form not forwarded (:func:`forward_head`): the connection's own, the proxy's password, and
 ``Expect`` (the proxy has answered it and read the body before it forwards anything)."""
 _HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection"})
 MAX_REPLY_HEAD = 64 * 1024
@@ -220,6 +220,13 @@ def tunnel(client: socket.socket, upstream: socket.socket, idle: float) -> None:
             reading.discard(s)
             with contextlib.suppress(OSError):
                 peer[s].shutdown(socket.SHUT_WR)
+
+
+def forward_head(command: str, path: str, headers: Iterable[tuple[str, str]]) -> bytes:
+    """The head of a request in absolute form as it is forwarded: in origin form (``path``), saying
+    ``Connection: close``, without the connection's own headers, the proxy's password or ``Expect``."""
+    kept = [f"{k}: {v}" for k, v in headers if k.lower() not in _FORWARD_DROPPED]
+    return "\r\n".join([f"{command} {path} HTTP/1.1", *kept, "Connection: close", "", ""]).encode("latin-1", "replace")
 
 
 def closing_head(head: bytes) -> bytes:

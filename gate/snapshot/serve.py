@@ -63,10 +63,10 @@ from gate.deadline import DeadlineExceeded
 from gate.errors import InputError
 from gate.snapshot.live.redact import redact
 from gate.snapshot.proxy import (
-    FORWARD_DROPPED,
     Beyond,
     Reach,
     connect,
+    forward_head,
     proxy_token,
     read_target,
     relay_reply,
@@ -297,9 +297,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if self.headers.get("Transfer-Encoding") or (length is not None and not length.isdigit()):
                     self._send(Reply(411, {"error": "a request forwarded by the proxy needs a Content-Length"}))
                     return
-                kept = [f"{k}: {v}" for k, v in self.headers.items() if k.lower() not in FORWARD_DROPPED]
-                head = "\r\n".join([f"{self.command} {beyond.path} HTTP/1.1", *kept, "Connection: close", "", ""])
-                upstream.sendall(head.encode("latin-1", "replace") + self.rfile.read(int(length or 0)))
+                head = forward_head(self.command, beyond.path, self.headers.items())
+                upstream.sendall(head + self.rfile.read(int(length or 0)))
             self.wfile.flush()
             if beyond.connect:
                 tunnel(self.connection, upstream, TUNNEL_IDLE)
