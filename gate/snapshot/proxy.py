@@ -48,8 +48,8 @@ BASE_URL_VARIABLES = ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 """The model SDKs' own base-URL variables: the host each names is reachable, as ``replay.allow`` is."""
 _REQUEST_CHARS = 200
 _FORWARD_DROPPED = frozenset({"connection", "keep-alive", "proxy-authorization", "proxy-connection", "expect"})
-"""Headers of a request in absolute form not forwarded (:func:`forward_head`): the connection's own, the proxy's password, and
-``Expect`` (the proxy has answered it and read the body before it forwards anything)."""
+"""Headers of a request in absolute form not forwarded (:func:`forward_head`): the connection's own, the
+proxy's password, and ``Expect`` (the proxy has answered it and read the body before it forwards)."""
 _HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection"})
 MAX_REPLY_HEAD = 64 * 1024
 """The most bytes of a forwarded reply read for its head (status line and headers); past that, or a
