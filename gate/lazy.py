@@ -1,6 +1,6 @@
 """Names a package exports but loads on first use, so importing it stays cheap.
 
-``gate``, ``gate.judge`` and ``gate.snapshot`` list their public names in a dict of name ->
+``gate``, ``gate.judge``, ``gate.snapshot`` and ``gate.replay`` list their public names in a dict of name ->
 module; this builds their module-level ``__getattr__`` and ``__dir__`` from it (PEP 562).
 """
 

@@ -30,9 +30,9 @@ from pathlib import Path
 import yaml
 
 from gate.pipeline import run_paths
+from gate.replay.serve import ReplayServer
 from gate.runner.orchestrate import RunOptions, run_agent
 from gate.runner.scope import CaseScope
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from tests.support.bench_table import print_rows
 from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent

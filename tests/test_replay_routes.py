@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from gate.replay.serve import ReplayServer
 from gate.snapshot.parsers import parse_results
 from gate.snapshot.records import ExtractionRecord, PageRecord, SearchRecord
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from tests.support.loopback import ServerThread
 

@@ -20,6 +20,7 @@ import pytest
 
 from gate.errors import InputError
 from gate.model import STDERR_KEPT, STDOUT_KEPT
+from gate.replay.serve import ReplayServer
 from gate.runner.assemble import stdout_answer
 from gate.runner.keeper import Proc, descendants, process_table, stopped
 from gate.runner.output import Tail
@@ -27,7 +28,6 @@ from gate.runner.owners import CrossCase, diag_inode, holder, proc_net_address, 
 from gate.runner.process import Processes
 from gate.runner.scope import MAX_REFUSALS, CaseScope
 from gate.snapshot.records import SearchRecord
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from tests.support.loopback import ServerThread
 

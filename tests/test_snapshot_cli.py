@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
+from gate.replay.serve import ReplayServer
 from gate.snapshot.records import PAGES, url_key
-from gate.snapshot.serve import ReplayServer
 
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
 WSJ = "https://www.wsj.com/economy/central-banking/fed-cuts-rates-september-2026-3f9a1c7e"

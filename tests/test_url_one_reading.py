@@ -26,13 +26,13 @@ import pytest
 from gate.checks.source_rules import rule_source_type
 from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused
+from gate.live import LiveWeb
 from gate.model import Citation
 from gate.record import Recorder
+from gate.replay.recording import NEW_EPISODES, RecordingSource, finish
+from gate.replay.serve import ReplayServer
 from gate.snapshot.extract import extract_page
-from gate.snapshot.live import LiveWeb
-from gate.snapshot.recording import NEW_EPISODES, RecordingSource, finish
 from gate.snapshot.records import PageRecord
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from gate.urls import canonical, host
 from tests.support.loopback import ServerThread, get_json

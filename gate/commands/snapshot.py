@@ -29,7 +29,7 @@ from gate.snapshot.verify import render, verify
 from gate.term.progress import for_cli
 
 if TYPE_CHECKING:
-    from gate.snapshot.live import LiveWeb
+    from gate.live import LiveWeb
 
 __all__ = ["add_parser", "run"]
 
@@ -96,7 +96,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def _live_web(config: Config) -> LiveWeb:
-    from gate.snapshot.live import LiveWeb  # the HTTP client is slow to import: only when recording
+    from gate.live import LiveWeb  # the HTTP client is slow to import: only when recording
 
     return LiveWeb.from_config(config)
 
@@ -118,11 +118,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
         if web is None:
-            from gate.snapshot.serve import serve  # loads the live web's HTTP client: slow to import
+            from gate.replay.serve import serve  # loads the live web's HTTP client: slow to import
 
             serve(store, args.host, args.port)
         else:
-            from gate.snapshot.recording import serve_recording  # needs the HTTP client: slow to import
+            from gate.replay.recording import serve_recording  # needs the HTTP client: slow to import
 
             serve_recording(root, web, args.mode, args.host, args.port, progress=for_cli())
     except OSError as e:

@@ -26,7 +26,7 @@ from gate.config import RecordConfig
 from gate.drift.hosts import MAX_RETRY_AFTER, HostSlots, Limits, next_delay
 from gate.drift.live import Prober
 from gate.drift.model import Answer, CitedUrl
-from gate.snapshot.live.transport import Resolve
+from gate.live.transport import Resolve
 from gate.term.progress import NullProgress, Progress
 from gate.urls import host
 

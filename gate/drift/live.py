@@ -8,10 +8,10 @@
   when it says to come back later (429, or any status with ``Retry-After``): that answer is
   retried. With ``--content`` it is GET alone, since the body is what is compared.
 - **The host judged is the host asked**: each request is written out from the reading the checks
-  make of the URL (:func:`gate.snapshot.live.target.request_target`: a backslash ends the host, as
+  make of the URL (:func:`gate.live.target.request_target`: a backslash ends the host, as
   in browsers); a URL with userinfo, or one no browser would fetch, is refused, nothing sent.
 - **Redirects hop by hop**, up to ``record.max_redirects``, each hop through the guarded connection
-  of :mod:`gate.snapshot.live.transport`: the host is resolved once and every address it resolves to
+  of :mod:`gate.live.transport`: the host is resolved once and every address it resolves to
   is checked against the SSRF rules and ``record.allow`` before a connection is made, at every hop.
 - **One deadline**, ``record.deadline_seconds``, for the whole look: HEAD, GET, every hop. A server
   that never answers is an ``error`` when it passes; that is not retried (it would only wait again).
@@ -37,11 +37,11 @@ from gate.config import RecordConfig
 from gate.drift.hosts import retry_after_seconds
 from gate.drift.model import Answer, text_hash
 from gate.errors import BodyTooLarge, FetchRefused
+from gate.live import parse_allow, redact
+from gate.live.target import request_target
+from gate.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
+from gate.live.web import ACCEPT, CONNECT_TIMEOUT
 from gate.snapshot.extract import extract_page
-from gate.snapshot.live import parse_allow, redact
-from gate.snapshot.live.target import request_target
-from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
-from gate.snapshot.live.web import ACCEPT, CONNECT_TIMEOUT
 from gate.snapshot.records import PageRecord
 from gate.urls.weburl import resolve
 from gate.version import __version__

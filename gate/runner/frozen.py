@@ -2,10 +2,10 @@
 
 Replaying (``record`` None), the server answers from the snapshot alone and logs nowhere: what the
 agent missed is in its case's trace. Recording (``new-episodes``, or ``record`` for ``--record all``),
-it answers from a :class:`gate.snapshot.recording.RecordingSource` (the live web behind the snapshot,
+it answers from a :class:`gate.replay.recording.RecordingSource` (the live web behind the snapshot,
 under ``record:`` in ``sourcegate.yaml``: its providers, the SSRF guard, the redaction of every key),
 logs what it could not record, and when the run ends the session is finished
-(:func:`gate.snapshot.recording.finish`): what was recorded listed in ``snapshot/RECORDED.json`` and the
+(:func:`gate.replay.recording.finish`): what was recorded listed in ``snapshot/RECORDED.json`` and the
 golden set's version bumped, even when the run was stopped, since the entries are stored by then.
 """
 
@@ -19,11 +19,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
 from gate.config import Config
-from gate.snapshot.serve import ReplayServer
+from gate.replay.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 
 if TYPE_CHECKING:
-    from gate.snapshot.recording import RecordingSource, Session
+    from gate.replay.recording import RecordingSource, Session
 
 __all__ = ["RunServer"]
 
@@ -68,8 +68,8 @@ class RunServer:
             self._server = ReplayServer(store, log=self._quiet)
             return self._server
         # Here, not at the top: recording loads the live web's HTTP client, slow to import.
-        from gate.snapshot.live import LiveWeb
-        from gate.snapshot.recording import RECORD, RecordingSource
+        from gate.live import LiveWeb
+        from gate.replay.recording import RECORD, RecordingSource
 
         self._source = RecordingSource(store, LiveWeb.from_config(self.config, environ=self.environ), self.record)
         self._server = ReplayServer(store, log=typing.cast(TextIO, _Lines(self.log)), source=self._source,
@@ -84,7 +84,7 @@ class RunServer:
         if self._quiet is not None:
             self._quiet.close()
         if self._source is not None:
-            from gate.snapshot.recording import finish
+            from gate.replay.recording import finish
 
             self.session = finish(self._source, self.golden_root)
             for line in self.session.summary().splitlines():

@@ -4,9 +4,9 @@ The replay server serves the golden set's snapshot on a free loopback port, in t
 case gets its own scope on it (``$SOURCEGATE_REPLAY_URL`` ends in ``/case/<token>``), so requests
 are attributed to the right case whatever runs in parallel (on Linux, only requests from the case's
 own processes: :mod:`gate.runner.owners`). The server is also the agent's HTTP proxy
-(:mod:`gate.snapshot.proxy`): a request for any other host than it and ``replay.allow`` is refused
+(:mod:`gate.replay.proxy`): a request for any other host than it and ``replay.allow`` is refused
 and reported. With ``record`` (``--record``), what the snapshot lacks is recorded from the live web
-as it is asked (:mod:`gate.snapshot.recording`), then listed and the set's version bumped. Each case
+as it is asked (:mod:`gate.replay.recording`), then listed and the set's version bumped. Each case
 is dated by the recording's clock (:mod:`gate.runner.clock`), passed as ``$SOURCEGATE_NOW``. At
 most ``jobs`` agents run at once; one that fails or times out is that case's ``agent_error``, its
 kept stderr written beside the traces (``<case>.stderr.log``), and the others still run.
@@ -42,22 +42,22 @@ from gate.model import Case, Clock, GoldenSet, Run
 from gate.record.clock import NOW_ENV, format_now
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
+from gate.replay.proxy import Reach, proxy_env
+from gate.replay.serve import ReplayServer
 from gate.runner.assemble import Finished, assemble
 from gate.runner.clock import CaseTimes, case_times
 from gate.runner.frozen import RunServer
 from gate.runner.owners import CrossCase
 from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
-from gate.snapshot.proxy import Reach, proxy_env
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import snapshot_dir
 from gate.term.progress import NullProgress, Progress
 
 if TYPE_CHECKING:
-    from gate.snapshot.recording import Session
+    from gate.replay.recording import Session
 
 _RECORD_ALL = "record"
-"""``RunOptions.record`` for ``--record all`` (gate.snapshot.recording's mode ``record``, not imported: slow)."""
+"""``RunOptions.record`` for ``--record all`` (gate.replay.recording's mode ``record``, not imported: slow)."""
 
 __all__ = ["REPLAY_URL_ENV", "EveryAgentFailed", "RunOptions", "RunSummary", "run_agent"]
 

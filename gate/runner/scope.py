@@ -1,7 +1,7 @@
 """One case's view of the replay server: every search, page and extraction it was served or missed, in order,
 and every host past the frozen web it asked the server, as its proxy, to reach.
 
-A :class:`CaseScope` is registered in :attr:`gate.snapshot.serve.ReplayServer.scopes` under a
+A :class:`CaseScope` is registered in :attr:`gate.replay.serve.ReplayServer.scopes` under a
 random token; the agent of that case reaches the server under ``/case/<token>``, so the calls of
 cases run in parallel never mix.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from gate.model import LiveRequest
-from gate.snapshot.routes import Served
+from gate.replay.routes import Served
 
 __all__ = ["MAX_REFUSALS", "Admit", "CaseScope", "Served"]
 

@@ -57,7 +57,7 @@ class SearchRecord:
     params: Mapping[str, Any] | None = None
     """The request's parameters (a topic, domains, a time range, the count), as the provider names them,
     without its query and key: record mode keeps those it sent; replay compares those that change the
-    answer (:mod:`gate.snapshot.routes`). None when the recording did not say, which replay reads as
+    answer (:mod:`gate.replay.routes`). None when the recording did not say, which replay reads as
     the provider's defaults."""
 
 

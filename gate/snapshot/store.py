@@ -171,7 +171,7 @@ class SnapshotStore:
         """The recorded response of ``provider`` to ``query``; SnapshotMiss when there is none.
 
         ``params`` (the request's other parameters) are not part of the key: whoever asks compares
-        them with the record's own (:mod:`gate.snapshot.routes`)."""
+        them with the record's own (:mod:`gate.replay.routes`)."""
         what = f"provider {provider!r}, query {normalise_query(query)!r}"
         return self._get(SEARCH, search_key(provider, query), what, search_record)
 

@@ -168,7 +168,7 @@ def send(specs: Sequence[SpanSpec], endpoint: str, *, deadline_seconds: float = 
 def shown_endpoint(endpoint: str) -> str:
     """``endpoint`` as it may be printed: its userinfo and the values of secret query parameters as
     ``REDACTED`` (``https://REDACTED@host/v1/traces?api_key=REDACTED``)."""
-    from gate.snapshot.live.redact import redact  # loaded with the exporter, which loads requests anyway
+    from gate.text.redact import redact  # loaded with the exporter, which loads requests anyway
 
     scheme, sep, rest = endpoint.partition("://")
     authority = split_rest(rest)[0] if sep else ""

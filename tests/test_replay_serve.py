@@ -15,8 +15,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from gate.replay.serve import ReplayServer
 from gate.snapshot.records import PAGES, Anchor, ExtractionRecord, PageRecord, SearchRecord, url_key
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from tests.support.loopback import ServerThread
 

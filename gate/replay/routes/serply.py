@@ -16,10 +16,10 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, Reply, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk
-from gate.snapshot.routes.render import cut_list, search_reply
-from gate.snapshot.routes.wire import BadRequest, Request
+from gate.replay.routes.base import Api, Reply, Route
+from gate.replay.routes.frozen import FrozenWeb, SearchAsk
+from gate.replay.routes.render import cut_list, search_reply
+from gate.replay.routes.wire import BadRequest, Request
 
 SERPLY_PARAMS: dict[str, Any] = {"engine": "google", "start": 0, "gl": "us", "hl": "lang_en", "lr": "lang_en",
                                  "cr": None, "loc": None, "device": "desktop", "proxy_location": None}

@@ -19,9 +19,9 @@ from dataclasses import replace
 from typing import Any
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, Reply, Route
-from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, answer_params
-from gate.snapshot.routes.render import (
+from gate.replay.routes.base import Api, Reply, Route
+from gate.replay.routes.frozen import FrozenWeb, PageRead, SearchAsk, answer_params
+from gate.replay.routes.render import (
     body_ask,
     cut_list,
     iso_day,
@@ -31,7 +31,7 @@ from gate.snapshot.routes.render import (
     score,
     search_reply,
 )
-from gate.snapshot.routes.wire import Request, Served
+from gate.replay.routes.wire import Request, Served
 
 EXA_PARAMS: dict[str, Any] = {
     "type": "auto", "category": None, "includeDomains": [], "excludeDomains": [], "startCrawlDate": None,

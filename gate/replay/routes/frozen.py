@@ -9,7 +9,7 @@ parameter that changes the answer differs from the recording's (a recording that
 them was asked with the provider's defaults), or when it asks for more results than were recorded.
 A page is read from the page layer (status, final URL, dates) and its extraction (the clean text).
 
-Record mode (the server's source records what the store lacks, :mod:`gate.snapshot.recording`): a
+Record mode (the server's source records what the store lacks, :mod:`gate.replay.recording`): a
 search or a page the store cannot answer, in any provider's recording, is asked of the source, which
 records it live; a search goes to the provider with the request's own parameters (:attr:`SearchAsk.sent`),
 kept in the record. With ``afresh`` (``record`` mode, ``--record all``) the source is asked first.
@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from gate.errors import InputError, LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
-from gate.snapshot.live.redact import is_secret_name, redact
+from gate.replay.routes.wire import BadRequest, Request, Served, Unrecorded
 from gate.snapshot.parsers import PARSERS, parse_results
 from gate.snapshot.records import (
     ExtractionRecord,
@@ -34,8 +34,8 @@ from gate.snapshot.records import (
     normalise_query,
     page_entry,
 )
-from gate.snapshot.routes.wire import BadRequest, Request, Served, Unrecorded
 from gate.snapshot.store import SnapshotStore
+from gate.text.redact import is_secret_name, redact
 
 NEUTRAL = "trace"
 """The provider of the entries built from recorded runs."""

@@ -29,8 +29,8 @@ from urllib.parse import parse_qsl, urlsplit
 from gate.config import SearchProviderConfig
 from gate.errors import InputError
 from gate.files.jsonio import excerpt, json_path
-from gate.snapshot.live.policy import AllowList
-from gate.snapshot.live.redact import is_secret_name, redact
+from gate.live.policy import AllowList
+from gate.text.redact import is_secret_name, redact
 
 
 @dataclass(frozen=True)

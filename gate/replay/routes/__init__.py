@@ -21,18 +21,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gate.snapshot.live.redact import redact, scrub
-from gate.snapshot.routes.base import ROUTE_LAYER, Api, Reply, Route, live_status
-from gate.snapshot.routes.bing import BING
-from gate.snapshot.routes.brave import BRAVE
-from gate.snapshot.routes.exa import EXA
-from gate.snapshot.routes.frozen import FrozenWeb
-from gate.snapshot.routes.native import NATIVE
-from gate.snapshot.routes.serpapi import SERPAPI
-from gate.snapshot.routes.serper import SERPER
-from gate.snapshot.routes.serply import SERPLY
-from gate.snapshot.routes.tavily import TAVILY
-from gate.snapshot.routes.wire import BadRequest, Request, Served, Unrecorded
+from gate.replay.routes.base import ROUTE_LAYER, Api, Reply, Route, live_status
+from gate.replay.routes.bing import BING
+from gate.replay.routes.brave import BRAVE
+from gate.replay.routes.exa import EXA
+from gate.replay.routes.frozen import FrozenWeb
+from gate.replay.routes.native import NATIVE
+from gate.replay.routes.serpapi import SERPAPI
+from gate.replay.routes.serper import SERPER
+from gate.replay.routes.serply import SERPLY
+from gate.replay.routes.tavily import TAVILY
+from gate.replay.routes.wire import BadRequest, Request, Served, Unrecorded
+from gate.text.redact import redact, scrub
 
 __all__ = ["REPLAY_APIS", "Api", "FrozenWeb", "Reply", "Request", "Served", "answer_request", "find_route"]
 

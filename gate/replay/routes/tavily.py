@@ -20,9 +20,9 @@ from dataclasses import replace
 from typing import Any
 
 from gate.model import NOT_IN_SNAPSHOT, SearchResult
-from gate.snapshot.routes.base import Api, Reply, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import (
+from gate.replay.routes.base import Api, Reply, Route
+from gate.replay.routes.frozen import FrozenWeb, SearchAsk, answer_params
+from gate.replay.routes.render import (
     body_ask,
     cut_list,
     iso_day,
@@ -32,7 +32,7 @@ from gate.snapshot.routes.render import (
     score,
     search_reply,
 )
-from gate.snapshot.routes.wire import Request, Served
+from gate.replay.routes.wire import Request, Served
 
 TAVILY_PARAMS: dict[str, Any] = {
     "search_depth": "basic", "topic": "general", "time_range": None, "start_date": None, "end_date": None,

@@ -5,7 +5,7 @@
                                              truncated}
     GET /extract?url=...                200: {url, text, published, anchors: [{href, text}], truncated}
     GET /page?url=...                   the page itself: its recorded status, content type and body
-    POST /search, GET /v7.0/search, ... each search provider's own API (:mod:`gate.snapshot.routes`)
+    POST /search, GET /v7.0/search, ... each search provider's own API (:mod:`gate.replay.routes`)
 
 A recorded HTTP 404 page is a hit (200, with ``"status": 404`` in the body). Anything the snapshot
 lacks is a miss: a 404 ``{"error", "layer", "key", "miss": true}`` on sourcegate's own routes, the
@@ -21,7 +21,7 @@ exactly as the unscoped routes and also tell the :class:`Scope` registered under
 attributed to the right case. An unknown token answers 404; a request the scope does not admit
 (it came from another case's process: :mod:`gate.runner.owners`) answers 403 and is not a call.
 
-The server is also the agent's HTTP proxy (:mod:`gate.snapshot.proxy`): a request in absolute form
+The server is also the agent's HTTP proxy (:mod:`gate.replay.proxy`): a request in absolute form
 for the server itself is served by its path, like any other; one for another host is tunnelled when
 :attr:`ReplayServer.reach` allows it (the agent's model API), else refused (403) and told to the
 case whose token it carries (:meth:`Scope.reached`).
@@ -36,11 +36,11 @@ after that; idle or trickling clients cannot make the server start a thread
 each, nor hold a slot for long.
 
 Record mode: the server answers from a :class:`ReplaySource`, by default the store itself (replay). A
-source that records what the store lacks (:mod:`gate.snapshot.recording`) may raise
+source that records what the store lacks (:mod:`gate.replay.recording`) may raise
 :class:`gate.errors.LiveWebError` (a refused address, a body over the cap, a timeout, a provider's
 error): the client gets ``{"error", "layer", "key", "live": true}`` (403 refused, 504 timed out,
 502 otherwise) and nothing is stored. Every line the server logs, and every miss or failure it
-answers, goes through :func:`gate.snapshot.live.redact` with the source's secrets first.
+answers, goes through :func:`gate.text.redact` with the source's secrets first.
 """
 
 from __future__ import annotations
@@ -61,8 +61,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from gate.deadline import DeadlineExceeded
 from gate.errors import InputError
-from gate.snapshot.live.redact import redact
-from gate.snapshot.proxy import (
+from gate.replay.proxy import (
     Beyond,
     Reach,
     connect,
@@ -72,9 +71,10 @@ from gate.snapshot.proxy import (
     relay_reply,
     tunnel,
 )
-from gate.snapshot.routes import FrozenWeb, Reply, Request, Served, answer_request
-from gate.snapshot.routes.frozen import ReplaySource
+from gate.replay.routes import FrozenWeb, Reply, Request, Served, answer_request
+from gate.replay.routes.frozen import ReplaySource
 from gate.snapshot.store import SnapshotStore
+from gate.text.redact import redact
 
 DEFAULT_HOST = "127.0.0.1"
 IDLE_TIMEOUT = 5.0
@@ -150,7 +150,7 @@ class ReplayServer(ThreadingHTTPServer):
         self.scopes: dict[str, Scope] = {}
         """token -> the scope its ``/case/<token>/...`` requests are reported to"""
         self.reach = Reach()
-        """the hosts a request through the server as a proxy may reach (:mod:`gate.snapshot.proxy`): none"""
+        """the hosts a request through the server as a proxy may reach (:mod:`gate.replay.proxy`): none"""
         super().__init__((host, port), _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:

@@ -31,13 +31,13 @@ import requests
 from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
 from gate.files.jsonio import parse_json_bounded
-from gate.snapshot.live.policy import AllowList, parse_allow
-from gate.snapshot.live.providers import Call, SearchProvider, endpoint_problem, provider_for
-from gate.snapshot.live.redact import is_secret_name, redact, scrub, scrub_exception
-from gate.snapshot.live.target import request_target
-from gate.snapshot.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
+from gate.live.policy import AllowList, parse_allow
+from gate.live.providers import Call, SearchProvider, endpoint_problem, provider_for
+from gate.live.target import request_target
+from gate.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
 from gate.snapshot.records import PageRecord, SearchRecord
 from gate.snapshot.store import search_failure
+from gate.text.redact import is_secret_name, redact, scrub, scrub_exception
 from gate.urls.weburl import resolve
 from gate.version import __version__
 

@@ -9,7 +9,7 @@
 
 ``new-episodes`` and ``record`` are the VCR modes of the same names (``record`` is VCR's ``all``).
 A search goes to the provider ``record.search`` configures; a fetch is a guarded live GET
-(:class:`gate.snapshot.live.LiveWeb`). A fetched page is stored with its extraction
+(:class:`gate.live.LiveWeb`). A fetched page is stored with its extraction
 (:func:`gate.snapshot.extract.extract_page`); ``/extract`` of a page the snapshot holds without its
 extraction derives it from the stored page, without the network. Failures (a refused address, a
 body over the cap, a timeout, a provider's error, a transient HTTP status) are answered to the
@@ -35,9 +35,9 @@ from typing import Any, TextIO, TypeVar
 from gate.errors import InputError, LiveWebError, SnapshotMiss
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import write_file
+from gate.live.web import LiveWeb
+from gate.replay.serve import DEFAULT_HOST, ReplayServer
 from gate.snapshot.extract import extract_page
-from gate.snapshot.live.redact import redact
-from gate.snapshot.live.web import LiveWeb
 from gate.snapshot.records import (
     EXTRACTIONS,
     PAGES,
@@ -50,10 +50,10 @@ from gate.snapshot.records import (
     search_key,
     url_key,
 )
-from gate.snapshot.serve import DEFAULT_HOST, ReplayServer
 from gate.snapshot.store import SnapshotStore, page_failure, snapshot_dir
 from gate.snapshot.version import VersionBump, bump_version
 from gate.term.progress import NullProgress, Progress
+from gate.text.redact import redact
 
 _T = TypeVar("_T")
 
@@ -91,7 +91,7 @@ class Failed:
 
 
 class RecordingSource:
-    """A :class:`gate.snapshot.routes.frozen.ReplaySource`: the store in front, the live web behind it."""
+    """A :class:`gate.replay.routes.frozen.ReplaySource`: the store in front, the live web behind it."""
 
     def __init__(self, store: SnapshotStore, web: LiveWeb, mode: str, progress: Progress | None = None) -> None:
         """Answer from ``store``, recording through ``web`` as ``mode`` says (new-episodes or record).

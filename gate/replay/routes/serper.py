@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, Reply, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import body_ask, cut_list, long_day, search_reply
-from gate.snapshot.routes.wire import Request
+from gate.replay.routes.base import Api, Reply, Route
+from gate.replay.routes.frozen import FrozenWeb, SearchAsk, answer_params
+from gate.replay.routes.render import body_ask, cut_list, long_day, search_reply
+from gate.replay.routes.wire import Request
 
 SERPER_PARAMS: dict[str, Any] = {"gl": "us", "hl": "en", "location": None, "tbs": None, "page": 1,
                                  "autocorrect": True, "type": "search"}

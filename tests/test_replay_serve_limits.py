@@ -17,8 +17,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from gate.replay.serve import ReplayServer
 from gate.snapshot.records import PageRecord
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 
 SLOTS = 4

@@ -14,7 +14,9 @@ from typing import Any
 
 from gate.errors import LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED
-from gate.snapshot.live.redact import redact
+from gate.replay.routes.base import Api, Reply, Route, live_status
+from gate.replay.routes.frozen import FrozenWeb, public_entry
+from gate.replay.routes.wire import BadRequest, Request, Served
 from gate.snapshot.records import (
     EXTRACTIONS,
     PAGES,
@@ -25,9 +27,7 @@ from gate.snapshot.records import (
     search_key,
     url_key,
 )
-from gate.snapshot.routes.base import Api, Reply, Route, live_status
-from gate.snapshot.routes.frozen import FrozenWeb, public_entry
-from gate.snapshot.routes.wire import BadRequest, Request, Served
+from gate.text.redact import redact
 
 MISS_HEADER = "X-Sourcegate-Miss"
 

@@ -5,7 +5,7 @@ library resolve it again would let a name answer a public address to the check a
 the connection (DNS rebinding). So the connection classes here replace urllib3's socket opening:
 :meth:`Guard.connect` resolves the host once (through an injectable resolver, ``socket.getaddrinfo``
 by default), refuses the connection when any address it resolves to is refused by
-:func:`~gate.snapshot.live.policy.address_allowed`, and connects to one of exactly those
+:func:`~gate.live.policy.address_allowed`, and connects to one of exactly those
 addresses. TLS still verifies the certificate against the host name (urllib3 wraps the socket
 afterwards, with the name for SNI). Proxies from the environment are ignored: a proxy would
 resolve the name itself.
@@ -33,7 +33,7 @@ from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConn
 from urllib3.poolmanager import PoolManager
 
 from gate.errors import BodyTooLarge
-from gate.snapshot.live.policy import AllowList, address_kind, host_refused
+from gate.live.policy import AllowList, address_kind, host_refused
 
 Resolve = Callable[[str, int], Iterable[Sequence[Any]]]
 """``socket.getaddrinfo``'s shape: ``(host, port)`` -> ``(family, type, proto, canonname, sockaddr)`` rows."""

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.snapshot.proxy import Reach, closing_head, forward_head
-from gate.snapshot.serve import ReplayServer
+from gate.replay.proxy import Reach, closing_head, forward_head
+from gate.replay.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore
 from tests.support.loopback import ServerThread
 

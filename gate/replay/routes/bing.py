@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, Reply, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk
-from gate.snapshot.routes.render import cut_list, iso_day, query_ask, search_reply
-from gate.snapshot.routes.wire import Request
+from gate.replay.routes.base import Api, Reply, Route
+from gate.replay.routes.frozen import FrozenWeb, SearchAsk
+from gate.replay.routes.render import cut_list, iso_day, query_ask, search_reply
+from gate.replay.routes.wire import Request
 
 BING_PARAMS: dict[str, Any] = {"offset": 0, "mkt": None, "cc": None, "setLang": None, "freshness": None,
                                  "responseFilter": None, "safeSearch": "moderate", "answerCount": None,

@@ -16,10 +16,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, Reply, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params, count_of
-from gate.snapshot.routes.render import cut_list, long_day, query_ask, request_id, search_reply
-from gate.snapshot.routes.wire import Request
+from gate.replay.routes.base import Api, Reply, Route
+from gate.replay.routes.frozen import FrozenWeb, SearchAsk, answer_params, count_of
+from gate.replay.routes.render import cut_list, long_day, query_ask, request_id, search_reply
+from gate.replay.routes.wire import Request
 
 SERPAPI_PARAMS: dict[str, Any] = {
     "engine": "google", "output": "json", "location": None, "uule": None, "google_domain": "google.com",

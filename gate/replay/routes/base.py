@@ -1,9 +1,9 @@
 """A replay route and its reply: what a route answers (the request and what it served are in
-:mod:`gate.snapshot.routes.wire`).
+:mod:`gate.replay.routes.wire`).
 
 A route answers one method and path of one provider's API (:class:`Route`); a provider's API is its
 routes, its error shape and the paths it owns that the server does not implement (:class:`Api`).
-Answering is pure but for the snapshot lookups (:class:`gate.snapshot.routes.frozen.FrozenWeb`):
+Answering is pure but for the snapshot lookups (:class:`gate.replay.routes.frozen.FrozenWeb`):
 a route gets a :class:`Request` and gives a :class:`Reply`, with every search and page it served,
 hit or miss, as :class:`Served` values the server passes on to the case's scope.
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.errors import FetchRefused, FetchTimeout, LiveWebError
-from gate.snapshot.routes.frozen import FrozenWeb
-from gate.snapshot.routes.wire import Request, Served
+from gate.replay.routes.frozen import FrozenWeb
+from gate.replay.routes.wire import Request, Served
 
 JSON_TYPE = "application/json; charset=utf-8"
 ROUTE_LAYER = "route"

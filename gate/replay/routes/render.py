@@ -1,6 +1,6 @@
 """What the provider routes share: the answer to a search, the pages of an extract, stable ids.
 
-:func:`search_reply` answers a :class:`gate.snapshot.routes.frozen.SearchAsk` in a provider's shape:
+:func:`search_reply` answers a :class:`gate.replay.routes.frozen.SearchAsk` in a provider's shape:
 its own recorded JSON as it came (the result list cut to the count asked), else the recorded results
 rendered by the route. :func:`read_pages` reads the URLs of an extract request, each a hit or a miss.
 """
@@ -14,10 +14,10 @@ from typing import Any
 
 from gate.errors import LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
-from gate.snapshot.live.redact import redact
-from gate.snapshot.routes.base import Api, Reply
-from gate.snapshot.routes.frozen import FrozenWeb, PageRead, SearchAsk, SearchFound
-from gate.snapshot.routes.wire import BadRequest, Request, Served
+from gate.replay.routes.base import Api, Reply
+from gate.replay.routes.frozen import FrozenWeb, PageRead, SearchAsk, SearchFound
+from gate.replay.routes.wire import BadRequest, Request, Served
+from gate.text.redact import redact
 
 Render = Callable[[SearchAsk, tuple[SearchResult, ...]], Any]
 """The recorded results of a search in the provider's response shape."""

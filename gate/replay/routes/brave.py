@@ -14,10 +14,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gate.model import SearchResult
-from gate.snapshot.routes.base import Api, Reply, Route
-from gate.snapshot.routes.frozen import FrozenWeb, SearchAsk, answer_params
-from gate.snapshot.routes.render import cut_list, iso_day, query_ask, request_id, search_reply
-from gate.snapshot.routes.wire import Request
+from gate.replay.routes.base import Api, Reply, Route
+from gate.replay.routes.frozen import FrozenWeb, SearchAsk, answer_params
+from gate.replay.routes.render import cut_list, iso_day, query_ask, request_id, search_reply
+from gate.replay.routes.wire import Request
 
 BRAVE_PARAMS: dict[str, Any] = {
     "offset": 0, "country": "us", "search_lang": "en", "ui_lang": "en-us", "safesearch": "moderate",

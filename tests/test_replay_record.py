@@ -26,12 +26,12 @@ import pytest
 from gate.cli import main
 from gate.config import RecordConfig, SearchProviderConfig
 from gate.errors import InputError
+from gate.live import LiveWeb
 from gate.load.golden import load_golden
+from gate.replay.recording import NEW_EPISODES, RECORD, RecordingSource, finish
+from gate.replay.serve import ReplayServer
 from gate.snapshot.extract import extract_page
-from gate.snapshot.live import LiveWeb
-from gate.snapshot.recording import NEW_EPISODES, RECORD, RecordingSource, finish
 from gate.snapshot.records import PAGES, Anchor, PageRecord, SearchRecord, search_key, url_key
-from gate.snapshot.serve import ReplayServer
 from gate.snapshot.store import SnapshotStore, snapshot_dir
 from gate.snapshot.version import NOTE, bump_version, bumped_text
 from gate.term.progress import PlainProgress

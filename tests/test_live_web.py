@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-import gate.snapshot.live as live
+import gate.live as live
 from gate.config import RecordConfig, SearchProviderConfig, load_config
 from gate.errors import (
     BodyTooLarge,
@@ -31,7 +31,7 @@ from gate.errors import (
     LiveWebError,
     SearchFailed,
 )
-from gate.snapshot.live import AllowList, LiveWeb, address_allowed, parse_allow, redact, redact_headers
+from gate.live import AllowList, LiveWeb, address_allowed, parse_allow, redact, redact_headers
 from gate.snapshot.records import page_entry, search_entry
 from gate.snapshot.store import SnapshotStore
 
