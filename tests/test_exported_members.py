@@ -19,9 +19,12 @@ PACKAGES = ("gate.github", "gate.action", "gate.urls", "gate.importers", "gate.r
 
 
 def _public_names(package: ModuleType) -> set[str]:
+    for name in package.__all__:  # a name loaded on first use (gate.lazy) is there once asked for
+        getattr(package, name)
     return {
         name for name, value in vars(package).items()
-        if not name.startswith("_") and name != "annotations" and not isinstance(value, ModuleType)
+        if not name.startswith("_") and name not in ("annotations", "TYPE_CHECKING")
+        and not isinstance(value, ModuleType)
     }
 
 

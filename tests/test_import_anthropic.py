@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from gate.errors import InputError
+from gate.files.where import publication_date
 from gate.importers import convert
-from gate.importers.base import publication_date, strip_elision
+from gate.importers.base import strip_elision
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import" / "anthropic"
 SEARCH = FIXTURES / "vercel-ai.anthropic-web-search-tool.1.json"

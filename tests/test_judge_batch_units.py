@@ -17,10 +17,10 @@ from gate.errors import InputError
 from gate.judge.base import ToolCall, ToolReply
 from gate.judge.batch import BatchRunner, BatchStatus, PendingBatch, PendingBatches, Polling, split
 from gate.judge.batch.plan import ENVELOPE_BYTES
-from gate.judge.cost import priced
 from gate.judge.providers.anthropic_batches import AnthropicBatches
 from gate.judge.tools import EXTRACT_CLAIMS
 from gate.judgement import Usage
+from gate.usage.cost import priced
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.scripted_judge import scripted_judge
 

@@ -20,7 +20,6 @@ from gate.config import DEFAULT_MODELS, Config, JudgeConfig, config_from_dict, p
 from gate.errors import InputError, JudgeUnavailable
 from gate.files.jsonio import load_json, schema
 from gate.judge.base import KEY_VERSION, ToolCall
-from gate.judge.cost import priced
 from gate.judge.providers import PROVIDERS, build_provider
 from gate.judge.providers.anthropic import AnthropicProvider
 from gate.judge.providers.openai import OpenAIProvider, _usage
@@ -29,6 +28,7 @@ from gate.judge.providers.transport import CA_VARIABLES, tls_context
 from gate.judge.session import JudgeSession
 from gate.judge.tools import EXTRACT_CLAIMS
 from gate.model import Case
+from gate.usage.cost import priced
 from tests.support.anthropic_server import AnthropicServer
 from tests.support.golden_factory import write_golden
 from tests.support.judge_run import make_run

@@ -17,7 +17,6 @@ from gate.config import DEFAULT_PRICES, Config, JudgeConfig
 from gate.errors import InputError, JudgeUnavailable
 from gate.judge.base import ToolCall
 from gate.judge.cache import JudgeCache
-from gate.judge.cost import billed_input_tokens, priced
 from gate.judge.evidence import GAP, chunks, select_sources
 from gate.judge.llm import estimate_claims
 from gate.judge.model import (
@@ -37,6 +36,7 @@ from gate.judge.tools import EXTRACT_CLAIMS
 from gate.judge.verify import Graded, Material, check
 from gate.model import Page, Run
 from gate.results import CaseResult, Counts
+from gate.usage.cost import billed_input_tokens, priced
 
 PAGE = Page("https://example.org/a",
             "Intro.\n\nThe bridge opened in 1932 and is 503 metres long. It carries rail.")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import graphlib
 import re
+import subprocess
+import sys
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
@@ -159,3 +161,13 @@ def test_the_readme_map_names_every_room_and_nothing_that_is_gone() -> None:
     tops = set(re.findall(r"^  ([a-z_]+(?:\.py|/))", block, flags=re.MULTILINE))
     gone = sorted(r for r in tops if not (ROOT / r.rstrip("/")).exists())
     assert not gone, f"the README's map names what is not there: {gone}"
+
+
+def test_the_recorder_inside_an_agent_loads_no_judge_check_or_server() -> None:
+    # `import gate.record` runs inside the agent under test: it borrows nothing from the gate's own
+    # steps (the judge, the checks, the importers) nor from the replay server or the live web.
+    code = ("import sys, gate.record; print(' '.join(sorted(m for m in sys.modules if m.startswith(("
+            "'gate.judge.', 'gate.checks', 'gate.importers', 'gate.score', 'gate.verdict', 'gate.replay', "
+            "'gate.live', 'gate.pipeline')) or m == 'gate.judge')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.split() == []

@@ -27,10 +27,9 @@ from gate.errors import InputError
 from gate.files.outputs import resolve_within, shared_target, unwritable
 from gate.files.paths import is_below
 from gate.judge.cache import JUDGEMENTS_DIR
-from gate.load.golden import GOLDEN_NAME, RUNS_DIR, golden_identity
+from gate.load.golden import GOLDEN_NAME, RUNS_DIR, SNAPSHOT_DIR, golden_identity
 from gate.load.goldensets import NAME_FIELD, per_set_file
 from gate.pipeline import TRACES_NAME, MergeRequest, SetRequest
-from gate.snapshot.store import SNAPSHOT_DIR
 from gate.store.baseline import baseline_file
 
 __all__ = ["Target", "check_targets", "reads_of", "set_name"]

@@ -18,22 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.importers.base import (
-    Context,
-    TraceBuilder,
-    Where,
-    arr,
-    need,
-    obj,
-    opt_text,
-    publication_date,
-    strip_elision,
-    text,
-    timestamp,
-    url,
-)
+from gate.files.where import Where, arr, need, obj, opt_text, publication_date, text, timestamp, url
+from gate.importers.base import Context, TraceBuilder, strip_elision
 from gate.importers.embedded import looks_like_stream, parsed, stream_events
-from gate.importers.usage import tokens_of
+from gate.usage.tokens import tokens_of
 
 # Document citations point into documents by index, and the response does not say which
 # document an index means: refused, so a trace never silently loses a citation.

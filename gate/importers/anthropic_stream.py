@@ -18,7 +18,7 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.files.jsonio import parse_json_bounded
-from gate.importers.base import Where, arr, need, obj, text
+from gate.files.where import Where, arr, need, obj, text
 
 
 def _index(event: dict[str, Any], at: Where) -> int:

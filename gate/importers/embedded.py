@@ -23,7 +23,8 @@ from gate.files.jsonio import (
     too_deep_offset,
     too_deeply_nested,
 )
-from gate.importers.base import Context, Where, obj
+from gate.files.where import Where, obj
+from gate.importers.base import Context
 
 
 def parsed(data: Any, ctx: Context) -> Any:

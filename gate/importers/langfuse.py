@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.importers.base import Context, TraceBuilder, Where, arr, last_message, need, obj, timestamp
+from gate.files.where import Where, arr, need, obj, timestamp
+from gate.importers.base import Context, TraceBuilder, last_message
 from gate.importers.embedded import parsed
 from gate.importers.langfuse_tools import Observation, decoded, read_searches, span_times
-from gate.importers.usage import Tokens
+from gate.usage.tokens import Tokens
 
 _QUESTION_KEYS = ("message", "question", "input", "query", "content")
 _ANSWER_KEYS = ("content", "output", "answer", "text", "result")

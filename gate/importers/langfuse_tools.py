@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gate.importers.base import TraceBuilder, Where, arr, duration_ms, obj, publication_date, text, timestamp
+from gate.files.where import Where, arr, obj, publication_date, text, timestamp
+from gate.importers.base import TraceBuilder, duration_ms
 from gate.importers.embedded import NOT_JSON, embedded, python_literal
 
 _QUERY_KEYS = ("query", "q", "keywords", "search_query")

@@ -25,19 +25,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from gate.importers.base import (
-    Context,
-    TraceBuilder,
-    Where,
-    arr,
-    duration_ms,
-    last_message,
-    obj,
-    publication_date,
-    timestamp,
-)
+from gate.files.where import Where, arr, obj, publication_date, timestamp
+from gate.importers.base import Context, TraceBuilder, duration_ms, last_message
 from gate.importers.embedded import embedded, parsed
-from gate.importers.usage import tokens_of
+from gate.usage.tokens import tokens_of
 
 _QUESTION_KEYS = ("question", "input", "query", "prompt")
 _ANSWER_KEYS = ("output", "answer", "text", "content", "result")

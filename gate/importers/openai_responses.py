@@ -27,20 +27,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.importers.base import (
-    Context,
-    TraceBuilder,
-    Where,
-    arr,
-    need,
-    obj,
-    opt_text,
-    text,
-    timestamp,
-    url,
-)
+from gate.files.where import Where, arr, need, obj, opt_text, text, timestamp, url
+from gate.importers.base import Context, TraceBuilder
 from gate.importers.embedded import looks_like_stream, parsed, stream_events
-from gate.importers.usage import tokens_of
+from gate.usage.tokens import tokens_of
 
 _FINAL_EVENTS = ("response.completed", "response.incomplete")
 

@@ -32,10 +32,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from gate.files.jsonio import check_depth
-from gate.importers.base import Context, TraceBuilder, Where, duration_ms, publication_date
+from gate.files.where import Where, publication_date
+from gate.importers.base import Context, TraceBuilder, duration_ms
 from gate.importers.embedded import embedded
 from gate.importers.spanfile import Span, read_spans
-from gate.importers.usage import Tokens
+from gate.usage.tokens import Tokens
 
 _KIND = "openinference.span.kind"
 _QUERY_KEYS = ("query", "q", "input", "question")
@@ -171,7 +172,7 @@ def _one_trace(spans: list[Span], ctx: Context) -> list[Span]:
     for s in spans:
         traces.setdefault(s.trace, []).append(s)
     if not traces:
-        from gate.importers.base import Where
+        from gate.files.where import Where
 
         raise Where(ctx.source).error("no spans in the file")
     if len(traces) == 1:

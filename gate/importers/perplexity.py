@@ -16,18 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gate.importers.base import (
-    Context,
-    TraceBuilder,
-    Where,
-    arr,
-    need,
-    obj,
-    opt_text,
-    text,
-    timestamp,
-    url,
-)
+from gate.files.where import Where, arr, need, obj, opt_text, text, timestamp, url
+from gate.importers.base import Context, TraceBuilder
 from gate.importers.embedded import parsed
 
 # [3] and [2, 3]; not a markdown link "[3](...)" or a reference definition "[3]: ..."

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from gate.importers.base import Where, arr, obj, text, timestamp
+from gate.files.where import Where, arr, obj, text, timestamp
 from gate.importers.embedded import NOT_JSON, embedded, parse_at
 
 __all__ = ["Span", "read_spans"]

@@ -21,17 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.errors import InputError
-from gate.importers.base import (
-    Context,
-    TraceBuilder,
-    Where,
-    arr,
-    need,
-    obj,
-    publication_date,
-    text,
-    url,
-)
+from gate.files.where import Where, arr, need, obj, publication_date, text, url
+from gate.importers.base import Context, TraceBuilder
 from gate.importers.embedded import parse_at
 
 # LangChain's get_msg_title_repr: "=" * n, " Ai Message " (bold in a notebook), "=" * n

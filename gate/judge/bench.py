@@ -18,12 +18,12 @@ from typing import Any
 
 from gate.config import Config
 from gate.judge.base import JudgeRequest, ToolCall, ToolReply
-from gate.judge.cost import billed_input_tokens
 from gate.judge.parse import parse_claims
 from gate.judge.render import claims_user, run_marker
 from gate.judge.tools import EXTRACT_CLAIMS, Tool
 from gate.judgement import Usage
 from gate.model import Case, Run
+from gate.usage.cost import billed_input_tokens
 
 STRAIGHTFORWARD_EVIDENCE_CHARS = 30_000
 GRADE_CLAIM = Tool(

@@ -34,13 +34,13 @@ from gate.config import Config
 from gate.errors import JudgeAuthError, JudgeUnavailable
 from gate.judge.base import JudgeRequest, Provider, Settled, ToolCall, ToolReply, worth_caching
 from gate.judge.cache import NOT_VERIFIED, JudgeCache
-from gate.judge.cost import priced
 from gate.judge.evidence import select_snippets, select_sources
 from gate.judge.parse import Assessment, parse_assessment, parse_claims, parse_verdicts
 from gate.judge.render import assess_user, claims_user, grade_user, run_marker
 from gate.judge.tools import ASSESS_RUN, EXTRACT_CLAIMS, GRADE_CLAIMS, TOOLS, Tool
 from gate.judge.verify import Material, check
 from gate.judgement import NOT_IN_CACHE, Claim, ClaimVerdict, RunJudgement, SourceType, Usage
+from gate.usage.cost import priced
 
 _T = TypeVar("_T")
 BREAKER_AFTER = 3

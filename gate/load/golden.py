@@ -36,6 +36,8 @@ from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
 RUNS_DIR = "runs"
+SNAPSHOT_DIR = "snapshot"
+"""A golden set's folder of recorded web answers (:mod:`gate.snapshot`)."""
 
 
 def _datetime(value: str | None) -> datetime | None:

@@ -28,21 +28,22 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import date, datetime, timedelta
-from typing import Any, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
-from gate.checks.passage import PageIndex
 from gate.config import Config
 from gate.errors import RecordError
 from gate.files.jsonio import dump_json, validate, write_atomic
-from gate.importers.usage import search_cost
 from gate.model import Case, Citation, Clock, Finding, ModelCall, Page, Run, SearchCall, SearchResult
 from gate.record.clock import agent_clock
 from gate.record.freeze import Searched, freeze
-from gate.record.guard import guard
 from gate.record.trace import trace_dict
 from gate.record.wrap import Took, argument_of, duration_of, model_call_of, wrapped
 from gate.snapshot.parsers import detect, parse_results
 from gate.snapshot.store import search_failure
+from gate.usage.tokens import search_cost
+
+if TYPE_CHECKING:  # the checks load with the first guard(): an agent that never calls it never loads them
+    from gate.checks.passage import PageIndex
 
 P = ParamSpec("P")
 _R = TypeVar("_R")
@@ -253,6 +254,8 @@ class Recorder:
         else:
             cited = self._citations if answer is None else None
         run = self._run(answer if answer is not None else self._answer or "", cited)
+        from gate.record.guard import guard  # noqa: PLC0415 (see the TYPE_CHECKING block)
+
         return guard(run, self._case, self._config, self._indexes)
 
     # ---------------------------------------------------------------- the record

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any, ParamSpec, TypeVar, cast
 
 from gate.errors import RecordError
-from gate.importers.usage import Tokens, model_of, price_tokens, tokens_of
 from gate.model import ModelCall
+from gate.usage.tokens import Tokens, model_of, price_tokens, tokens_of
 
 __all__ = ["Took", "argument_of", "duration_of", "model_call_of", "wrapped"]
 

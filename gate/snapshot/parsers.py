@@ -28,7 +28,7 @@ from datetime import date
 from typing import Any
 
 from gate.errors import InputError, RecordError
-from gate.importers.base import Where, arr, need, obj, opt_text, publication_date, url
+from gate.files.where import Where, arr, need, obj, opt_text, publication_date, url
 from gate.model import SearchResult
 
 

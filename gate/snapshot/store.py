@@ -47,6 +47,7 @@ from typing import Any, TypeVar, cast
 from gate.errors import InputError, SnapshotMiss
 from gate.files.jsonio import dump_json, load_json, validate
 from gate.files.outputs import write_file
+from gate.load.golden import SNAPSHOT_DIR
 from gate.snapshot.records import (
     EXTRACTIONS,
     LAYERS,
@@ -68,8 +69,6 @@ from gate.snapshot.records import (
     url_key,
 )
 from gate.urls import canonical
-
-SNAPSHOT_DIR = "snapshot"
 
 _T = TypeVar("_T")
 

@@ -19,8 +19,8 @@ from dataclasses import replace
 
 from gate.judge.base import Settled, ToolCall, ToolReply
 from gate.judge.batch.runner import BatchAnswer
-from gate.judge.cost import priced
 from gate.judgement import Usage
+from gate.usage.cost import priced
 
 WAITING = "waiting for a message batch"
 

@@ -1,4 +1,4 @@
-"""Prices for judge usage, from the configuration's price table (USD per million tokens).
+"""Prices for model usage (the judge's, an agent's), from the configuration's price table (USD per million tokens).
 
 Cache writes and reads are priced as the API prices them: when the table gives no ``cache_write`` or
 ``cache_read`` price for a model, they cost 1.25x and 0.1x its input price.

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.config import DEFAULT_PRICES
-from gate.judge.cost import priced
 from gate.judgement import Usage
+from gate.usage.cost import priced
 
 __all__ = ["Tokens", "model_of", "price_tokens", "search_cost", "tokens_of"]
 
