@@ -1,10 +1,12 @@
 """``sourcegate run`` makes the agent's other network use visible: the replay server is its proxy.
 
 Real agent processes (Python ``requests``, ``httpx``, ``urllib``; Node's ``fetch`` in
-``examples/agent-node``) call a host that is not the replay server. The request is refused, and the
-case gets a hard ``live_request`` naming the host; the replay server's own traffic goes through the
-same proxy and is served. Nothing here reaches the network: a refused request goes nowhere, and the
-hosts a case may reach are loopback stand-ins.
+``examples/agent-node``) call a host that is not the replay server. The replay server answers it as
+that host, from the frozen web: what the snapshot never recorded is a ``replay_miss`` naming the URL
+and the command that records it; a client that will not talk to the frozen web (it trusts no
+certificate but its own roots) is a hard ``live_request`` naming the host. The replay server's own
+traffic goes through the same proxy and is served. Nothing here reaches the network: a request goes
+nowhere past the replay server, and the hosts a case may reach are loopback stand-ins.
 """
 
 from __future__ import annotations
@@ -69,20 +71,38 @@ def _result(golden: Path, case: str = EURO) -> CaseResult:
 
 
 @pytest.mark.parametrize("client", ["requests", "httpx", "urllib"])
-def test_a_python_agent_calling_a_live_api_is_refused_and_flagged_naming_the_host(
+def test_a_request_past_the_replay_server_is_answered_as_its_host_and_a_miss_names_it(
         tmp_path: Path, client: str) -> None:
     golden = make_golden(tmp_path / "set", [EURO])
     command = [*_agent(tmp_path), client, "https://api.tavily.com/search", "http://search.example.net/q?x=1"]
     assert main(["run", str(golden), "--", *command]) == 0
     trace = _trace(golden)
     assert trace["queries"] == ["EU member states adopted euro after 2010"]  # the replay, through the proxy
-    assert trace["replay"]["misses"] == []
-    assert [(r["host"], r["request"]) for r in trace["replay"]["live_requests"]] == [
-        ("api.tavily.com:443", "CONNECT api.tavily.com:443"),
-        ("search.example.net:80", "GET http://search.example.net/q?x=1")]
-    found = [f for f in _result(golden).hard_failures if f.check == "live_request"]
-    assert len(found) == 2 and "api.tavily.com:443" in found[0].message
-    assert "search.example.net:80" in found[1].message
+    assert "live_requests" not in trace["replay"]
+    assert [(m["layer"], m["key"], m.get("provider")) for m in trace["replay"]["misses"]] == [
+        ("route", "GET /search", "tavily"),  # Tavily's host, a route its API does not have
+        ("pages", "http://search.example.net/q?x=1", "page")]
+    found = [f for f in _result(golden).hard_failures if f.check == "replay_miss"]
+    assert len(found) == 2 and "http://search.example.net/q?x=1" in found[1].message
+    assert "--record --" in found[1].message  # the command that records it
+
+
+def test_a_client_that_trusts_only_its_own_roots_is_a_live_request_naming_the_host(tmp_path: Path) -> None:
+    script = tmp_path / "pinned.py"
+    script.write_text(
+        "import json, ssl, certifi, urllib.request\n"
+        "context = ssl.create_default_context(cafile=certifi.where())  # not the case's authority\n"
+        "try:\n"
+        "    urllib.request.urlopen('https://api.exa.ai/search', context=context, timeout=10)\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, e, file=__import__('sys').stderr)\n"
+        "print(json.dumps({'answer': 'Estonia.'}))\n", encoding="utf-8")
+    golden = make_golden(tmp_path / "set", [EURO])
+    assert main(["run", str(golden), "--", sys.executable, str(script)]) == 0
+    [reached] = _trace(golden)["replay"]["live_requests"]
+    assert reached["host"] == "api.exa.ai:443" and "TLS refused" in reached["request"]
+    [found] = [f for f in _result(golden).hard_failures if f.check == "live_request"]
+    assert "api.exa.ai:443" in found.message
 
 
 def test_a_host_in_replay_allow_is_reached_through_the_proxy_and_not_flagged(tmp_path: Path) -> None:
@@ -103,7 +123,7 @@ def test_no_proxy_in_the_environment_opens_no_hole(tmp_path: Path, monkeypatch: 
         golden = make_golden(tmp_path / "set", [EURO])
         assert main(["run", str(golden), "--", *_agent(tmp_path), "requests", other.url("/secret")]) == 0
         assert other.seen == []
-    assert [r["host"] for r in _trace(golden)["replay"]["live_requests"]] == [other.authority]
+    assert [m["key"] for m in _trace(golden)["replay"]["misses"]] == [other.url("/secret")]
 
 
 def test_a_trace_that_claims_searches_the_server_never_saw_is_flagged(tmp_path: Path) -> None:
@@ -122,19 +142,18 @@ def test_a_trace_that_claims_searches_the_server_never_saw_is_flagged(tmp_path: 
 
 
 @pytest.mark.skipif(NODE is None, reason="needs node")
-def test_node_fetch_past_the_frozen_web_is_a_live_request(tmp_path: Path) -> None:
+def test_node_fetch_of_an_unrecorded_page_at_its_own_url_is_a_miss(tmp_path: Path) -> None:
     script = tmp_path / "agent.mjs"
     script.write_text(
         "const replay = process.env.SOURCEGATE_REPLAY_URL;\n"
         "const q = new URLSearchParams({provider: 'trace', q: 'EU member states adopted euro after 2010'});\n"
         "const served = await fetch(`${replay}/search?${q}`);\n"
         "if (!served.ok) throw new Error(`replay: ${served.status}`);\n"
-        "const live = await fetch('https://api.exa.ai/search', {method: 'POST', body: '{}'}).then(r => r.status,"
-        " e => e.message);\n"
+        "const live = await fetch('https://www.example.org/unrecorded').then(r => r.status, e => e.message);\n"
         "console.error(`live: ${live}`);\n"
         "console.log(JSON.stringify({answer: 'Estonia.'}));\n", encoding="utf-8")
     golden = make_golden(tmp_path / "set", [EURO])
     assert main(["run", str(golden), "--", str(NODE), str(script)]) == 0
     trace = _trace(golden)
     assert trace["queries"] == ["EU member states adopted euro after 2010"]
-    assert [r["host"] for r in trace["replay"]["live_requests"]] == ["api.exa.ai:443"]
+    assert [(m["layer"], m["key"]) for m in trace["replay"]["misses"]] == [("pages", "https://www.example.org/unrecorded")]

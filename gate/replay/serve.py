@@ -49,6 +49,7 @@ import contextlib
 import io
 import json
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -71,8 +72,9 @@ from gate.replay.proxy import (
     relay_reply,
     tunnel,
 )
-from gate.replay.routes import FrozenWeb, Reply, Request, Served, answer_request
+from gate.replay.routes import FrozenWeb, Origin, Reply, Request, Served, answer_at, answer_request
 from gate.replay.routes.frozen import ReplaySource
+from gate.replay.tls import CertificateAuthority
 from gate.snapshot.store import SnapshotStore
 from gate.text.redact import redact
 
@@ -151,6 +153,9 @@ class ReplayServer(ThreadingHTTPServer):
         """token -> the scope its ``/case/<token>/...`` requests are reported to"""
         self.reach = Reach()
         """the hosts a request through the server as a proxy may reach (:mod:`gate.replay.proxy`): none"""
+        self.authorities: dict[str, CertificateAuthority] = {}
+        """token -> the certificate authority of the case: its agent's ``CONNECT``s are answered inside the
+        tunnel (:mod:`gate.replay.tls`), not refused"""
         super().__init__((host, port), _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -245,6 +250,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._reader = _RequestReader(self.connection, self.server)
         self.rfile = io.BufferedReader(self._reader)
         self._admitted: set[str] = set()
+        self._origin: Origin | None = None
+        """where the request was sent when it came through the server as a proxy (None: to the server)"""
+        self._token: str | None = None
+        """the case's token of a request at its real address (its proxy password)"""
 
     def handle_one_request(self) -> None:
         """One request, read by its deadline; a late one is answered 408 and its connection closed."""
@@ -273,6 +282,8 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         token = proxy_token(self.headers.get("Proxy-Authorization"))
         scope = self.server.scopes.get(token) if token is not None else None
+        if scope is not None and token is not None and (not beyond.connect or token in self.server.authorities):
+            return self._at_origin(beyond, token, scope)
         if scope is not None:
             scope.reached(beyond.authority, beyond.request)
         self.server.log.write(f"sourcegate snapshot: LIVE REQUEST refused: {beyond.request}"
@@ -281,6 +292,51 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(Reply(403, {"error": f"{beyond.request}: refused, past the frozen web (only the replay server "
                                         "and replay.allow are reachable)", "live_request": True}))
         return False
+
+    def _at_origin(self, beyond: Beyond, token: str, scope: Scope) -> bool:
+        """Answer a request for another host from the frozen web, as that host: a plain request in absolute
+        form goes on to be served by its path; a CONNECT is answered inside the tunnel, over TLS with the
+        case's authority. False when the request has been answered here (refused, or the tunnel served)."""
+        refusal = None if token in self._admitted else scope.admit(self.client_address[:2], beyond.request)
+        if refusal is not None:
+            self._send(Reply(403, {"error": refusal}))
+            return False
+        self._admitted.add(token)
+        if not beyond.connect:
+            self._origin = Origin("https" if beyond.tls else "http", beyond.host, beyond.port)
+            self._token, self.path = token, beyond.path
+            return True
+        self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        self.wfile.flush()
+        inside = self._open_tunnel(beyond, self.server.authorities[token])
+        if isinstance(inside, str):
+            scope.reached(beyond.authority, f"{beyond.request} ({inside})")
+            self.server.log.write(f"sourcegate snapshot: TUNNEL NOT OPENED {beyond.request}: {inside}\n")
+            self.server.log.flush()
+            return False
+        connection, scheme = inside
+        try:
+            _Tunnelled(connection, self.client_address, self.server, Origin(scheme, beyond.host, beyond.port), token)
+        finally:
+            if connection is not self.connection:  # the TLS socket took the connection's descriptor over
+                with contextlib.suppress(OSError):
+                    connection.close()
+        return False
+
+    def _open_tunnel(self, beyond: Beyond, authority: CertificateAuthority) -> tuple[socket.socket, str] | str:
+        """The connection inside an answered CONNECT and its scheme: TLS with a certificate for the host when
+        the client's first byte opens a handshake, plain HTTP otherwise; why not, when it failed."""
+        self.connection.settimeout(self.server.idle_timeout)
+        try:
+            first = self.connection.recv(1, socket.MSG_PEEK)
+            if first != b"\x16":  # not a TLS handshake record: HTTP (or nothing) inside the tunnel
+                return (self.connection, "http") if first else "the client closed the tunnel"
+            return authority.context(beyond.host).wrap_socket(self.connection, server_side=True), "https"
+        except ssl.SSLError as e:
+            return (f"TLS refused: {e.reason or e} (a client that does not trust the case's certificate "
+                    "authority: docs/snapshots.md lists the variables that give it)")
+        except OSError as e:
+            return f"the tunnel failed: {e.strerror or e}"
 
     def _pass(self, beyond: Beyond) -> None:
         """Tunnel (CONNECT) or forward a request to a host the agent may reach; 502 when it cannot be reached."""
@@ -319,7 +375,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         params = parse_qs(parts.query, keep_blank_values=True)
         path, scope = parts.path, None
-        if path.startswith(SCOPE_PREFIX):
+        if self._origin is not None:
+            scope = self.server.scopes.get(self._token or "")
+            if scope is None:  # the case has ended
+                self._send(Reply(404, {"error": "no such case scope"}))
+                return
+        elif path.startswith(SCOPE_PREFIX):
             token, _, rest = path[len(SCOPE_PREFIX):].partition("/")
             scope = self.server.scopes.get(token)
             if scope is None:
@@ -338,7 +399,8 @@ class _Handler(BaseHTTPRequestHandler):
         web = FrozenWeb(self.server.source, self.server.store, self.server.secrets, afresh=self.server.afresh)
         began = self.server.clock()
         try:
-            reply = answer_request(request, web)
+            reply = answer_request(request, web) if self._origin is None else answer_at(self._origin, request, web,
+                                                                                          parts.query)
         except InputError as e:  # a damaged entry: the snapshot needs fixing, say which file
             reply = Reply(500, {"error": str(e)}, notes=(f"sourcegate snapshot: ERROR {e}",))
         for line in (*reply.notes, *(_miss_line(s) for s in reply.served if not s.hit)):
@@ -398,6 +460,33 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the signature of the base class)
         """Quiet: hits are not logged; misses, live failures and damaged entries are (see ``_serve``)."""
+
+
+class _Tunnelled(_Handler):
+    """The requests inside a tunnel the server answered: each for the tunnel's host, as that host."""
+
+    def __init__(self, request: socket.socket, client_address: Any, server: ReplayServer, origin: Origin,
+                 token: str) -> None:
+        self._inside = (origin, token)
+        super().__init__(request, client_address, server)
+
+    def setup(self) -> None:
+        """As any connection's, for the tunnel's host and the case that opened it (admitted already)."""
+        super().setup()
+        self._origin, self._token = self._inside
+        self._admitted.add(self._token)
+
+    def parse_request(self) -> bool:
+        """The request line and headers; a target is the host's path (an absolute one is read for its path)."""
+        if not BaseHTTPRequestHandler.parse_request(self):
+            return False
+        if not self.path.startswith("/"):
+            try:
+                parts = urlsplit(self.path)
+            except ValueError:
+                parts = urlsplit("/")
+            self.path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return True
 
 
 def _miss_line(served: Served) -> str:

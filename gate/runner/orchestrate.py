@@ -44,6 +44,7 @@ from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.replay.proxy import Reach, proxy_env
 from gate.replay.serve import ReplayServer
+from gate.replay.tls import CertificateAuthority, ca_env, write_bundle
 from gate.runner.assemble import Finished, assemble
 from gate.runner.clock import CaseTimes, case_times
 from gate.runner.frozen import RunServer
@@ -105,14 +106,16 @@ def _now() -> datetime:
 
 
 def case_env(environ: Mapping[str, str], case: Case, url: str, trace_file: str, now: datetime | None = None,
-             proxy: tuple[str, str] | None = None) -> dict[str, str]:
+             proxy: tuple[str, str] | None = None, ca: tuple[str, str] | None = None) -> dict[str, str]:
     """The agent's environment: the parent's (its secrets included), plus the case's variables: its
-    time (``now``) and, with ``proxy`` (the server's URL and the case's token), every proxy variable
-    at the replay server."""
+    time (``now``), with ``proxy`` (the server's URL and the case's token) every proxy variable at the
+    replay server, and with ``ca`` (the case's authority and bundle files) every CA variable at them."""
     env = {**environ, CASE_ENV: case.id, QUESTION_ENV: case.question, REPLAY_URL_ENV: url,
            TRACE_FILE_ENV: trace_file}
     if now is not None:
         env[NOW_ENV] = format_now(now)
+    if ca is not None:
+        env = ca_env(env, *ca)
     return proxy_env(env, *proxy) if proxy is not None else env
 
 
@@ -218,13 +221,15 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
         if crossing is not None:
             crossing.register(case.id, scope)
         server.scopes[token] = scope
+        authority = server.authorities[token] = CertificateAuthority(f"case {case.id}")
         trace_file = os.path.join(work, f"{index}.json")
         started = times.of(case.id)
         try:
+            ca = write_bundle(_case_folder(work, index), authority, env)
             finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file, started,
-                                                        (server.url, token)), opts.timeout, label=case.id)
+                                                        (server.url, token), ca), opts.timeout, label=case.id)
         finally:
-            del server.scopes[token]
+            del server.scopes[token], server.authorities[token]
             if crossing is not None:
                 crossing.unregister(case.id)
         run = _naming_the_set(_case_run(case, opts.command, finished, scope, trace_file, started,
@@ -249,6 +254,13 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
         return tuple(f.result() for f in futures)
     except Stopped as e:  # pragma: no cover (only after stop(), which re-raised above)
         raise KeyboardInterrupt from e
+
+
+def _case_folder(work: str, index: int) -> str:
+    """A folder of the case's own in the run's work folder (its certificate authority's files)."""
+    folder = os.path.join(work, f"{index}.case")
+    os.makedirs(folder, exist_ok=True)
+    return folder
 
 
 def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: CaseScope, trace_file: str,

@@ -10,11 +10,16 @@
     bing        GET /v7.0/search                                     bing
     serply      GET /v1/search/{params}, GET /v1/b/search/{params}   serply
 
-A request goes to the first route, in this order, whose method and path it has and that claims it
-(Exa's and Serper's ``POST /search`` are told by their headers and bodies, any other is Tavily's); a path
-that starts with a provider's id (``/exa/search``) goes to that provider alone, for a client whose
-base URL names it. No route: a miss naming the provider whose API the path belongs to, "not
-implemented", in that provider's error shape. Adding a provider is one module and one line here.
+At its real address (a request that came through the server as the agent's proxy, :func:`answer_at`), a
+request for a provider's host (``api.tavily.com``, the ``hosts`` of its API) goes to that provider's
+routes alone; one for any other host is a page read at its own URL (:mod:`gate.replay.routes.origin`).
+
+At the server's own address, a request goes to the first route, in this order, whose method and
+path it has and that claims it (Exa's and Serper's ``POST /search`` are told by their headers and
+bodies, any other is Tavily's); a path that starts with a provider's id (``/exa/search``) goes to
+that provider alone, for a client whose base URL names it. No route: a miss naming the provider
+whose API the path belongs to, "not implemented", in that provider's error shape. Adding a provider is
+one module and one line here.
 """
 
 from __future__ import annotations
@@ -27,14 +32,16 @@ from gate.replay.routes.brave import BRAVE
 from gate.replay.routes.exa import EXA
 from gate.replay.routes.frozen import FrozenWeb
 from gate.replay.routes.native import NATIVE
+from gate.replay.routes.origin import answer_page
 from gate.replay.routes.serpapi import SERPAPI
 from gate.replay.routes.serper import SERPER
 from gate.replay.routes.serply import SERPLY
 from gate.replay.routes.tavily import TAVILY
-from gate.replay.routes.wire import BadRequest, Request, Served, Unrecorded
+from gate.replay.routes.wire import BadRequest, Origin, Request, Served, Unrecorded
 from gate.text.redact import redact, scrub
 
-__all__ = ["REPLAY_APIS", "Api", "FrozenWeb", "Reply", "Request", "Served", "answer_request", "find_route"]
+__all__ = ["REPLAY_APIS", "Api", "FrozenWeb", "Origin", "Reply", "Request", "Served", "answer_at", "answer_request",
+           "api_at", "find_route"]
 
 REPLAY_APIS: dict[str, Api] = {api.id: api for api in (NATIVE, EXA, SERPER, TAVILY, SERPAPI, BRAVE, BING, SERPLY)}
 """The APIs the replay server speaks, by id, in the order a request is offered to them."""
@@ -61,6 +68,29 @@ def answer_request(request: Request, web: FrozenWeb) -> Reply:
     if route is None:
         return _unimplemented(api, request)
     assert api is not None
+    return _answer(api, route, request, web)
+
+
+def api_at(host: str) -> Api | None:
+    """The API whose official clients send their requests to ``host`` by default, if any."""
+    host = host.lower()
+    return next((api for api in REPLAY_APIS.values() if host in api.hosts), None)
+
+
+def answer_at(origin: Origin, request: Request, web: FrozenWeb, raw_query: str = "") -> Reply:
+    """The reply to a request sent to its real address (through the server as a proxy): the API of a
+    search provider's host answers it by its routes alone; any other host's is a page read
+    (:func:`gate.replay.routes.origin.answer_page`; ``raw_query`` is its query string as sent)."""
+    api = api_at(origin.host)
+    if api is None:
+        return answer_page(origin, request, web, raw_query)
+    route = next((r for r in api.routes if r.fits(request.method, request.path)), None)
+    if route is None:
+        return _unimplemented(api, request)
+    return _answer(api, route, request, web)
+
+
+def _answer(api: Api, route: Route, request: Request, web: FrozenWeb) -> Reply:
     try:
         reply = route.answer(request, web)
     except BadRequest as e:

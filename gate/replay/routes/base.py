@@ -79,13 +79,16 @@ class Api:
 
     ``error(status, message)`` is the body of an error in the provider's own shape, so that its
     client raises its own error type; ``miss_status`` the status of a request the snapshot cannot
-    answer; ``owns``: the prefixes of its paths the server does not implement (a miss naming it)."""
+    answer; ``owns``: the prefixes of its paths the server does not implement (a miss naming it);
+    ``hosts``: the names its official clients send requests to by default (``api.tavily.com``), where
+    the server answers it inside a tunnel (:mod:`gate.replay.routes.origin`)."""
 
     id: str
     routes: tuple[Route, ...]
     error: Callable[[int, str], Any]
     miss_status: int = 404
     owns: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
 
     def refuse(self, status: int, message: str, *served: Served) -> Reply:
         """An error reply in this API's shape."""

@@ -53,5 +53,6 @@ BING = Api(
     (Route("GET", "/v7.0/search", _search),),
     error=_error,
     owns=("/v7.0/",),
+    hosts=("api.bing.microsoft.com",),
 )
 """Bing Web Search's API (see the module docstring)."""

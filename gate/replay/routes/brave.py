@@ -69,5 +69,6 @@ BRAVE = Api(
     error=_error,
     miss_status=404,
     owns=("/res/v1/",),
+    hosts=("api.search.brave.com",),
 )
 """Brave Search's API (see the module docstring)."""

@@ -129,5 +129,6 @@ EXA = Api(
      Route("POST", "/contents", _contents)),
     error=_error,
     owns=("/findSimilar", "/answer", "/research", "/websets", "/monitors", "/context"),
+    hosts=("api.exa.ai",),
 )
 """Exa's API (see the module docstring)."""

@@ -30,6 +30,7 @@ from gate.snapshot.records import (
 from gate.text.redact import redact
 
 MISS_HEADER = "X-Sourcegate-Miss"
+FINAL_URL_HEADER = "X-Sourcegate-Final-URL"
 
 
 def _one(request: Request, name: str) -> str:
@@ -48,13 +49,12 @@ def _miss(layer: str, key: str, what: str, provider: str | None, request: Reques
     return Reply(404, {"error": str(error), "layer": layer, "key": key, "miss": True}, served=(served,))
 
 
-def _failed(layer: str, key: str, what: str, provider: str | None, request: Request, error: LiveWebError,
+def _failed(layer: str, key: str, what: str, provider: str | None, asked: str, error: LiveWebError,
             web: FrozenWeb) -> Reply:
     """Record mode: the live web gave nothing to record; the client is told why, nothing is stored, and
     the case lacks it (a miss)."""
     message = redact(str(error), web.secrets)
-    served = Served(_LAYERS.get(layer, layer), what, provider, None, False, request.target,
-                    f"{NOT_RECORDED}: {message}")
+    served = Served(_LAYERS.get(layer, layer), what, provider, None, False, asked, f"{NOT_RECORDED}: {message}")
     return Reply(live_status(error), {"error": message, "layer": layer, "key": key, "live": True},
                  served=(served,), notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
 
@@ -67,7 +67,7 @@ def _entry(request: Request, web: FrozenWeb, layer: Layer, what: str, provider: 
     except SnapshotMiss as e:
         return _miss(layer.name, key, what, provider, request, e)
     except LiveWebError as e:
-        return _failed(layer.name, key, what, provider, request, e, web)
+        return _failed(layer.name, key, what, provider, request.target, e, web)
     served = Served(_LAYERS.get(layer.name, layer.name), what, provider, body, True, request.target)
     return Reply(200, body, served=(served,))
 
@@ -98,19 +98,25 @@ def _cut(web: FrozenWeb, url: str) -> bool:
 
 
 def _page(request: Request, web: FrozenWeb) -> Reply:
-    url = _one(request, "url")
+    return page_reply(_one(request, "url"), request.target, web, FINAL_URL_HEADER)
+
+
+def page_reply(url: str, asked: str, web: FrozenWeb, final_header: str) -> Reply:
+    """The page recorded for ``url`` as the web answered it (its status, content type and body, the URL
+    it ended at in ``final_header``), a miss (404, :data:`MISS_HEADER`), or record mode's failure.
+    ``asked`` names the request in what the case is told (``GET /page``)."""
     try:
         page = web.source.page(url)
     except SnapshotMiss as e:
-        served = Served("pages", url, "page", None, False, request.target, NOT_IN_SNAPSHOT)
+        served = Served("pages", url, "page", None, False, asked, NOT_IN_SNAPSHOT)
         return Reply(404, {"error": str(e), "layer": PAGES.name, "key": url_key(url), "miss": True},
                      served=(served,), headers=((MISS_HEADER, "1"),))
     except LiveWebError as e:
-        return _failed(PAGES.name, url_key(url), url, "page", request, e, web)
+        return _failed(PAGES.name, url_key(url), url, "page", asked, e, web)
     entry = public_entry(page_entry(page))
-    headers = (("X-Sourcegate-Final-URL", page.final_url),) if page.final_url else ()
+    headers = ((final_header, page.final_url),) if page.final_url else ()
     return Reply(page.status or 200, page.body.encode("utf-8"), content_type=_utf8(page.content_type),
-                 served=(Served("pages", url, "page", entry, True, request.target),), headers=headers)
+                 served=(Served("pages", url, "page", entry, True, asked),), headers=headers)
 
 
 def _utf8(content_type: str | None) -> str:

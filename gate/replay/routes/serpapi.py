@@ -70,5 +70,6 @@ SERPAPI = Api(
     (Route("GET", "/search", _search), Route("GET", "/search.json", _search)),
     error=lambda _status, message: {"error": message},
     owns=("/searches/", "/account", "/locations.json", "/search.html"),
+    hosts=("serpapi.com",),
 )
 """SerpApi's API (see the module docstring)."""

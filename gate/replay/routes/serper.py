@@ -56,5 +56,6 @@ SERPER = Api(
     miss_status=400,
     owns=("/news", "/images", "/videos", "/places", "/maps", "/shopping", "/scholar", "/patents",
           "/autocomplete", "/lens", "/reviews"),
+    hosts=("google.serper.dev",),
 )
 """Serper's API (see the module docstring)."""

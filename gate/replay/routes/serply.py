@@ -58,5 +58,6 @@ SERPLY = Api(
     error=lambda status, message: {"error": {"code": "not_found" if status == 404 else "bad_request",
                                              "message": message}},
     owns=("/v1/",),
+    hosts=("api.serply.io",),
 )
 """Serply's API (see the module docstring)."""

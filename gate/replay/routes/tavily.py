@@ -106,5 +106,6 @@ TAVILY = Api(
     error=_error,
     miss_status=400,
     owns=("/crawl", "/map", "/research", "/usage"),
+    hosts=("api.tavily.com",),
 )
 """Tavily's API (see the module docstring)."""

@@ -74,3 +74,22 @@ class Unrecorded(Exception):
     def __init__(self, error: LiveWebError, served: Served) -> None:
         super().__init__(str(error))
         self.error, self.served = error, served
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The scheme, host and port a request was sent to when it came through the server as a proxy
+    (``https://api.tavily.com``, a page's own site), not to the server's own address."""
+
+    scheme: str
+    host: str
+    port: int
+
+    def url(self, target: str) -> str:
+        """The absolute URL of ``target`` (an origin-form path and query) at this origin."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        port = "" if _DEFAULT_PORTS.get(self.scheme) == self.port else f":{self.port}"
+        return f"{self.scheme}://{host}{port}{target}"
