@@ -8,7 +8,9 @@ Overhead: a trivial agent (``printf`` of one JSON answer) run over N cases by
 runs folder swapped in), against the same command run N times in a row by ``subprocess.run``.
 Throughput: a client process with 4 keep-alive connections asks the replay server (in this
 process) for recorded searches and pages for a few seconds, unscoped and under a case scope, on
-sourcegate's GET routes and as Tavily's client asks them (``POST /search``, ``POST /extract``).
+sourcegate's GET routes and as Tavily's client asks them (``POST /search``, ``POST /extract``); and
+for pages at their own URLs through it as a case's proxy: plain HTTP, HTTPS in kept-alive tunnels
+(the case's certificate authority), and a new TLS handshake for every request.
 The whole loop: every case of the example set re-run by a scripted agent that asks what its
 committed run asked (``tests/support/run_golden.py``), then the gate with the judge replayed.
 """
@@ -25,12 +27,15 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
 from gate.pipeline import run_paths
 from gate.replay.serve import ReplayServer
+from gate.replay.tls import CertificateAuthority
 from gate.runner.orchestrate import RunOptions, run_agent
 from gate.runner.scope import CaseScope
 from gate.snapshot.store import SnapshotStore
@@ -60,6 +65,47 @@ def worker(offset):
                      headers={} if body is None else {"Content-Type": "application/json"})
         response = conn.getresponse(); response.read()
         assert response.status == 200, response.status
+        n += 1
+    counts.append(n)
+threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sum(counts))
+'''
+
+
+TLS_CLIENT = r'''
+import base64, http.client, json, ssl, sys, threading, time
+from urllib.parse import urlsplit
+host, port, token, cafile, mode, seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], \
+    float(sys.argv[6])
+urls = json.loads(sys.argv[7])
+auth = {"Proxy-Authorization": "Basic " + base64.b64encode(f"sourcegate:{token}".encode()).decode()}
+context = ssl.create_default_context(cafile=cafile)
+counts = []
+def tunnel(site):
+    conn = http.client.HTTPSConnection(host, port, timeout=10, context=context)
+    conn.set_tunnel(site, 443, headers=auth)
+    return conn
+def worker(offset):
+    conns, n, end = {}, 0, time.monotonic() + seconds
+    plain = http.client.HTTPConnection(host, port, timeout=10)
+    while time.monotonic() < end:
+        url = urls[(n + offset) % len(urls)]
+        parts = urlsplit(url)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        if mode == "plain":  # GET http://site/path through the proxy, kept alive
+            conn, target, headers = plain, "http://" + parts.netloc + path, auth
+        elif mode == "tunnel":  # one tunnel, kept alive (the pages of one site)
+            conn = conns.get(parts.netloc) or conns.setdefault(parts.netloc, tunnel(parts.netloc))
+            target, headers = path, {}
+        else:  # a new connection, CONNECT and TLS handshake per request, as requests.get(url) does
+            conn, target, headers = tunnel(parts.netloc), path, {}
+        conn.request("GET", target, headers=headers)
+        response = conn.getresponse(); response.read()
+        assert response.status < 500, response.status
+        if mode == "fresh":
+            conn.close()
         n += 1
     counts.append(n)
 threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
@@ -144,6 +190,41 @@ def throughput(seconds: float, scoped: bool, requests: list[object] | None = Non
     return int(done.stdout) / seconds
 
 
+def page_urls() -> list[str]:
+    """The example set's recorded pages, at their own URLs."""
+    return [json.loads(f.read_text(encoding="utf-8"))["url"]
+            for f in sorted((EXAMPLE / "snapshot" / "pages").glob("*.json"))]
+
+
+def at_real_addresses(seconds: float, mode: str) -> float:
+    """Requests per second the replay server answers at the pages' own URLs (the example set's most cited
+    site), through it as the proxy of a case: ``plain`` (``GET http://...``), ``tunnel`` (HTTPS in one
+    kept-alive tunnel per connection) or ``fresh`` (a new connection, CONNECT and TLS handshake each)."""
+    with tempfile.TemporaryDirectory(prefix="sourcegate-bench-") as tmp:
+        snapshot = Path(tmp) / "snapshot"
+        shutil.copytree(EXAMPLE / "snapshot", snapshot)
+        authority = CertificateAuthority("bench")
+        cafile = Path(tmp) / "ca.pem"
+        cafile.write_bytes(authority.pem)
+        with open(os.devnull, "w", encoding="utf-8") as quiet, \
+                ReplayServer(SnapshotStore(str(snapshot)), log=quiet) as server:
+            server.scopes["bench"] = CaseScope()
+            server.authorities["bench"] = authority
+            thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+            thread.start()
+            host, port = server.server_address[:2]
+            urls = page_urls()  # the site with the most pages, in every mode: what one client reads in a row
+            site = Counter(urlsplit(u).netloc for u in urls).most_common(1)[0][0]
+            urls = [u for u in urls if urlsplit(u).netloc == site]
+            try:
+                done = subprocess.run([sys.executable, "-c", TLS_CLIENT, str(host), str(port), "bench", str(cafile),
+                                       mode, str(seconds), json.dumps(urls)], check=True,
+                                      capture_output=True, text=True)
+            finally:
+                server.shutdown()
+    return int(done.stdout) / seconds
+
+
 def whole_loop() -> tuple[int, float, float, str]:
     """How many cases the example set has, the seconds to re-run them (--jobs 2) and to gate them; the verdict."""
     with tempfile.TemporaryDirectory(prefix="sourcegate-bench-") as tmp:
@@ -186,9 +267,31 @@ def rows(cases: int = 40, seconds: float = 3.0) -> list[tuple[str, str, str]]:
          f"{max(throughput(seconds, True, tavily_requests()) for _ in range(REPEATS)):,.0f}",
          "the same searches and pages as POST /search (rendered in Tavily's shape) and POST /extract, "
          "under a case scope"),
+        *tls_rows(seconds),
         ("whole loop on the example set", f"{ran + gated:.1f} s",
          f"{count} cases re-run by a scripted agent ({ran:.1f} s, --jobs 2), then gated ({gated:.1f} s, judge "
          f"replayed): {verdict}"),
+    ]
+
+
+def tls_rows(seconds: float) -> list[tuple[str, str, str]]:
+    """The pages at their own URLs: plain HTTP, HTTPS in kept-alive tunnels and a handshake per request,
+    measured in one run (best of :data:`REPEATS`, alternating)."""
+    best = {"plain": 0.0, "tunnel": 0.0, "fresh": 0.0}
+    for _ in range(REPEATS):
+        for mode in best:
+            best[mode] = max(best[mode], at_real_addresses(seconds, mode))
+    plain = best["plain"]
+    return [
+        ("pages at their own URLs, plain HTTP", f"{plain:,.0f} req/s",
+         "GET http://site/path through the replay server as a case's proxy, 4 kept-alive connections, the "
+         "example set's pages of its most cited site"),
+        ("pages at their own URLs, HTTPS", f"{best['tunnel']:,.0f} req/s",
+         f"{best['tunnel'] / plain:.2f}x plain: the same pages in one kept-alive TLS tunnel per connection, "
+         "with the case's certificate authority"),
+        ("pages at their own URLs, HTTPS, a handshake each", f"{best['fresh']:,.0f} req/s",
+         f"{best['fresh'] / plain:.2f}x plain: a new connection, CONNECT and TLS handshake for every request "
+         "(requests.get(url) without a Session)"),
     ]
 
 

@@ -9,10 +9,11 @@ entry for 127.0.0.1 would let every loopback port through. A client that honours
 - its requests for the replay server itself in absolute form (``GET http://127.0.0.1:PORT/case/...``):
   served as usual (:func:`read_target` gives back the path);
 - a request for any other host as ``CONNECT host:443`` (HTTPS) or ``GET http://host/...``: a
-  :class:`Beyond`. Unless the host is one the agent may reach (:class:`Reach`: ``replay.allow``, its
-  model's API), it is refused (403) and told to the case whose token it carries, which reports it
-  (``live_request``); an allowed host is tunnelled (:func:`tunnel`) or forwarded (over TLS for an
-  ``https://`` target in absolute form, as Node's shimmed fetch sends), never recorded.
+  :class:`Beyond`. A host the agent may reach (:class:`Reach`: ``replay.allow``, its model's API) is
+  tunnelled (:func:`tunnel`) or forwarded (over TLS for an ``https://`` target in absolute form, as
+  Node's shimmed fetch sends), never recorded. Any other is answered by the server as that host,
+  from the frozen web, under the case's token (:mod:`gate.replay.serve`); without a running case's
+  token it is refused (403).
 
 A forwarded request is the only one on its connection: its reply goes back saying ``Connection: close``
 (:func:`closing_head`) and only the upstream's bytes are relayed (:func:`relay_reply`). A client

@@ -23,8 +23,12 @@ attributed to the right case. An unknown token answers 404; a request the scope 
 
 The server is also the agent's HTTP proxy (:mod:`gate.replay.proxy`): a request in absolute form
 for the server itself is served by its path, like any other; one for another host is tunnelled when
-:attr:`ReplayServer.reach` allows it (the agent's model API), else refused (403) and told to the
-case whose token it carries (:meth:`Scope.reached`).
+:attr:`ReplayServer.reach` allows it (the agent's model API). Otherwise, under the token of a running
+case, it is answered as that host, from the frozen web (:func:`gate.replay.routes.answer_at`): a
+plain ``GET http://...`` by its path, a ``CONNECT`` inside the tunnel, over TLS with a certificate
+for the host from the case's authority (:attr:`ReplayServer.authorities`, :mod:`gate.replay.tls`).
+A client that refuses that certificate, and any request under no running case's token, is refused
+(403) and told to the case whose token it carries (:meth:`Scope.reached`).
 
 Connections are bounded: a client that sends nothing for :data:`IDLE_TIMEOUT` seconds is dropped;
 a request that has not arrived whole :data:`REQUEST_TIMEOUT` seconds after the server began to wait
@@ -273,17 +277,20 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         host, port = self.server.server_address[:2]
         path, beyond = read_target(self.command, self.path, (str(host), int(port)))
+        self._origin = None  # each request on a kept-alive connection says where it goes
         if beyond is None:
             self.path = path
             return True
-        self.close_connection = True
-        if self.server.reach.allows(beyond.host, beyond.port):
-            self._pass(beyond)
-            return False
         token = proxy_token(self.headers.get("Proxy-Authorization"))
         scope = self.server.scopes.get(token) if token is not None else None
-        if scope is not None and token is not None and (not beyond.connect or token in self.server.authorities):
+        allowed = self.server.reach.allows(beyond.host, beyond.port)
+        if not allowed and scope is not None and token is not None and (
+                not beyond.connect or token in self.server.authorities):
             return self._at_origin(beyond, token, scope)
+        self.close_connection = True
+        if allowed:
+            self._pass(beyond)
+            return False
         if scope is not None:
             scope.reached(beyond.authority, beyond.request)
         self.server.log.write(f"sourcegate snapshot: LIVE REQUEST refused: {beyond.request}"
@@ -299,13 +306,15 @@ class _Handler(BaseHTTPRequestHandler):
         case's authority. False when the request has been answered here (refused, or the tunnel served)."""
         refusal = None if token in self._admitted else scope.admit(self.client_address[:2], beyond.request)
         if refusal is not None:
+            self.close_connection = True
             self._send(Reply(403, {"error": refusal}))
             return False
         self._admitted.add(token)
-        if not beyond.connect:
+        if not beyond.connect:  # served by its path like any request, on a connection that may be kept alive
             self._origin = Origin("https" if beyond.tls else "http", beyond.host, beyond.port)
             self._token, self.path = token, beyond.path
             return True
+        self.close_connection = True  # the tunnel is the rest of the connection
         self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         self.wfile.flush()
         inside = self._open_tunnel(beyond, self.server.authorities[token])
@@ -328,6 +337,9 @@ class _Handler(BaseHTTPRequestHandler):
         the client's first byte opens a handshake, plain HTTP otherwise; why not, when it failed."""
         self.connection.settimeout(self.server.idle_timeout)
         try:
+            # The handshake's small flights, and the session tickets TLS 1.3 sends after it, leave at once: held
+            # back (Nagle) until the client's delayed ACK, each tunnel's first request waited some 40 ms.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             first = self.connection.recv(1, socket.MSG_PEEK)
             if first != b"\x16":  # not a TLS handshake record: HTTP (or nothing) inside the tunnel
                 return (self.connection, "http") if first else "the client closed the tunnel"
