@@ -99,7 +99,8 @@ class ReplayMiss:
     """A request the agent made that the snapshot does not hold (``sourcegate run``)."""
 
     layer: str
-    """``search``, ``pages``, ``extractions``, or ``route`` (a request no route of the server answers)"""
+    """``search``, ``pages``, ``extractions``, ``exchanges`` (any other request at a host's real address), or
+    ``route`` (a request no route of the server answers)"""
     key: str
     """the query (for a search) or the URL; the request, for a route"""
     provider: str | None = None

@@ -99,6 +99,8 @@ def _miss_message(miss: ReplayMiss, replay: Replay) -> str:
         what = f"the search {miss.key!r}{by}"
     elif miss.layer == "pages":
         what = f"the page {miss.key}{by}"
+    elif miss.layer == "exchanges":
+        what = f"the request {miss.request or miss.key}"
     else:
         what = f"the extraction of {miss.key}{by}"
     absent = miss.reason is None or miss.reason == NOT_IN_SNAPSHOT

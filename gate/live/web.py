@@ -35,7 +35,7 @@ from gate.live.policy import AllowList, parse_allow
 from gate.live.providers import Call, SearchProvider, endpoint_problem, provider_for
 from gate.live.target import request_target
 from gate.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
-from gate.snapshot.records import PageRecord, SearchRecord
+from gate.snapshot.records import ExchangeRecord, PageRecord, SearchRecord
 from gate.snapshot.store import search_failure
 from gate.text.redact import is_secret_name, redact, scrub, scrub_exception
 from gate.urls.weburl import resolve
@@ -45,6 +45,11 @@ USER_AGENT = f"sourcegate/{__version__} (record mode)"
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"
 CONNECT_TIMEOUT = 10.0
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_CREDENTIALS = frozenset({"authorization", "cookie", "proxy-authorization"})
+_NOT_FORWARDED = frozenset({"host", "content-length", "connection", "keep-alive", "proxy-authorization",
+                            "proxy-connection", "transfer-encoding", "accept-encoding", "expect", "te", "upgrade"})
+"""The agent's headers not sent on: the connection's own, the proxy's password, and the encodings (the
+session asks for the ones it decodes)."""
 
 
 def _utc_now() -> datetime:
@@ -177,6 +182,31 @@ class LiveWeb:
                                   fetched_at=self.clock())
         raise LiveWebError(f"{shown}: more than {self.settings.max_redirects} redirects "
                            "(record.max_redirects); nothing recorded")
+
+    def exchange(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> ExchangeRecord:
+        """Send the agent's own request (``method`` of ``url`` with ``headers`` and ``body``) to the live
+        web once, following no redirect; the response as an ExchangeRecord, or a LiveWebError.
+
+        The agent's credentials (a secret-named header or query parameter, ``Authorization``,
+        ``Cookie``) are sent, and redacted from everything kept or printed."""
+        shown = redact(url)
+        current = request_target(url, shown)
+        secrets = [v for k, v in headers.items() if v and (is_secret_name(k) or k.lower() in _CREDENTIALS)]
+        secrets += [v for k, v in parse_qsl(current.query or "") if is_secret_name(k) and v]
+        sent = {k: v for k, v in headers.items() if k.lower() not in _NOT_FORWARDED}
+        what = f"{method} {shown}"
+        with self._session(secrets, what) as (session, deadline):
+            response = session.request(method, current.request_url(), data=body or None,
+                                       headers={"User-Agent": USER_AGENT, **sent}, allow_redirects=False,
+                                       stream=True, timeout=(min(CONNECT_TIMEOUT, deadline.remaining()),
+                                                             deadline.remaining()))
+            with response:
+                data = read_body(response, self.settings.max_bytes, what)
+        content_type = response.headers.get("Content-Type")
+        return ExchangeRecord(method=method, url=url, request_body=redact(body.decode("utf-8", "replace"), secrets),
+                              status=response.status_code, content_type=content_type,
+                              body=redact(data.decode(_charset(content_type), errors="replace"), secrets),
+                              recorded_at=self.clock())
 
     # ------------------------------------------------------------------------------------ common
 

@@ -39,13 +39,16 @@ from gate.live.web import LiveWeb
 from gate.replay.serve import DEFAULT_HOST, ReplayServer
 from gate.snapshot.extract import extract_page
 from gate.snapshot.records import (
+    EXCHANGES,
     EXTRACTIONS,
     PAGES,
     SEARCH,
+    ExchangeRecord,
     ExtractionRecord,
     Layer,
     PageRecord,
     SearchRecord,
+    exchange_key,
     normalise_query,
     search_key,
     url_key,
@@ -168,7 +171,31 @@ class RecordingSource:
             self._keep(EXTRACTIONS, key, lambda: self.store.put_extraction(extraction), url=url)
             return extraction
 
+    def exchange(self, method: str, url: str, body: bytes, headers: Mapping[str, str]) -> ExchangeRecord:
+        """The stored response, or the host's live one to the agent's own request (stored, its
+        credentials redacted); a transient failure (408, 429, 5xx) is never stored."""
+        text = body.decode("utf-8", "replace")
+        key = exchange_key(method, url, text)
+        with self._one(EXCHANGES, key):
+            if self._replays(EXCHANGES, key):
+                return self.store.exchange(method, url, body)
+            record: ExchangeRecord = self._live(EXCHANGES, f"{method} {url}",
+                                                lambda: self._exchange(method, url, body, headers))
+            old = self._stored(EXCHANGES, key, lambda: self.store.exchange(method, url, body))
+            if old is not None and replace(old, recorded_at=None) == replace(
+                    record, url=old.url, request_body=old.request_body, recorded_at=None):
+                record = old  # the same answer again: it keeps its recorded_at, and its file is unchanged
+            self._keep(EXCHANGES, key, lambda: self.store.put_exchange(record), url=f"{method} {url}")
+            return record
+
     # ------------------------------------------------------------------------------------- helpers
+
+    def _exchange(self, method: str, url: str, body: bytes, headers: Mapping[str, str]) -> ExchangeRecord:
+        record = self.web.exchange(method, url, headers, body)
+        why = page_failure(record.status)
+        if why is not None:
+            raise LiveWebError(f"{method} {redact(url)}: {why}; not recorded, the next request tries again")
+        return record
 
     def _one(self, layer: Layer, key: str) -> threading.Lock:
         """The lock of one entry: concurrent requests for it wait for one live answer (a paid search once)."""

@@ -254,6 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._reader = _RequestReader(self.connection, self.server)
         self.rfile = io.BufferedReader(self._reader)
         self._admitted: set[str] = set()
+        self._raw_body = b""
         self._origin: Origin | None = None
         """where the request was sent when it came through the server as a proxy (None: to the server)"""
         self._token: str | None = None
@@ -407,7 +408,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._admitted.add(token)
             path = "/" + rest
         headers = {k.lower(): v for k, v in self.headers.items()}
-        request = Request("GET" if self.command == "HEAD" else self.command, path, params, body, headers)
+        request = Request("GET" if self.command == "HEAD" else self.command, path, params, body, headers,
+                          self._raw_body)
         web = FrozenWeb(self.server.source, self.server.store, self.server.secrets, afresh=self.server.afresh)
         began = self.server.clock()
         try:
@@ -442,12 +444,13 @@ class _Handler(BaseHTTPRequestHandler):
         if length < 0 or length > MAX_BODY:
             self.close_connection = True
             return None, Reply(413, {"error": f"a request body of at most {MAX_BODY} bytes, with its Content-Length"})
+        self._raw_body = b""
         if length == 0:
             return None, None
-        raw = self.rfile.read(length)
+        raw = self._raw_body = self.rfile.read(length)
         try:
             return json.loads(raw), None
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a megabyte of "[" nests deeper than json reads
             return raw, None  # not JSON: a route that needs JSON says so in its provider's words
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:

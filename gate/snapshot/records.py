@@ -1,14 +1,19 @@
-"""The three snapshot formats: their values, their keys and their JSON entries.
+"""The snapshot formats: their values, their keys and their JSON entries.
 
     layer         folder          format                     key: sha256 of
     search        search/         sourcegate-search/1        provider + the query, whitespace collapsed
     page          pages/          sourcegate-page/1          gate.urls.canonical(url)
     extraction    extractions/    sourcegate-extraction/1    gate.urls.canonical(url)
+    exchange      exchanges/      sourcegate-exchange/1      the method, the URL and the body, secrets left out
 
 A key holds exactly what identifies an entry. Query case is kept (search engines treat "US" and
 "us" differently); only whitespace is collapsed, because no engine reads it. Pages are keyed by
-the canonical URL, the same key the checks use to match a citation to what was read. Everything
-here is pure: the store does the reading and writing.
+the canonical URL, the same key the checks use to match a citation to what was read. An exchange is
+any other request the agent sent to a host at its real address (a ``POST`` to a page-reading API, say)
+and the response it got, matched as VCR matches them: on the method, the URL and the body, where a
+query parameter or a top-level JSON member with a secret's name (``api_key``, ``token``, ...) is left
+out of both the key and the entry, and a JSON body is compared whatever the order of its members.
+Everything here is pure: the store does the reading and writing.
 """
 
 from __future__ import annotations
@@ -19,15 +24,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
+from gate.text.redact import is_secret_name
 from gate.urls import canonical
 from gate.urls.anchors import Anchor
 
 SEARCH_FORMAT = "sourcegate-search/1"
 PAGE_FORMAT = "sourcegate-page/1"
 EXTRACTION_FORMAT = "sourcegate-extraction/1"
+EXCHANGE_FORMAT = "sourcegate-exchange/1"
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,8 @@ class Layer:
 SEARCH = Layer("search", "search", "snapshot-search", SEARCH_FORMAT)
 PAGES = Layer("page", "pages", "snapshot-page", PAGE_FORMAT)
 EXTRACTIONS = Layer("extraction", "extractions", "snapshot-extraction", EXTRACTION_FORMAT)
-LAYERS = (SEARCH, PAGES, EXTRACTIONS)
+EXCHANGES = Layer("exchange", "exchanges", "snapshot-exchange", EXCHANGE_FORMAT)
+LAYERS = (SEARCH, PAGES, EXTRACTIONS, EXCHANGES)
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,22 @@ class ExtractionRecord:
     anchors: tuple[Anchor, ...] = ()
 
 
+@dataclass(frozen=True)
+class ExchangeRecord:
+    """One request other than a page read or a search, and the response it got (:func:`exchange_key`)."""
+
+    method: str
+    url: str
+    """the URL requested, its secret-named query parameters left out"""
+    request_body: str
+    """the request's body as text ("" without one), its secret-named JSON members left out"""
+    status: int
+    body: str
+    """the response's body as text"""
+    content_type: str | None = None
+    recorded_at: datetime | None = None
+
+
 def normalise_query(query: str) -> str:
     """Collapse runs of whitespace and trim the ends; nothing else (case matters to search engines)."""
     return " ".join(query.split())
@@ -101,6 +126,33 @@ def search_key(provider: str, query: str) -> str:
 def url_key(url: str) -> str:
     """The file name (without ``.json``) of a page or extraction entry."""
     return _sha256(canonical(url))
+
+
+def exchange_url(url: str) -> str:
+    """``url`` without its query parameters whose names are a secret's (``api_key=...``)."""
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_secret_name(k)]
+    return urlunsplit(parts._replace(query=urlencode(kept)))
+
+
+def exchange_body(body: str) -> str:
+    """A request body as an exchange keeps it: a JSON object without its secret-named members, written
+    with its members sorted (the order a client sends them in does not matter); any other body as it is."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    if isinstance(data, dict):
+        data = {k: v for k, v in data.items() if not is_secret_name(k)}
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def exchange_key(method: str, url: str, body: str) -> str:
+    """The file name (without ``.json``) of an exchange entry: the method, the canonical URL without its
+    secrets and the body as :func:`exchange_body` keeps it."""
+    return _sha256(json.dumps([method.upper(), canonical(exchange_url(url)), exchange_body(body)], ensure_ascii=False))
 
 
 def _time(value: datetime | None) -> str | None:
@@ -162,6 +214,28 @@ def extraction_entry(record: ExtractionRecord) -> dict[str, Any]:
     }
 
 
+def exchange_entry(record: ExchangeRecord) -> dict[str, Any]:
+    """The JSON entry of an exchange record (its URL and body as they are keyed, secrets left out)."""
+    return {
+        "format": EXCHANGE_FORMAT,
+        "key": exchange_key(record.method, record.url, record.request_body),
+        "method": record.method.upper(),
+        "url": exchange_url(record.url),
+        "request_body": exchange_body(record.request_body),
+        "status": record.status,
+        "content_type": record.content_type,
+        "recorded_at": _time(record.recorded_at),
+        "body": record.body,
+    }
+
+
+def exchange_record(data: Mapping[str, Any], file: str) -> ExchangeRecord:
+    """An exchange record from an entry that passed its schema."""
+    return ExchangeRecord(method=data["method"], url=data["url"], request_body=data["request_body"],
+                          status=data["status"], body=data["body"], content_type=data["content_type"],
+                          recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"))
+
+
 def search_record(data: Mapping[str, Any], file: str) -> SearchRecord:
     """A search record from an entry that passed its schema."""
     return SearchRecord(provider=data["provider"], query=data["query"], response=data["response"],
@@ -188,4 +262,6 @@ def entry_key(layer: Layer, data: Mapping[str, Any]) -> str:
     """The key an entry's own content gives (compared with its file name on load)."""
     if layer is SEARCH:
         return search_key(data["provider"], data["query"])
+    if layer is EXCHANGES:
+        return exchange_key(data["method"], data["url"], data["request_body"])
     return url_key(data["url"])

@@ -49,15 +49,21 @@ from gate.files.jsonio import dump_json, load_json, validate
 from gate.files.outputs import write_file
 from gate.load.golden import SNAPSHOT_DIR
 from gate.snapshot.records import (
+    EXCHANGES,
     EXTRACTIONS,
     LAYERS,
     PAGES,
     SEARCH,
+    ExchangeRecord,
     ExtractionRecord,
     Layer,
     PageRecord,
     SearchRecord,
     entry_key,
+    exchange_entry,
+    exchange_key,
+    exchange_record,
+    exchange_url,
     extraction_entry,
     extraction_record,
     normalise_query,
@@ -148,7 +154,7 @@ class SnapshotIndex:
 
 
 class SnapshotStore:
-    """Read and record the three layers under one snapshot folder."""
+    """Read and record the layers under one snapshot folder."""
 
     def __init__(self, root: str, golden_root: str | None = None) -> None:
         """Use the snapshot folder ``root`` (``<golden set>/snapshot``; created on the first write).
@@ -181,6 +187,14 @@ class SnapshotStore:
     def extraction(self, url: str) -> ExtractionRecord:
         """The recorded extraction of ``url``; SnapshotMiss when there is none."""
         return self._get(EXTRACTIONS, url_key(url), f"URL {canonical(url)}", extraction_record)
+
+    def exchange(self, method: str, url: str, body: bytes, headers: Mapping[str, str] | None = None) -> ExchangeRecord:
+        """The recorded response to ``method`` of ``url`` with ``body`` (:func:`exchange_key`; ``headers`` do
+        not change the answer); SnapshotMiss when there is none."""
+        del headers
+        text = body.decode("utf-8", "replace")
+        what = f"{method.upper()} {canonical(exchange_url(url))}" + (" with this body" if text else "")
+        return self._get(EXCHANGES, exchange_key(method, url, text), what, exchange_record)
 
     def _get(self, layer: Layer, key: str, what: str, convert: Callable[[Mapping[str, Any], str], _T]) -> _T:
         file = self.path(layer, key)
@@ -238,6 +252,14 @@ class SnapshotStore:
     def put_extraction(self, record: ExtractionRecord) -> bool:
         """Record an extraction. True when the file changed."""
         return self._put(EXTRACTIONS, extraction_entry(record))
+
+    def put_exchange(self, record: ExchangeRecord) -> bool:
+        """Record an exchange; a transient failure (408, 429, 5xx) is refused. True when the file changed."""
+        why = page_failure(record.status)
+        if why is not None:
+            raise InputError(f"refusing to record {record.method} {record.url}: {why}; errors are never cached",
+                             file=self.path(EXCHANGES, exchange_key(record.method, record.url, record.request_body)))
+        return self._put(EXCHANGES, exchange_entry(record))
 
     def _put(self, layer: Layer, entry: Mapping[str, Any]) -> bool:
         file = self.path(layer, entry["key"])

@@ -27,6 +27,7 @@ from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
 from gate.replay.routes.wire import BadRequest, Request, Served, Unrecorded
 from gate.snapshot.parsers import PARSERS, parse_results
 from gate.snapshot.records import (
+    ExchangeRecord,
     ExtractionRecord,
     PageRecord,
     SearchRecord,
@@ -56,6 +57,11 @@ class ReplaySource(Protocol):
 
     def extraction(self, url: str) -> ExtractionRecord:
         """The extraction of ``url``; SnapshotMiss or LiveWebError when there is none."""
+
+    def exchange(self, method: str, url: str, body: bytes, headers: Mapping[str, str]) -> ExchangeRecord:
+        """The response to ``method`` of ``url`` with ``body`` (any other request at a host's real address);
+        SnapshotMiss or LiveWebError when there is none. ``headers`` (names in lower case) go with a
+        recording source's live request, credentials included, and are never kept."""
 
 
 def count_of(value: Any, name: str) -> int | None:

@@ -115,11 +115,11 @@ def page_reply(url: str, asked: str, web: FrozenWeb, final_header: str) -> Reply
         return _failed(PAGES.name, url_key(url), url, "page", asked, e, web)
     entry = public_entry(page_entry(page))
     headers = ((final_header, page.final_url),) if page.final_url else ()
-    return Reply(page.status or 200, page.body.encode("utf-8"), content_type=_utf8(page.content_type),
+    return Reply(page.status or 200, page.body.encode("utf-8"), content_type=utf8(page.content_type),
                  served=(Served("pages", url, "page", entry, True, asked),), headers=headers)
 
 
-def _utf8(content_type: str | None) -> str:
+def utf8(content_type: str | None) -> str:
     """The recorded content type, saying the charset the body is sent in (the snapshot keeps text)."""
     kept = [p.strip() for p in (content_type or "text/plain").split(";")
             if p.strip() and not p.strip().lower().startswith("charset=")]

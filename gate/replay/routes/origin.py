@@ -1,38 +1,53 @@
-"""A request at its real address: a page read at its own URL, answered from the page layer.
+"""A request at its real address: a page read at its own URL, or any other request, from the snapshot.
 
 Inside a tunnel (``CONNECT www.bbc.com:443``, answered with the case's certificate authority) or as a
 plain ``GET http://...`` through the proxy, a request for a host that is no search provider's API is a
 page read: ``GET`` (or ``HEAD``) of ``https://www.bbc.com/news/...`` is answered with the page as the
 web answered it when it was recorded: its status, its content type and its body, the URL it ended at
-after redirects in ``Content-Location``. A page the snapshot lacks is a miss naming its URL (a 404,
-``X-Sourcegate-Miss: 1``); any other method is a miss too, since only page reads are recorded at
-their own URLs. In record mode the page is fetched from the site itself through the checked live
-web (:mod:`gate.live`) and kept as the site answered it.
+after redirects in ``Content-Location``. Any other method (a ``POST`` to a page-reading API, say) is
+answered from the exchange layer, as VCR answers it: the response recorded for the same method, URL
+and body (:func:`gate.snapshot.records.exchange_key`), with its status and content type. What the
+snapshot lacks is a miss naming the request (a 404, ``X-Sourcegate-Miss: 1``). In record mode the
+request goes to the host itself through the checked live web (:mod:`gate.live`) and what it
+answered is kept.
 """
 
 from __future__ import annotations
 
-from gate.model import NOT_IN_SNAPSHOT
-from gate.replay.routes.base import Reply
+from gate.errors import LiveWebError, SnapshotMiss
+from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED
+from gate.replay.routes.base import Reply, live_status
 from gate.replay.routes.frozen import FrozenWeb
-from gate.replay.routes.native import MISS_HEADER, page_reply
+from gate.replay.routes.native import MISS_HEADER, page_reply, utf8
 from gate.replay.routes.wire import Origin, Request, Served
-from gate.snapshot.records import PAGES, url_key
+from gate.snapshot.records import EXCHANGES, exchange_key
+from gate.text.redact import redact
 
-__all__ = ["PAGE_METHODS", "answer_page"]
+__all__ = ["EXCHANGE_CALLS", "PAGE_METHODS", "answer_page"]
 
 PAGE_METHODS = ("GET", "HEAD")
 """The methods of a page read (a HEAD is answered as a GET, without the body, by the server)."""
+EXCHANGE_CALLS = "exchanges"
+"""The layer a case's calls give the exchanges it was answered or missed."""
 
 
 def answer_page(origin: Origin, request: Request, web: FrozenWeb, raw_query: str = "") -> Reply:
-    """The recorded page at ``origin`` + the request's path (and ``raw_query``, as the client sent it)."""
+    """The recorded answer at ``origin`` + the request's path (and ``raw_query``, as the client sent it)."""
     url = origin.url(request.path + (f"?{raw_query}" if raw_query else ""))
     asked = f"{request.method} {url}"
     if request.method in PAGE_METHODS:
         return page_reply(url, asked, web, "Content-Location")
-    served = Served("pages", url, "page", None, False, asked,
-                    f"{NOT_IN_SNAPSHOT}: only page reads (GET) are recorded at their own URLs")
-    return Reply(404, {"error": f"{asked}: not in the snapshot (only GET page reads are replayed at their own "
-                                "URLs)", "layer": PAGES.name, "key": url_key(url), "miss": True},
-                 served=(served,), headers=((MISS_HEADER, "1"),))
+    try:
+        found = web.source.exchange(request.method, url, request.raw, request.headers)
+    except SnapshotMiss as e:
+        served = Served(EXCHANGE_CALLS, url, None, None, False, asked, NOT_IN_SNAPSHOT)
+        return Reply(404, {"error": str(e), "layer": EXCHANGES.name, "key": exchange_key(
+            request.method, url, request.raw.decode("utf-8", "replace")), "miss": True},
+            served=(served,), headers=((MISS_HEADER, "1"),))
+    except LiveWebError as e:
+        message = redact(str(e), web.secrets)
+        served = Served(EXCHANGE_CALLS, url, None, None, False, asked, f"{NOT_RECORDED}: {message}")
+        return Reply(live_status(e), {"error": message, "layer": EXCHANGES.name, "live": True}, served=(served,),
+                     notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
+    served = Served(EXCHANGE_CALLS, url, None, None, True, asked)
+    return Reply(found.status, found.body.encode("utf-8"), served=(served,), content_type=utf8(found.content_type))

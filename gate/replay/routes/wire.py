@@ -20,13 +20,15 @@ class BadRequest(Exception):
 @dataclass(frozen=True)
 class Request:
     """One HTTP request as a route reads it: the path without the case's prefix, the query string's
-    parameters, the JSON body (None without one) and the headers (names in lower case)."""
+    parameters, the JSON body (None without one; its bytes when it is not JSON), the headers (names in
+    lower case) and the body's bytes as they came (``raw``)."""
 
     method: str
     path: str
     query: Mapping[str, list[str]] = field(default_factory=lambda: MappingProxyType({}))
     body: Any = None
     headers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    raw: bytes = b""
 
     @property
     def target(self) -> str:
