@@ -360,8 +360,9 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
         # A shard is not compared with the baseline: `sourcegate merge` does that once, for all.
         return replace(report, shard=shard.mark(digest, rules_baseline_digest(rules)))
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
-    return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
-                checks, progress, keys=request.judge_keys, jobs=request.jobs)
+    config = with_judge_provider(load_config(request.config_file, beside=source.root), request.judge_provider)
+    return _run(source, Rules(config), request.judge_mode, None, checks, progress, keys=request.judge_keys,
+                jobs=request.jobs)
 
 
 def _run_subset(source: _Source, subset: Subset, rules: Rules, request: SetRequest, now: datetime | None,

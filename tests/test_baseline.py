@@ -45,6 +45,12 @@ def test_update_writes_a_stamped_baseline_that_round_trips(golden: Path) -> None
     assert again["cases"] == data["cases"] and again["baseline"] == data["baseline"]
 
 
+def test_update_takes_the_judge_options_check_takes(golden: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the scripted provider needs none
+    assert main(["baseline", "update", str(golden), "--judge", "live", "--judge-provider", "scripted"]) == 0
+    assert json.loads((golden / "baseline.json").read_text(encoding="utf-8"))["verdict"] == "pass"
+
+
 def test_a_failing_run_never_becomes_the_baseline_without_force(golden: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     write_golden(golden, ["a", "b", "c"], bad=["b"])
