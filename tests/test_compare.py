@@ -302,6 +302,16 @@ def test_flipped_claims_say_why() -> None:
     assert cmp.cases[0].unscored == (0, 1)
 
 
+def test_an_inconclusive_run_names_why_its_claims_were_unscored() -> None:
+    cache = judged(ClaimVerdict(1, None, unscored_reason="not in judge cache"),
+                   ClaimVerdict(2, None, unscored_reason="not in judge cache"), ClaimVerdict(3, "supported"))
+    verdict, reasons = decide([case("a", judgement=cache)], config())
+    assert verdict == "inconclusive"
+    assert reasons[0].startswith("2 of 3 claims unscored (not in judge cache); more than")
+    silent = judged(ClaimVerdict(1, None), ClaimVerdict(2, "supported"))
+    assert "(judge unavailable or unparseable)" in decide([case("a", judgement=silent)], config())[1][0]
+
+
 def test_without_a_baseline_the_old_rules_hold() -> None:
     cfg = config()
     cases = [case("a", {"grounding_rate": 0.2})]

@@ -70,6 +70,15 @@ def unscored_share(cases: Iterable[CaseResult] | Tally) -> tuple[int, int]:
     return t.unscored, t.claims
 
 
+def _unscored_because(t: Tally) -> str:
+    """Why claims were unscored, as the judge said it (the first three reasons), else the general words."""
+    reasons = t.unscored_reasons
+    if not reasons:
+        return "judge unavailable or unparseable"
+    shown = "; ".join(r if len(r) <= 120 else r[:117] + "..." for r in reasons[:3])
+    return shown + (f"; and {len(reasons) - 3} more reason(s)" if len(reasons) > 3 else "")
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -279,7 +288,7 @@ def decide(cases: Iterable[CaseResult], config: Config,
 
     unscored, total = unscored_share(t)
     if total and unscored / total > config.judge.inconclusive_unscored_share:
-        why = (f"{unscored} of {total} claims unscored (judge unavailable or unparseable); "
+        why = (f"{unscored} of {total} claims unscored ({_unscored_because(t)}); "
                f"more than {config.judge.inconclusive_unscored_share:.0%} makes the run inconclusive")
         if verdict == "pass":
             verdict = "inconclusive"

@@ -43,6 +43,8 @@ class Tally:
     judged: int = 0
     """cases with a judgement"""
     check_errors: tuple[Finding, ...] = ()
+    unscored_reasons: tuple[str, ...] = ()
+    """why claims were left unscored ("not in judge cache", an API error), each once, first seen first"""
     """the findings of checks that raised"""
 
     def mean(self, figure: str) -> float | None:
@@ -61,18 +63,22 @@ class TallyBuilder:
         self._failing: list[tuple[str, tuple[str, ...]]] = []
         self._soft: dict[str, array[float]] = {name: array("d") for name in SOFT_FIGURES}
         self._errors: list[Finding] = []
+        self._reasons: dict[str, None] = {}
 
     def add(self, c: CaseResult) -> None:
         """Count one case."""
         judged = (c.judgement.unscored_count, c.judgement.claim_count) if c.judgement is not None else None
         self.add_parts(c.id, tuple(f.check for f in c.hard_failures),
-                       tuple(f for f in c.hard_failures if f.check == CHECK_ERROR), c.soft.items(), judged)
+                       tuple(f for f in c.hard_failures if f.check == CHECK_ERROR), c.soft.items(), judged,
+                       c.judgement.unscored_reasons if c.judgement is not None else ())
 
     def add_parts(self, case_id: str, checks: tuple[str, ...], errors: Iterable[Finding],
-                  soft: Iterable[tuple[str, float | None]], judged: tuple[int, int] | None) -> None:
+                  soft: Iterable[tuple[str, float | None]], judged: tuple[int, int] | None,
+                  reasons: Iterable[str] = ()) -> None:
         """Count one case given by the parts a tally reads (a merge keeps no more of a case): its id,
         the check of each hard failure, the findings of checks that raised, its soft figures and,
-        when it was judged, its (unscored, claims) counts."""
+        when it was judged, its (unscored, claims) counts and why its claims were unscored."""
+        self._reasons.update(dict.fromkeys(reasons))
         self._cases += 1
         if checks:
             self._failed += 1
@@ -94,7 +100,7 @@ class TallyBuilder:
                      by_check=MappingProxyType(dict(self._by_check)), failing=tuple(self._failing),
                      soft=MappingProxyType({k: v for k, v in self._soft.items() if v}),
                      unscored=self._unscored, claims=self._claims, judged=self._judged,
-                     check_errors=tuple(self._errors))
+                     check_errors=tuple(self._errors), unscored_reasons=tuple(self._reasons))
 
 
 def tally(cases: Iterable[CaseResult]) -> Tally:
