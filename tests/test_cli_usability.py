@@ -50,6 +50,18 @@ def test_a_mistyped_choice_gets_a_suggestion(argv: list[str], hint: str, capsys:
     assert hint in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("key", "hint"), [("questoin", "question"), ("freshnes", "freshness")])
+def test_a_misspelt_key_of_golden_yaml_is_the_error_shown_first_with_the_key_meant(
+        tmp_path: Path, key: str, hint: str, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = tmp_path / "example"
+    shutil.copytree(EXAMPLE, golden)
+    text = (golden / "golden.yaml").read_text(encoding="utf-8")
+    (golden / "golden.yaml").write_text(text.replace(f"  {hint}:", f"  {key}:", 1), encoding="utf-8")
+    assert main(["check", str(golden)]) == 2
+    err = capsys.readouterr().err
+    assert f"golden.yaml at $.cases[0].{key}: unknown key '{key}' (did you mean '{hint}'?)" in err
+
+
 def test_nothing_close_gets_no_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["xyzzy"]) == 2
     err = capsys.readouterr().err

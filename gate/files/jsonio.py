@@ -775,19 +775,21 @@ def validate(data: Any, schema_name: str, file: str) -> None:
     if fits(data, schema_name):
         check_depth(data, file)
         return
+    # At one place, a misspelt key first: "unknown key 'questoin' (did you mean 'question'?)" explains
+    # the "'question' is a required property" beside it.
     errors = sorted(islice(validator(schema_name).iter_errors(data), MAX_SCHEMA_ERRORS + 1),
-                    key=lambda e: _document_order(e.absolute_path))
+                    key=lambda e: (_document_order(e.absolute_path), e.validator != "additionalProperties"))
     if errors:
         # The deepest error of the first failing branch says the most about what was expected.
         err = errors[0]
         if err.context:
             err = max(err.context, key=lambda e: len(e.absolute_path))
-        message = _describe(err)
+        path, message = (_unknown_keys(err) or [(json_path(err.absolute_path), _describe(err))])[0]
         if len(errors) > MAX_SCHEMA_ERRORS:
             message += f" (and more errors not shown: validation stopped after {MAX_SCHEMA_ERRORS})"
         elif len(errors) > 1:
             message += f" (and {len(errors) - 1} more {'error' if len(errors) == 2 else 'errors'} not shown)"
-        raise InputError(message, file=file, path=json_path(err.absolute_path))
+        raise InputError(message, file=file, path=path)
     check_depth(data, file)
 
 
