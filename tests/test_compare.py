@@ -90,12 +90,15 @@ def test_a_regression_blocks_only_when_configured_to() -> None:
     assert any("(warning; not configured to block)" in r for r in decided.reasons)
 
 
-def test_too_few_paired_cases_is_within_noise() -> None:
+def test_a_set_too_small_to_block_says_so_where_the_figure_is_shown() -> None:
     base = report([case(f"c{i}", {"grounding_rate": 0.9}) for i in range(6)])
     cur = report([case(f"c{i}", {"grounding_rate": 0.7}) for i in range(6)])
-    decided, _ = run(base, cur, config(min_cases=10))
+    decided, cmp = run(base, cur, config(min_cases=10))
     assert decided.verdict == "pass"
-    assert any("fewer than compare.min_cases = 10 paired cases" in r for r in decided.reasons)
+    g = next(f for f in cmp.figures if f.key == "grounding_rate")
+    assert g.status is not None and g.status.status == "too_few"  # not "within noise": it never could block
+    assert any("but it cannot block: 6 paired case(s), fewer than compare.min_cases = 10" in r
+               for r in decided.reasons)
 
 
 def test_below_floor_but_no_worse_than_the_baseline_does_not_block() -> None:
@@ -131,7 +134,7 @@ def test_with_no_case_paired_the_figure_is_still_held_to_its_bounds() -> None:
     decided, cmp = run(base, cur, config())
     g = next(f for f in cmp.figures if f.key == "grounding_rate")
     assert (g.baseline, g.current, g.pairs, g.delta) == (None, pytest.approx(0.2), 0, None)
-    assert g.status is not None and g.status.status == "noise" and "below its floor 0.5" in g.status.why
+    assert g.status is not None and g.status.status == "too_few" and "below its floor 0.5" in g.status.why
     assert decided.verdict == "pass"
 
 

@@ -59,9 +59,9 @@ MAX_NAME = 200
 KEPT_CHARS = 10_000
 """Each kept section with a list (figures, blocking lines, notes) is cut to about this many characters."""
 
-STATUS = {"blocking": "❌ blocking", "noise": "⚠️ within noise", "warn": "⚠️ warning",
-          "improved": "✅ improved", "worse": "🔻 worse (not gated)", "ok": "✅", "ungated": "not gated",
-          "n/a": "–"}
+STATUS = {"blocking": "❌ blocking", "noise": "⚠️ within noise", "too_few": "⚠️ too few cases to block",
+          "warn": "⚠️ warning", "improved": "✅ improved", "worse": "🔻 worse (not gated)", "ok": "✅",
+          "ungated": "not gated", "n/a": "–"}
 LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity": "diversity",
          "citation_validity": "citation validity"}
 

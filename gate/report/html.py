@@ -29,8 +29,8 @@ __all__ = ["HtmlReporter"]
 
 _ICON = {"pass": "✓", "fail": "✗", "inconclusive": "⚠"}
 _ORDER = {check: i for i, check in enumerate(CHECKS)}
-_STATUS = {"blocking": "blocking", "noise": "within noise", "warn": "warning", "improved": "improved",
-           "worse": "worse (not gated)", "ungated": "not gated", "ok": "ok", "n/a": "–"}
+_STATUS = {"blocking": "blocking", "noise": "within noise", "too_few": "too few cases to block", "warn": "warning",
+           "improved": "improved", "worse": "worse (not gated)", "ungated": "not gated", "ok": "ok", "n/a": "–"}
 
 
 def _status(status: str) -> str:

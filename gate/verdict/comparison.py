@@ -27,7 +27,8 @@ class FigureStatus:
     """How one set figure stands against its bounds, its baseline and judge noise (set by compare)."""
 
     status: str
-    """``blocking``, ``noise`` (would block but within noise), ``warn``, ``improved``, ``worse`` or
+    """``blocking``, ``noise`` (would block but within noise), ``too_few`` (would block, but the set has fewer
+    paired cases than ``compare.min_cases``: it never can), ``warn``, ``improved``, ``worse`` or
     ``ungated`` (a figure with no bounds, such as the retrieval split: worse, or not), ``ok`` or ``n/a``"""
     why: str
 

@@ -217,7 +217,7 @@ def _soft_with_baseline(config: Config, cmp: Comparison) -> tuple[list[str], lis
         if st.status == "blocking":
             names.append(change.label)
             blocking.append(st.why)
-        elif st.status in ("noise", "warn"):
+        elif st.status in ("noise", "too_few", "warn"):
             warnings.append(st.why)
     return names, blocking, warnings
 

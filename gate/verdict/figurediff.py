@@ -131,21 +131,27 @@ def figure_status(change: FigureChange, config: Config) -> FigureStatus:
         if change.worsening < -MOVED:
             return FigureStatus("improved", f"{moved}: improved")
         return FigureStatus("ok", f"{moved}: within bounds")
+    if bound is None or not bound.block:
+        return FigureStatus("warn", f"{moved}: {what} (warning; not configured to block)")
+    return _would_block(change, config, moved, what)
+
+
+def _would_block(change: FigureChange, config: Config, moved: str, what: str) -> FigureStatus:
+    """A figure out of bounds whose bound blocks: blocking only beyond judge noise, over enough cases."""
     cfg = config.compare
     p = change.p_value
     evidence = f"worse in {change.worse} and better in {change.better} of {change.pairs} paired cases"
     if p is not None:
         evidence += f" (sign test p = {p:.3f})"
-    beyond = p is not None and p <= cfg.significance and change.pairs >= cfg.min_cases
-    if bound is not None and bound.block and beyond:
+    if change.pairs < cfg.min_cases:
+        # not noise: a set this small can never show a change beyond it, however large
+        return FigureStatus("too_few", f"{moved}: {what}, but it cannot block: {change.pairs} paired case(s), "
+                                       f"fewer than compare.min_cases = {cfg.min_cases} (warning)")
+    if p is not None and p <= cfg.significance:
         return FigureStatus("blocking", f"{moved}: {what}, and beyond judge noise: {evidence}, "
                                         f"p <= {cfg.significance:g}")
-    if bound is not None and bound.block:
-        short = (f"fewer than compare.min_cases = {cfg.min_cases} paired cases"
-                 if change.pairs < cfg.min_cases else f"p > {cfg.significance:g}")
-        return FigureStatus("noise",
-                            f"{moved}: {what}, but within judge noise: {evidence}, {short} (warning)")
-    return FigureStatus("warn", f"{moved}: {what} (warning; not configured to block)")
+    return FigureStatus("noise", f"{moved}: {what}, but within judge noise: {evidence}, "
+                                 f"p > {cfg.significance:g} (warning)")
 
 
 def _num(value: float | None) -> str:
