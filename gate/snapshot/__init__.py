@@ -1,9 +1,10 @@
 """The snapshot's data: recorded search calls, page fetches and extractions, so an agent can be re-run.
 
-``records`` holds the three formats and their keys, ``store`` reads and records them (one small
+``records`` holds the formats and their keys, ``store`` reads and records them (one small
 JSON file per entry, content-addressed), ``build`` derives them from a golden set's recorded
 runs, ``verify`` checks that every run is covered, ``parsers`` reads a provider's results out of
-its JSON, ``extract`` makes a page's extraction and ``version`` bumps the set's version. A missing
+its JSON, ``contents`` cuts a provider's reading of pages into one part per URL, ``extract`` makes a
+page's extraction and ``version`` bumps the set's version. A missing
 recording is a :class:`gate.errors.SnapshotMiss`, never a live call. The server that answers the
 agent from them is :mod:`gate.replay`; the one door to the live web, :mod:`gate.live`. See
 docs/snapshots.md. Names load on first use, so the CLI's parser stays cheap.
@@ -36,12 +37,14 @@ _EXPORTS: dict[str, str] = {
     "extract_page": "gate.snapshot.extract",
     "VersionBump": "gate.snapshot.version",
     "bump_version": "gate.snapshot.version",
+    "ContentsRecord": "gate.snapshot.records",
 }
 
 __all__ = [
     "Anchor",
     "BuildResult",
     "CaseCoverage",
+    "ContentsRecord",
     "Coverage",
     "ExtractionRecord",
     "PageRecord",
@@ -69,6 +72,7 @@ if TYPE_CHECKING:
     from gate.snapshot.build import BuildPlan, BuildResult, build, build_plan
     from gate.snapshot.extract import extract_page
     from gate.snapshot.records import (
+        ContentsRecord,
         ExtractionRecord,
         PageRecord,
         SearchRecord,
