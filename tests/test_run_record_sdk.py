@@ -4,9 +4,10 @@ The agent (``tests/support/sdk_agents/tavily_agent.py``) knows only ``$SOURCEGAT
 client's base URL. Recording, the replay server answers its ``POST /search`` by asking Tavily (a
 loopback stand-in, allowed through ``record.allow``, its endpoint set in ``sourcegate.yaml`` as
 record mode allows) with the agent's own parameters and the key from the environment, and keeps
-them in the search entry; its ``POST /extract`` by fetching the page. Replaying, the same route
-answers from the snapshot alone, and the set passes; a parameter that changes the answer is a miss
-whose message names the command that records it.
+them in the search entry; its ``POST /extract`` by asking Tavily's ``/extract`` beside it, never the
+site: the snapshot keeps what Tavily read (a page the site refuses to serve directly included).
+Replaying, the same routes answer from the snapshot alone, and the set passes; a parameter that
+changes the answer is a miss whose message names the command that records it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ FAILING = "what does tavily answer with a 500"
 def tavily() -> Any:
     with TavilyApi({"/pinning": ("Pinning actions", f"Pin actions to a full-length commit SHA: {QUOTE}."),
                     "/tags": ("Git tags", "A tag is a name for a commit; it can be moved with --force.")},
-                   failing=frozenset({FAILING})) as api:
+                   failing=frozenset({FAILING}), blocked=frozenset({"/pinning"})) as api:
         yield api
 
 
@@ -90,11 +91,21 @@ def test_a_tavily_python_agent_is_recorded_through_its_provider_route_then_repla
     assert (entry["provider"], entry["query"]) == ("tavily", QUERY)
     assert entry["params"] == {"max_results": 2, "topic": "news"}
     assert [r["url"] for r in entry["response"]["results"]] == [tavily.url("/pinning"), tavily.url("/tags")]
-    assert ("GET", "/pinning") in [(a.method, a.path) for a in tavily.asked]  # the extract, fetched live
+    # the page was read by Tavily, as the agent asked it (the site itself refuses a direct read)
+    [extract] = tavily.extracts
+    assert extract.authorization == f"Bearer {KEY}" and extract.body["urls"] == [tavily.url("/pinning")]
+    assert ("GET", "/pinning") not in [(a.method, a.path) for a in tavily.asked]
+    [kept] = [json.loads(p.read_text(encoding="utf-8")) for p in (golden / "snapshot" / "contents").glob("*.json")]
+    assert (kept["provider"], kept["url"]) == ("tavily", tavily.url("/pinning"))
+    assert kept["response"] == {"results": [{"url": tavily.url("/pinning"), "title": "Pinning actions", "images": [],
+                                             "raw_content": f"# Pinning actions\n\nPin actions to a full-length "
+                                                            f"commit SHA: {QUOTE}."}]}
+    assert not (golden / "snapshot" / "pages").exists()
     assert KEY not in _everything(golden)
     recorded = _trace(golden)
     assert recorded["queries"] == [QUERY] and recorded["replay"]["misses"] == []
     assert [p["url"] for p in recorded["pages"]] == [tavily.url("/pinning")]
+    assert recorded["pages"][0]["text"].startswith("# Pinning actions")  # Tavily's text, not the site's HTML
 
     # the same agent replays offline: the same routes answer from the snapshot, and the set passes
     asked = len(tavily.asked)
@@ -105,7 +116,8 @@ def test_a_tavily_python_agent_is_recorded_through_its_provider_route_then_repla
     trace = _trace(golden)
     assert trace["queries"] == [QUERY] and trace["replay"]["misses"] == []
     assert [r["url"] for r in trace["results"]] == [tavily.url("/pinning"), tavily.url("/tags")]
-    assert [p["url"] for p in trace["pages"]] == [tavily.url("/pinning")] and QUOTE in trace["pages"][0]["text"]
+    assert [p["url"] for p in trace["pages"]] == [tavily.url("/pinning")]
+    assert trace["pages"][0]["text"] == recorded["pages"][0]["text"]  # what Tavily answered when it was recorded
     assert "SDK error" not in trace["answer"]
     [case] = json.loads(report.read_text(encoding="utf-8"))["cases"]
     assert case["hard_failures"] == []
