@@ -3,16 +3,19 @@
 A recording whose agents asked for searches or pages it could not record (each a ``replay_miss`` of
 its case: the live web failed, a provider could not read a page, a recording with other parameters
 was kept) is inconclusive: :class:`gate.errors.RecordingIncomplete`, exit 3, its message the last
-line, saying how many and the command that records them.
+line, saying how many and the command that records them. A complete ``--record all`` of every case
+moves ``snapshot_at`` in ``golden.yaml`` to the recording's time (:mod:`gate.snapshot.version`): the
+set's web is today's, and its age warning starts again from there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from gate.checks.run_findings import record_command
 from gate.errors import RecordingIncomplete
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, ReplayMiss, Run
+from gate.snapshot.version import move_snapshot_at
 
 __all__ = ["end_recording", "left_unrecorded"]
 
@@ -43,9 +46,16 @@ def left_unrecorded(runs: Iterable[Run], golden: str, command: Sequence[str], *,
             f"what was recorded are written): record them with `{again}`")
 
 
-def end_recording(golden: str, runs: Sequence[Run], command: Sequence[str], *, afresh: bool) -> None:
+def end_recording(golden: str, runs: Sequence[Run], command: Sequence[str], *, afresh: bool, every_case: bool,
+                  log: Callable[[str], None]) -> None:
     """End a recording run of ``golden`` (as the command was given it): RecordingIncomplete when it left
-    something unrecorded."""
+    something unrecorded; else, for ``--record all`` (``afresh``) of ``every_case``, ``snapshot_at`` moved
+    to the recording's time, the ``started_at`` of its cases."""
     left = left_unrecorded(runs, golden, command, afresh=afresh)
     if left is not None:
         raise RecordingIncomplete(left)
+    began = min((r.started_at for r in runs if r.started_at is not None), default=None)
+    if afresh and every_case and began is not None:
+        moved = move_snapshot_at(golden, began)
+        if moved is not None:
+            log(f"sourcegate run: {moved.describe()}")

@@ -13,7 +13,8 @@ folder of the traces and, with ``--check``, every report path are checked before
 starts (:mod:`gate.deliver.targets`).
 
 A recording ends as :mod:`gate.commands.recorded` says: one that left searches or pages unrecorded
-exits 3 once the traces are written, its last line the command that records them.
+exits 3 once the traces are written, its last line the command that records them; ``--record all``
+of every case moves ``snapshot_at`` to the recording's time.
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
     _log(args)(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}")
     if args.record is not None:
-        end_recording(args.golden, summary.runs, command, afresh=args.record == "all")
+        end_recording(args.golden, summary.runs, command, afresh=args.record == "all", every_case=pick is None,
+                      log=_log(args))
     if planned is None:
         return ExitCode.PASS
     # The runs the agents just gave are checked as they are in memory, not read back from the files.

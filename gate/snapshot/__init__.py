@@ -4,7 +4,7 @@
 JSON file per entry, content-addressed), ``build`` derives them from a golden set's recorded
 runs, ``verify`` checks that every run is covered, ``parsers`` reads a provider's results out of
 its JSON, ``contents`` cuts a provider's reading of pages into one part per URL, ``extract`` makes a
-page's extraction and ``version`` bumps the set's version. A missing
+page's extraction and ``version`` bumps the set's version (and moves its ``snapshot_at``). A missing
 recording is a :class:`gate.errors.SnapshotMiss`, never a live call. The server that answers the
 agent from them is :mod:`gate.replay`; the one door to the live web, :mod:`gate.live`. See
 docs/snapshots.md. Names load on first use, so the CLI's parser stays cheap.
@@ -37,6 +37,8 @@ _EXPORTS: dict[str, str] = {
     "extract_page": "gate.snapshot.extract",
     "VersionBump": "gate.snapshot.version",
     "bump_version": "gate.snapshot.version",
+    "SnapshotAtMove": "gate.snapshot.version",
+    "move_snapshot_at": "gate.snapshot.version",
     "ContentsRecord": "gate.snapshot.records",
 }
 
@@ -49,6 +51,7 @@ __all__ = [
     "ExtractionRecord",
     "PageRecord",
     "BuildPlan",
+    "SnapshotAtMove",
     "SearchRecord",
     "SnapshotIndex",
     "SnapshotStore",
@@ -58,6 +61,7 @@ __all__ = [
     "extract_page",
     "normalise_query",
     "build_plan",
+    "move_snapshot_at",
     "search_key",
     "snapshot_dir",
     "url_key",
@@ -82,5 +86,5 @@ if TYPE_CHECKING:
     )
     from gate.snapshot.store import SnapshotIndex, SnapshotStore, snapshot_dir
     from gate.snapshot.verify import CaseCoverage, Coverage, verify
-    from gate.snapshot.version import VersionBump, bump_version
+    from gate.snapshot.version import SnapshotAtMove, VersionBump, bump_version, move_snapshot_at
     from gate.urls.anchors import Anchor
