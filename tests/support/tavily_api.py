@@ -4,16 +4,18 @@
         api.url("/search")    # the endpoint to give record.search.tavily.endpoint
         api.searches          # every POST /search: its JSON body and its Authorization header
         api.extracts          # every POST /extract
+        api.pages["/pinning"] = ("Pinning actions", "...")    # the web changes between two recordings
+        api.unreadable.add("/pinning")                        # and Tavily can no longer read the page
 
 ``POST /search`` answers in Tavily's shape (``query``, ``results`` of ``url``, ``title``, ``content``,
 ``score``, ``raw_content``, ``response_time``), every page a result, cut to ``max_results``
 (Tavily's default 5); a request without ``Authorization: Bearer ...`` is a 401 in Tavily's error
 shape, and a query of ``failing`` a 500. ``POST /extract`` answers Tavily's reading of each URL:
 a page of the stand-in is a result with its ``title`` and a ``raw_content`` Tavily's own way
-(``# title`` then the text, and with ``extract_depth: advanced`` a line saying so), any other URL
-a ``failed_results`` item. ``GET`` a page's path answers its HTML, as the live web would to record
-mode's fetch, but a page of ``blocked`` answers 403 (a site that refuses a direct read, which
-Tavily can still read).
+(``# title`` then the text, and with ``extract_depth: advanced`` a line saying so), any other URL,
+or one of ``unreadable``, a ``failed_results`` item. ``GET`` a page's path answers its HTML, as
+the live web would to record mode's fetch, but a page of ``blocked`` answers 403 (a site that
+refuses a direct read, which Tavily can still read).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class _Server(ThreadingHTTPServer):
 
     def __init__(self, pages: dict[str, tuple[str, str]], failing: frozenset[str], blocked: frozenset[str]) -> None:
         self.pages, self.failing, self.blocked = pages, failing, blocked
+        self.unreadable: set[str] = set()
         self.asked: list[Asked] = []
         self.lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -92,7 +95,8 @@ class _Handler(BaseHTTPRequestHandler):
         mine = f"http://{host}:{port}"
         results, failed = [], []
         for url in body["urls"] if isinstance(body["urls"], list) else [body["urls"]]:
-            found = self.server.pages.get(url[len(mine):]) if url.startswith(mine + "/") else None
+            path = url[len(mine):] if url.startswith(mine + "/") else None
+            found = self.server.pages.get(path) if path not in self.server.unreadable else None
             if found is None:
                 failed.append({"url": url, "error": "Failed to fetch url"})
                 continue
@@ -129,6 +133,16 @@ class TavilyApi(StandIn):
         ``failing`` is a 500; a direct read of a path of ``blocked`` is a 403."""
         self._server = _Server(pages, failing, blocked)
         self._running = ServerThread(self._server, "tavily-stand-in")
+
+    @property
+    def pages(self) -> dict[str, tuple[str, str]]:
+        """path -> (title, text), as served now: change it between two recordings."""
+        return self._server.pages
+
+    @property
+    def unreadable(self) -> set[str]:
+        """The paths Tavily's ``/extract`` fails to read (their direct GET still answers)."""
+        return self._server.unreadable
 
     @property
     def asked(self) -> list[Asked]:
