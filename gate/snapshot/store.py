@@ -161,7 +161,7 @@ class SnapshotIndex:
 
 
 class SnapshotStore:
-    """Read and record the three layers under one snapshot folder."""
+    """Read and record the layers under one snapshot folder."""
 
     def __init__(self, root: str, golden_root: str | None = None) -> None:
         """Use the snapshot folder ``root`` (``<golden set>/snapshot``; created on the first write).
