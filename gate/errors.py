@@ -9,6 +9,7 @@
     │   ├── FetchTimeout      no complete answer within record.deadline_seconds (redirects included)
     │   └── SearchFailed      the search provider is unknown, has no key, or answered an error
     ├── RecordError           exit 2: the recorder got what it cannot record (names provider and JSON path)
+    ├── RecordingIncomplete   exit 3: ``run --record`` left searches or pages unrecorded (what it recorded is kept)
     ├── JudgeUnavailable      never an exit by itself: claims stay unscored, the verdict may be inconclusive
     │   └── JudgeAuthError    the API refused the key (401, 403): no further call is made, the run is
     │                         inconclusive (exit 3), with one message naming the provider and key variable
@@ -82,6 +83,15 @@ class SearchFailed(LiveWebError):
 
 class RecordError(InputError):
     """The recorder was handed something it cannot record, e.g. a search response of an unknown shape."""
+
+
+class RecordingIncomplete(GateError):
+    """A recording run (``sourcegate run --record``) whose agents asked for searches or pages it could not
+    record: the snapshot, the version and the traces are written, but the set is not the web the agent
+    met. Inconclusive (exit 3), as an outage is: the message says how many, and the command that
+    records them."""
+
+    exit_code = ExitCode.INCONCLUSIVE
 
 
 class JudgeUnavailable(GateError):

@@ -6,7 +6,8 @@ code   name            meaning
 0      ``PASS``        the gate passed (or the command did its job)
 1      ``FAIL``        the gate failed: a hard check, or a blocking soft figure beyond noise
 2      ``INPUT``       usage or input error: the message names the file, the JSON path, the expectation
-3      ``INCONCLUSIVE``  the judge could not score enough claims (never a silent pass)
+3      ``INCONCLUSIVE``  the judge could not score enough claims (never a silent pass), or ``run --record``
+                       left searches or pages unrecorded
 4      ``INTERNAL``    an internal error: a bug, reported with its trace
 5      ``PUBLISH``     ``sourcegate comment`` could not post the PR comment (GitHub refused or failed)
 130    ``INTERRUPTED``  interrupted: Ctrl-C, or SIGTERM to ``sourcegate run`` (128 + SIGINT, as shells say)

@@ -32,7 +32,8 @@ from gate.errors import (
     SearchFailed,
 )
 from gate.live import AllowList, LiveWeb, address_allowed, parse_allow, redact, redact_headers
-from gate.snapshot.records import page_entry, search_entry
+from gate.snapshot.contents import Unread
+from gate.snapshot.records import ContentsRecord, page_entry, search_entry
 from gate.snapshot.store import SnapshotStore
 
 KEY = "sk-live-0123456789abcdef"
@@ -414,6 +415,43 @@ def test_a_provider_error_names_the_status_without_the_key(sites: Any) -> None:
             environ={"SERPAPI_API_KEY": KEY}).search("serpapi", "matcha")
     message = "".join(traceback.format_exception(caught.value))
     assert "HTTP 500" in message and "api_key=REDACTED" in message and KEY not in message
+
+
+def test_a_provider_reads_pages_at_the_sibling_of_its_search_endpoint_with_the_agents_parameters(
+        sites: Any) -> None:
+    def extract(h: _Handler) -> None:
+        urls = json.loads(h.server.seen[-1][3])["urls"]
+        h.send_json(200, {"results": [{"url": u, "title": "T", "raw_content": f"read with {KEY}"} for u in urls[:1]],
+                          "failed_results": [{"url": u, "error": "Failed to fetch url"} for u in urls[1:]],
+                          "request_id": "r"})
+
+    api = sites({"/v1/extract": extract})
+    tavily = SearchProviderConfig(endpoint=api.url("/v1/search?region=eu"), params={"search_depth": "advanced"})
+    read = web(f"127.0.0.1:{api.port}", search={"tavily": tavily}, environ={"TAVILY_API_KEY": KEY}).contents(
+        "tavily", ["https://a.test/", "https://b.test/", "https://a.test/"], {"format": "text", "api_key": "x"})
+    [(method, path, headers, body)] = api.seen
+    assert (method, path, headers["authorization"]) == ("POST", "/v1/extract?region=eu", f"Bearer {KEY}")
+    # the agent's own parameters (not the search's, nor a key), each URL once
+    assert json.loads(body) == {"format": "text", "urls": ["https://a.test/", "https://b.test/"]}
+    assert list(read) == ["https://a.test/", "https://b.test/"]
+    record = read["https://a.test/"]
+    assert isinstance(record, ContentsRecord) and record.recorded_at == NOW and record.params == {"format": "text"}
+    assert record.response == {"results": [{"url": "https://a.test/", "title": "T",
+                                            "raw_content": "read with REDACTED"}]}
+    assert isinstance(read["https://b.test/"], Unread)
+
+
+def test_a_provider_that_reads_no_pages_and_a_url_no_fetch_would_take_are_said(sites: Any) -> None:
+    api = sites({})
+    live_web = web(f"127.0.0.1:{api.port}", search={"brave": SearchProviderConfig(endpoint=api.url("/s")),
+                                                    "exa": SearchProviderConfig(endpoint=api.url("/s"))},
+                   environ={"BRAVE_API_KEY": KEY, "EXA_API_KEY": KEY})
+    with pytest.raises(SearchFailed, match="'brave' reads no pages for sourcegate"):
+        live_web.contents("brave", ["https://a.test/"])
+    read = live_web.contents("exa", ["ftp://a.test/x", "https://user:pw@a.test/", "https://a.test/?token=t0k3n"])
+    assert all(isinstance(r, Unread) for r in read.values()) and api.seen == []  # nothing was sent
+    assert "only http and https are read" in read["ftp://a.test/x"].reason
+    assert "t0k3n" not in read["https://a.test/?token=t0k3n"].reason
 
 
 @pytest.mark.parametrize("depth", [150, 100_000])

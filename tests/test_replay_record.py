@@ -222,7 +222,7 @@ def test_new_episodes_records_search_page_and_extraction_then_replay_serves_them
     assert [(r.layer, r.change) for r in session.recorded] == [
         ("extraction", "added"), ("page", "added"), ("search", "added")]
     document = json.loads((golden / "snapshot" / "RECORDED.json").read_text(encoding="utf-8"))
-    assert document["format"] == "sourcegate-recorded/1" and document["mode"] == "new-episodes"
+    assert document["format"] == "sourcegate-recorded/2" and document["mode"] == "new-episodes"
     assert document["version"] == {"from": 3, "to": 4}
     search_entry = next(e for e in document["entries"] if e["layer"] == "search")
     assert search_entry == {"layer": "search", "key": search_key("mine", "pin actions"), "change": "added",

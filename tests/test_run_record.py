@@ -3,13 +3,16 @@ command, through the agent itself; then the same command without ``--record`` re
 
 The live web is a loopback stand-in (a search API answering in Brave's shape, and a page), allowed
 through ``record.allow``, with the provider's endpoint set in ``sourcegate.yaml`` as record mode
-allows; the agent is a real Python process asking the replay server. Also here: the recording's
-clock (``SOURCEGATE_NOW``, the trace's ``started_at``) and what a failed agent leaves to read.
+allows; the agent is a real Python process asking the replay server. Also here: a recording that
+left something unrecorded (exit 3, its last line naming the command that records it), ``--record
+all`` moving ``snapshot_at``, the recording's clock (``SOURCEGATE_NOW``, the trace's ``started_at``)
+and what a failed agent leaves to read.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,9 +22,12 @@ import pytest
 import yaml
 
 from gate.cli import main
+from gate.config import Config
+from gate.load.golden import load_golden
 from gate.pipeline import run_paths
+from gate.verdict.goldenage import snapshot_age_warning
 from tests.support.run_golden import make_golden
-from tests.support.web_sites import Reply, Site, page
+from tests.support.web_sites import Reply, Site, flaky, page
 
 KEY = "sk-live-0123456789abcdef"
 QUESTION = "Why pin GitHub Actions to a commit SHA?"
@@ -70,9 +76,10 @@ def _new_set(root: Path, web: Site) -> Path:
     return root
 
 
-def _agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str = "pin github actions sha") -> list[str]:
+def _agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str = "pin github actions sha",
+           code: str = AGENT) -> list[str]:
     script = tmp_path / "agent.py"
-    script.write_text(AGENT, encoding="utf-8")
+    script.write_text(code, encoding="utf-8")
     monkeypatch.setenv("PLAN", json.dumps({"query": query}))
     monkeypatch.setenv("MINE_KEY", KEY)
     return [sys.executable, str(script)]
@@ -131,6 +138,77 @@ def test_without_record_a_set_with_no_snapshot_says_how_to_record_it(
     golden = _new_set(tmp_path / "mine", web)
     assert main(["run", str(golden), "--", *_agent(tmp_path, monkeypatch)]) == 2
     assert f"sourcegate run {golden} --record -- CMD ARGS..." in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ what a recording left out
+
+def test_a_recording_that_left_a_page_unrecorded_exits_3_and_its_last_line_records_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    holder: list[Site] = []
+    busy = flaky(Reply(503, b"busy, try later"), page("Pin actions to a full-length commit SHA: a tag can move."))
+    with Site("127.0.0.1", {"/api/search": _search_api(holder), "/pinning": busy}) as web:
+        holder.append(web)
+        golden = _new_set(tmp_path / "mine", web)
+        agent = _agent(tmp_path, monkeypatch, code=AGENT.replace("page.raise_for_status()\n", ""))
+        assert main(["run", str(golden), "--record", "--", *agent]) == 3
+        err = capsys.readouterr().err
+        again = f"sourcegate run {golden} --record -- {shlex.join(agent)}"
+        assert err.strip().splitlines()[-1] == (
+            "sourcegate: error: the recording left 1 page unrecorded (each case's replay_miss says which and why; "
+            f"the traces and what was recorded are written): record them with `{again}`")
+        assert "not recorded: " in err and "HTTP 503 is a transient failure" in err
+        trace = json.loads((golden / "runs" / "pin-actions.json").read_text(encoding="utf-8"))
+        assert [m["layer"] for m in trace["replay"]["misses"]] == ["pages"]
+        assert "version: 2" in (golden / "golden.yaml").read_text(encoding="utf-8")  # the search is kept
+
+        # the command it names records what was left, and the recording is complete
+        assert main(shlex.split(again)[1:]) == 0
+        assert json.loads((golden / "runs" / "pin-actions.json").read_text(encoding="utf-8"))["replay"]["misses"] == []
+
+
+def test_record_all_moves_snapshot_at_to_the_recordings_time_and_keeps_the_files_layout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    holder: list[Site] = []
+    said = ["Pin actions to a full-length commit SHA: a tag can move."]
+    web = Site("127.0.0.1", {"/api/search": _search_api(holder),
+                             "/pinning": lambda _method, _n: Reply(200, said[0].encode())})
+    holder.append(web)
+    with web:
+        _record_all_moves_snapshot_at(tmp_path, web, said, monkeypatch, capsys)
+
+
+def _record_all_moves_snapshot_at(tmp_path: Path, web: Site, said: list[str], monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    golden = _new_set(tmp_path / "mine", web)
+    text = (golden / "golden.yaml").read_text(encoding="utf-8").replace(
+        "version: 1\n", "# recorded by hand, once\nversion: 1  # ours\n"
+        "snapshot_at: '2020-01-01T00:00:00Z'  # long ago\nresnapshot_days: 7\n")
+    (golden / "golden.yaml").write_text(text, encoding="utf-8")
+    agent = _agent(tmp_path, monkeypatch)
+    assert snapshot_age_warning(load_golden(str(golden)), Config(), datetime.now(UTC)) is not None
+
+    assert main(["run", str(golden), "--record", "--", *agent]) == 0  # what the set lacked: snapshot_at stays
+    assert load_golden(str(golden)).snapshot_at == "2020-01-01T00:00:00Z"
+    assert main(["run", str(golden), "--record", "all", "--case", "pin-actions", "--", *agent]) == 0
+    assert load_golden(str(golden)).snapshot_at == "2020-01-01T00:00:00Z"  # some cases only: not the set's web
+    capsys.readouterr()
+
+    assert main(["run", str(golden), "--record", "all", "--", *agent]) == 0
+    started = json.loads((golden / "runs" / "pin-actions.json").read_text(encoding="utf-8"))["started_at"]
+    moved = load_golden(str(golden))
+    assert moved.snapshot_at == started[:19] + "Z"  # the recording's time, to the second
+    assert snapshot_age_warning(moved, Config(), datetime.now(UTC)) is None
+    after = (golden / "golden.yaml").read_text(encoding="utf-8")
+    assert after == text.replace("version: 1  # ours", "version: 2  # ours").replace(
+        "'2020-01-01T00:00:00Z'", f'"{moved.snapshot_at}"')
+    assert f"snapshot_at 2020-01-01T00:00:00Z -> {moved.snapshot_at}" in capsys.readouterr().err
+
+    # again, with the version line as the bump writes it: it goes up once more, snapshot_at moves again
+    (golden / "golden.yaml").write_text(after.replace("version: 2  # ours", "version: 2  # the snapshot changed: "
+                                                      "record the baseline again (sourcegate baseline update)"))
+    said[0] = "Pin actions to a commit SHA: tags move."
+    assert main(["run", str(golden), "--record", "all", "--", *agent]) == 0
+    assert load_golden(str(golden)).version == 3 and load_golden(str(golden)).snapshot_at >= moved.snapshot_at
 
 
 # ------------------------------------------------------------------------------ the recording's clock

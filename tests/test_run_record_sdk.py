@@ -4,9 +4,11 @@ The agent (``tests/support/sdk_agents/tavily_agent.py``) knows only ``$SOURCEGAT
 client's base URL. Recording, the replay server answers its ``POST /search`` by asking Tavily (a
 loopback stand-in, allowed through ``record.allow``, its endpoint set in ``sourcegate.yaml`` as
 record mode allows) with the agent's own parameters and the key from the environment, and keeps
-them in the search entry; its ``POST /extract`` by fetching the page. Replaying, the same route
-answers from the snapshot alone, and the set passes; a parameter that changes the answer is a miss
-whose message names the command that records it.
+them in the search entry; its ``POST /extract`` by asking Tavily's ``/extract`` beside it, never the
+site: the snapshot keeps what Tavily read (a page the site refuses to serve directly included).
+Replaying, the same routes answer from the snapshot alone, and the set passes; a parameter that
+changes the answer is a miss whose message names the command that records it. A recording that
+left something unrecorded exits 3, its last line naming the command that records it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ FAILING = "what does tavily answer with a 500"
 def tavily() -> Any:
     with TavilyApi({"/pinning": ("Pinning actions", f"Pin actions to a full-length commit SHA: {QUOTE}."),
                     "/tags": ("Git tags", "A tag is a name for a commit; it can be moved with --force.")},
-                   failing=frozenset({FAILING})) as api:
+                   failing=frozenset({FAILING}), blocked=frozenset({"/pinning"})) as api:
         yield api
 
 
@@ -90,11 +92,21 @@ def test_a_tavily_python_agent_is_recorded_through_its_provider_route_then_repla
     assert (entry["provider"], entry["query"]) == ("tavily", QUERY)
     assert entry["params"] == {"max_results": 2, "topic": "news"}
     assert [r["url"] for r in entry["response"]["results"]] == [tavily.url("/pinning"), tavily.url("/tags")]
-    assert ("GET", "/pinning") in [(a.method, a.path) for a in tavily.asked]  # the extract, fetched live
+    # the page was read by Tavily, as the agent asked it (the site itself refuses a direct read)
+    [extract] = tavily.extracts
+    assert extract.authorization == f"Bearer {KEY}" and extract.body["urls"] == [tavily.url("/pinning")]
+    assert ("GET", "/pinning") not in [(a.method, a.path) for a in tavily.asked]
+    [kept] = [json.loads(p.read_text(encoding="utf-8")) for p in (golden / "snapshot" / "contents").glob("*.json")]
+    assert (kept["provider"], kept["url"]) == ("tavily", tavily.url("/pinning"))
+    assert kept["response"] == {"results": [{"url": tavily.url("/pinning"), "title": "Pinning actions", "images": [],
+                                             "raw_content": f"# Pinning actions\n\nPin actions to a full-length "
+                                                            f"commit SHA: {QUOTE}."}]}
+    assert not (golden / "snapshot" / "pages").exists()
     assert KEY not in _everything(golden)
     recorded = _trace(golden)
     assert recorded["queries"] == [QUERY] and recorded["replay"]["misses"] == []
     assert [p["url"] for p in recorded["pages"]] == [tavily.url("/pinning")]
+    assert recorded["pages"][0]["text"].startswith("# Pinning actions")  # Tavily's text, not the site's HTML
 
     # the same agent replays offline: the same routes answer from the snapshot, and the set passes
     asked = len(tavily.asked)
@@ -105,7 +117,8 @@ def test_a_tavily_python_agent_is_recorded_through_its_provider_route_then_repla
     trace = _trace(golden)
     assert trace["queries"] == [QUERY] and trace["replay"]["misses"] == []
     assert [r["url"] for r in trace["results"]] == [tavily.url("/pinning"), tavily.url("/tags")]
-    assert [p["url"] for p in trace["pages"]] == [tavily.url("/pinning")] and QUOTE in trace["pages"][0]["text"]
+    assert [p["url"] for p in trace["pages"]] == [tavily.url("/pinning")]
+    assert trace["pages"][0]["text"] == recorded["pages"][0]["text"]  # what Tavily answered when it was recorded
     assert "SDK error" not in trace["answer"]
     [case] = json.loads(report.read_text(encoding="utf-8"))["cases"]
     assert case["hard_failures"] == []
@@ -122,11 +135,17 @@ def test_a_tavily_python_agent_is_recorded_through_its_provider_route_then_repla
 
 
 def test_a_search_the_live_provider_fails_is_a_miss_of_the_case_and_nothing_is_stored(
-        tmp_path: Path, tavily: TavilyApi, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, tavily: TavilyApi, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     golden = _new_set(tmp_path / "mine", tavily, (CASE, "fails"))
     monkeypatch.setenv("TAVILY_LIVE_KEY", KEY)
     _plan(tavily, monkeypatch, {CASE: QUERY, "fails": FAILING})
-    assert main(["run", str(golden), "--record", "--", sys.executable, str(AGENT)]) == 0
+    agent = [sys.executable, str(AGENT)]
+    assert main(["run", str(golden), "--record", "--", *agent]) == 3  # inconclusive: the set is incomplete
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == (f"sourcegate: error: the recording left 1 search unrecorded (each case's replay_miss says which "
+                    f"and why; the traces and what was recorded are written): record them with "
+                    f"`sourcegate run {golden} --record -- {shlex.join(agent)}`")
     assert _trace(golden)["replay"]["misses"] == []
     failed = _trace(golden, "fails")["replay"]
     [miss] = [m for m in failed["misses"] if m["layer"] == "search"]

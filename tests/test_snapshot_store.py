@@ -10,13 +10,16 @@ import pytest
 
 from gate.errors import InputError, SnapshotMiss
 from gate.snapshot.records import (
+    CONTENTS,
     EXTRACTIONS,
     PAGES,
     SEARCH,
     Anchor,
+    ContentsRecord,
     ExtractionRecord,
     PageRecord,
     SearchRecord,
+    contents_key,
     search_key,
     url_key,
 )
@@ -72,6 +75,30 @@ def test_extraction_round_trips(store: SnapshotStore) -> None:
                               anchors=(Anchor("https://example.com/b", "B"),))
     store.put_extraction(record)
     assert store.extraction("https://example.com/a/") == record
+
+
+def test_a_provider_reading_round_trips_beside_the_page_the_site_answered(store: SnapshotStore) -> None:
+    item = {"url": "https://news.example/a", "title": "A", "raw_content": "# A", "images": []}
+    record = ContentsRecord("tavily", "https://news.example/a", {"results": [item]}, recorded_at=WHEN,
+                            params={"extract_depth": "advanced"})
+    assert store.put_contents(record) and not store.put_contents(record)
+    store.put_page(PageRecord(url="https://news.example/a", status=403, body="Access denied"))
+    assert store.contents("tavily", ["http://www.news.example/a/", "https://news.example/b"]) == {
+        "http://www.news.example/a/": record}  # any spelling of the URL; a URL never read is left out
+    assert store.contents("exa", ["https://news.example/a"]) == {}  # each provider's reading is its own
+    assert store.page("https://news.example/a").status == 403
+    entry = json.loads(Path(store.path(CONTENTS, contents_key("tavily", "https://news.example/a"))).read_text())
+    assert entry["format"] == "sourcegate-contents/1" and entry["response"] == {"results": [item]}
+
+
+@pytest.mark.parametrize("response", [
+    {"failed_results": [{"url": "https://news.example/a", "error": "Failed to fetch url"}]},
+    {"results": []},
+])
+def test_a_reading_the_provider_failed_is_never_recorded(store: SnapshotStore,
+                                                         response: dict[str, list[object]]) -> None:
+    with pytest.raises(InputError, match="errors are never cached"):
+        store.put_contents(ContentsRecord("tavily", "https://news.example/a", response))
 
 
 def test_a_miss_names_the_layer_the_key_and_the_folder(store: SnapshotStore) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gate.model import Page, Run
-from gate.snapshot.records import PageRecord, SearchRecord
+from gate.snapshot.records import ContentsRecord, PageRecord, SearchRecord
 from gate.snapshot.store import SnapshotIndex, SnapshotStore
 from gate.snapshot.verify import render, verify
 
@@ -69,3 +69,12 @@ def test_a_fetch_that_failed_transiently_is_not_required(tmp_path: Path) -> None
     ))
     coverage = verify([run], _index(tmp_path))
     assert coverage.misses[0].missing_pages == ("https://x.test/gone",)  # a 404 is an answer: recordable
+
+
+def test_a_page_a_provider_read_covers_the_run_that_read_it(tmp_path: Path) -> None:
+    store = SnapshotStore(str(tmp_path / "snapshot"))
+    store.put_contents(ContentsRecord("tavily", "https://news.example/pinning",
+                                      {"results": [{"url": "https://news.example/pinning", "raw_content": "x"}]}))
+    index = store.index()
+    assert index.has_read("http://www.news.example/pinning/") and not index.has_page("https://news.example/pinning")
+    assert verify([_run("read-by-tavily", (), ("https://news.example/pinning",))], index).covered

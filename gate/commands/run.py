@@ -11,6 +11,10 @@ are written. With ``--check``, the gate runs on the produced runs right after, w
 the traces are written (agent failures and misses are in them, for ``sourcegate check``). The
 folder of the traces and, with ``--check``, every report path are checked before the first agent
 starts (:mod:`gate.deliver.targets`).
+
+A recording ends as :mod:`gate.commands.recorded` says: one that left searches or pages unrecorded
+exits 3 once the traces are written, its last line the command that records them; ``--record all``
+of every case moves ``snapshot_at`` to the recording's time.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from gate.commands import check
 from gate.commands.base import Subparsers
 from gate.commands.cases import case_pick
 from gate.commands.check import add_check_options
+from gate.commands.recorded import end_recording
 from gate.deliver.targets import Target, check_targets
 from gate.errors import InputError, Interrupted
 from gate.exitcodes import ExitCode
@@ -151,6 +156,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as e:  # every agent and what it started is ended by then (gate.runner)
         raise Interrupted(f"every agent stopped, nothing written; {kept} kept as it was") from e
     _log(args)(f"sourcegate run: wrote {len(summary.runs)} trace(s) to {summary.folder}")
+    if args.record is not None:
+        end_recording(args.golden, summary.runs, command, afresh=args.record == "all", every_case=pick is None,
+                      log=_log(args))
     if planned is None:
         return ExitCode.PASS
     # The runs the agents just gave are checked as they are in memory, not read back from the files.

@@ -15,6 +15,15 @@ the query and ``params`` in the query string; POST sends them as a JSON object, 
 own parameters when the agent asked through the provider's route (they win over ``params``). ``key_in`` says
 where the key goes: ``header:NAME``, ``query:NAME``, ``json:NAME`` or ``bearer`` (for any other
 provider, ``header:X-Api-Key`` unless said). A secret in ``endpoint`` or ``params`` is refused.
+
+Two providers also read pages for the agent, at the sibling of their search endpoint (the last
+segment of its path replaced, its query kept), with the same key in the same place:
+
+    tavily    POST https://api.tavily.com/extract      {"urls": [...], extract_depth, format, query, ...}
+    exa       POST https://api.exa.ai/contents         {"urls": [...], text, highlights, livecrawl, ...}
+
+The request carries the agent's own parameters but its key and its URLs (the URLs are sent as the
+agent gave them); ``params`` are the search's and are not sent.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from gate.config import SearchProviderConfig
 from gate.errors import InputError
@@ -45,6 +54,8 @@ class SearchProvider:
     key_in: str = "header:X-Api-Key"
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     endpoint_env: str | None = None
+    contents: str | None = None
+    """the last path segment of the endpoint that reads pages (``extract``), beside the search's; None: none"""
 
     def sent(self, asked: Mapping[str, Any] | None) -> dict[str, Any]:
         """The parameters a search sends but its query and key: ``params``, and over them the ones
@@ -56,7 +67,19 @@ class SearchProvider:
     def call(self, endpoint: str, query: str, key: str | None, asked: Mapping[str, Any] | None = None) -> Call:
         """The request for ``query`` at ``endpoint``, with ``key`` where the API expects it and the
         parameters :meth:`sent` says."""
-        values: dict[str, Any] = {**self.sent(asked), self.query_param: query}
+        return self._keyed(self.method, endpoint, {**self.sent(asked), self.query_param: query}, key)
+
+    def read_sent(self, asked: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The parameters a read of pages sends but its URLs and key: the agent's own (not ``params``)."""
+        _, _, key_name = self.key_in.partition(":")
+        return {k: v for k, v in (asked or {}).items()
+                if k not in ("urls", "ids", key_name) and v is not None and not is_secret_name(k)}
+
+    def read_call(self, endpoint: str, urls: list[str], key: str | None, asked: Mapping[str, Any] | None) -> Call:
+        """The request that asks the provider to read ``urls`` at its contents ``endpoint`` (a JSON POST)."""
+        return self._keyed("POST", endpoint, {**self.read_sent(asked), "urls": urls}, key)
+
+    def _keyed(self, method: str, endpoint: str, values: dict[str, Any], key: str | None) -> Call:
         headers = {"Accept": "application/json"}
         if key is not None:
             place, _, name = self.key_in.partition(":")
@@ -66,7 +89,7 @@ class SearchProvider:
                 headers[name] = key
             else:  # query or json: wherever the values go
                 values[name] = key
-        if self.method == "GET":
+        if method == "GET":
             return Call("GET", endpoint, params=MappingProxyType(values), json=None, headers=headers)
         return Call("POST", endpoint, params=MappingProxyType({}), json=values, headers=headers)
 
@@ -89,8 +112,10 @@ SEARCH_PROVIDERS: Mapping[str, SearchProvider] = MappingProxyType({
                       "header:X-Subscription-Token"),
     "bing": SearchProvider("bing", "https://api.bing.microsoft.com/v7.0/search", "GET", "q", "BING_SUBSCRIPTION_KEY",
                      "header:Ocp-Apim-Subscription-Key"),
-    "tavily": SearchProvider("tavily", "https://api.tavily.com/search", "POST", "query", "TAVILY_API_KEY", "bearer"),
-    "exa": SearchProvider("exa", "https://api.exa.ai/search", "POST", "query", "EXA_API_KEY", "header:x-api-key"),
+    "tavily": SearchProvider("tavily", "https://api.tavily.com/search", "POST", "query", "TAVILY_API_KEY", "bearer",
+                             contents="extract"),
+    "exa": SearchProvider("exa", "https://api.exa.ai/search", "POST", "query", "EXA_API_KEY", "header:x-api-key",
+                          contents="contents"),
     "serper": SearchProvider("serper", "https://google.serper.dev/search", "POST", "q", "SERPER_API_KEY",
                        "header:X-API-KEY"),
 })
@@ -117,6 +142,14 @@ def provider_for(name: str, settings: SearchProviderConfig, allow: AllowList,
         if problem is not None:
             raise InputError(problem, file=file, path=json_path([*at, "endpoint"]))
     return provider
+
+
+def sibling(endpoint: str, segment: str) -> str:
+    """``endpoint`` with the last segment of its path replaced by ``segment`` (its query kept):
+    ``https://api.tavily.com/search`` -> ``https://api.tavily.com/extract``."""
+    parts = urlsplit(endpoint)
+    head, _, _ = parts.path.rstrip("/").rpartition("/")
+    return urlunsplit(parts._replace(path=f"{head}/{segment}"))
 
 
 def endpoint_problem(endpoint: str, allow: AllowList, *, from_env: bool = False) -> str | None:

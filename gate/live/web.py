@@ -1,6 +1,8 @@
-"""The live web behind record mode: one search or one page fetch, as the record the store keeps.
+"""The live web behind record mode: one search, one provider's reading of pages, or one page fetch,
+as the records the store keeps.
 
     LiveWeb.search(provider, query, params) -> SearchRecord   the provider's JSON, the key scrubbed out
+    LiveWeb.contents(provider, urls, params) -> {url: ContentsRecord | Unread}   the provider's reading
     LiveWeb.fetch(url)              -> PageRecord     status, final URL, content type, body text
 
 Every failure is a :class:`gate.errors.LiveWebError` (refused, too large, past the deadline,
@@ -18,7 +20,7 @@ import codecs
 import json
 import os
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from email.message import Message
@@ -32,13 +34,14 @@ from gate.config import Config, RecordConfig
 from gate.errors import FetchRefused, FetchTimeout, GateError, InputError, LiveWebError, SearchFailed
 from gate.files.jsonio import parse_json_bounded
 from gate.live.policy import AllowList, parse_allow
-from gate.live.providers import Call, SearchProvider, endpoint_problem, provider_for
+from gate.live.providers import Call, SearchProvider, endpoint_problem, provider_for, sibling
 from gate.live.target import request_target
 from gate.live.transport import AddressRefused, Deadline, Guard, Resolve, guarded_session, read_body
-from gate.snapshot.records import ExchangeRecord, PageRecord, SearchRecord
+from gate.snapshot.contents import CONTENTS_APIS, Unread, split_answer
+from gate.snapshot.records import ContentsRecord, ExchangeRecord, PageRecord, SearchRecord
 from gate.snapshot.store import search_failure
 from gate.text.redact import is_secret_name, redact, scrub, scrub_exception
-from gate.urls.weburl import resolve
+from gate.urls.weburl import WebURL, resolve
 from gate.version import __version__
 
 USER_AGENT = f"sourcegate/{__version__} (record mode)"
@@ -89,16 +92,56 @@ class LiveWeb:
         ``params``: the agent's own parameters (the request a provider's route read, but its query and
         key), sent over the configured ones; the record then keeps every parameter sent but the query
         and the key (None without them: sourcegate's own ``GET /search`` names none)."""
-        chosen = self.providers.get(provider)
+        chosen = self._provider(provider)
+        endpoint, key = self._endpoint(chosen), self._key(chosen)
+        secrets = _secrets(endpoint, key)
+        what = f"search {provider!r} for {query!r} ({redact(endpoint, secrets)})"
+        data = self._ask(chosen.call(endpoint, query, key, params), what, secrets)
+        kept = None if params is None else scrub(chosen.sent(params), secrets)
+        return SearchRecord(provider=provider, query=query, response=scrub(data, secrets), recorded_at=self.clock(),
+                            params=kept)
+
+    def contents(self, provider: str, urls: Sequence[str],
+                 params: Mapping[str, Any] | None = None) -> dict[str, ContentsRecord | Unread]:
+        """Ask ``provider`` to read ``urls`` (Tavily's ``/extract``, Exa's ``/contents``) with the agent's own
+        ``params``; each URL's part of its answer (:mod:`gate.snapshot.contents`), or why it was not read.
+
+        A URL that would be refused as a page fetch (another scheme, userinfo, a secret in its query)
+        is not sent: a snapshot is committed. A failure of the whole request (no key, an error, a
+        timeout) is a SearchFailed or a LiveWebError, as for a search."""
+        chosen = self._provider(provider)
+        api = CONTENTS_APIS.get(provider)
+        if api is None or chosen.contents is None:
+            raise SearchFailed(f"the search provider {provider!r} reads no pages for sourcegate (only "
+                               f"{', '.join(CONTENTS_APIS)} do): read the page through /page or /fetch")
+        out: dict[str, ContentsRecord | Unread] = {}
+        for url in urls:
+            why = _unsendable(url)
+            if why is not None:
+                out[url] = Unread(url, why)
+        sent = [u for u in dict.fromkeys(urls) if u not in out]
+        if not sent:
+            return out
+        endpoint, key = sibling(self._endpoint(chosen), chosen.contents), self._key(chosen)
+        secrets = _secrets(endpoint, key)
+        what = f"{provider} reading {len(sent)} page(s) ({redact(endpoint, secrets)})"
+        data = self._ask(chosen.read_call(endpoint, sent, key, params), what, secrets)
+        if not isinstance(data, dict):
+            raise SearchFailed(f"{what}: the answer is a JSON array, not the provider's object")
+        kept = None if params is None else scrub(chosen.read_sent(params), secrets)
+        got = {**split_answer(api, scrub(data, secrets), sent, self.clock(), kept), **out}
+        return {url: got[url] for url in dict.fromkeys(urls)}  # in the order asked
+
+    def _provider(self, name: str) -> SearchProvider:
+        chosen = self.providers.get(name)
         if chosen is None:
             known = ", ".join(self.providers) or "none"
-            raise SearchFailed(f"no search provider {provider!r} is configured for recording "
+            raise SearchFailed(f"no search provider {name!r} is configured for recording "
                                f"(record.search in sourcegate.yaml has: {known})")
-        endpoint, key = self._endpoint(chosen), self._key(chosen)
-        secrets = [key] if key else []
-        secrets += [v for k, v in parse_qsl(urlsplit(endpoint).query) if is_secret_name(k)]
-        call = chosen.call(endpoint, query, key, params)
-        what = f"search {provider!r} for {query!r} ({redact(endpoint, secrets)})"
+        return chosen
+
+    def _ask(self, call: Call, what: str, secrets: list[str]) -> Any:
+        """The provider's JSON answer to ``call``: an object or an array, never an error (SearchFailed)."""
         with self._session(secrets, what) as (session, deadline):
             response = self._send(session, call, deadline)
             with response:
@@ -120,9 +163,7 @@ class LiveWeb:
         why = search_failure(data)
         if why is not None:
             raise SearchFailed(f"{what}: the provider answered an error ({redact(why, secrets)}); not recorded")
-        kept = None if params is None else scrub(chosen.sent(params), secrets)
-        return SearchRecord(provider=provider, query=query, response=scrub(data, secrets), recorded_at=self.clock(),
-                            params=kept)
+        return data
 
     def _endpoint(self, provider: SearchProvider) -> str:
         if provider.endpoint_env is not None and self.environ.get(provider.endpoint_env):
@@ -155,11 +196,7 @@ class LiveWeb:
         (:func:`gate.urls.weburl.parse_web`), and so is every redirect.
         """
         shown = redact(url)
-        current = request_target(url, shown)
-        secret = next((k for k, _ in parse_qsl(current.query or "") if is_secret_name(k)), None)
-        if secret is not None:
-            raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {secret!r}; "
-                               "a snapshot is committed, so it is never recorded")
+        current = _target(url)
         with self._session([], shown) as (session, deadline):
             for hop in range(self.settings.max_redirects + 1):
                 where = f"redirect hop {hop} to {redact(current.request_url())} from {shown}" if hop else shown
@@ -239,6 +276,32 @@ class LiveWeb:
                                json=None if call.json is None else dict(call.json), headers=headers,
                                allow_redirects=False, stream=True,
                                timeout=(min(CONNECT_TIMEOUT, deadline.remaining()), deadline.remaining()))
+
+
+def _secrets(endpoint: str, key: str | None) -> list[str]:
+    """The values never to be shown of a request to a provider: its key, and any secret in its endpoint."""
+    return ([key] if key else []) + [v for k, v in parse_qsl(urlsplit(endpoint).query) if is_secret_name(k)]
+
+
+def _target(url: str, verb: str = "fetched") -> WebURL:
+    """``url`` as it is requested; FetchRefused when it may not be (:func:`request_target`), or when its
+    query carries a secret: a snapshot is committed, and the URL is its key."""
+    shown = redact(url)
+    target = request_target(url, shown, verb=verb)
+    secret = next((k for k, _ in parse_qsl(target.query or "") if is_secret_name(k)), None)
+    if secret is not None:
+        raise FetchRefused(f"refused: {shown} carries a secret in its query parameter {secret!r}; "
+                           "a snapshot is committed, so it is never recorded")
+    return target
+
+
+def _unsendable(url: str) -> str | None:
+    """Why a URL is not sent to a provider to be read (a fetch would refuse it too), or None."""
+    try:
+        _target(url, "read")
+    except FetchRefused as e:
+        return str(e)
+    return None
 
 
 def _charset(content_type: str | None) -> str:

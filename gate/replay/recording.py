@@ -8,17 +8,19 @@
                    same session get what it recorded
 
 ``new-episodes`` and ``record`` are the VCR modes of the same names (``record`` is VCR's ``all``).
-A search goes to the provider ``record.search`` configures; a fetch is a guarded live GET
+A search goes to the provider ``record.search`` configures; so does a provider's reading of pages
+(Tavily's extract, Exa's contents): the provider reads them, with the agent's own parameters, and
+what it answered of each URL is stored (:mod:`gate.snapshot.contents`); a fetch is a guarded live GET
 (:class:`gate.live.LiveWeb`). A fetched page is stored with its extraction
 (:func:`gate.snapshot.extract.extract_page`); ``/extract`` of a page the snapshot holds without its
 extraction derives it from the stored page, without the network. Failures (a refused address, a
-body over the cap, a timeout, a provider's error, a transient HTTP status) are answered to the
-client and never stored: the next session tries again. An entry recorded again with the same
-content keeps its ``recorded_at`` or ``fetched_at``, so its file does not change: only what the web
-changed shows in the diff and bumps the version.
+body over the cap, a timeout, a provider's error, a transient HTTP status, a URL the provider could
+not read) are answered to the client and never stored: the next session tries again. An entry
+recorded again with the same content keeps its ``recorded_at`` or ``fetched_at``, so its file does
+not change: only what the web changed shows in the diff and bumps the version.
 
 :class:`RecordingSource` notes each entry a session added or changed; :func:`finish` says which on
-the log, writes them to ``snapshot/RECORDED.json`` (``sourcegate-recorded/1``) and bumps the golden
+the log, writes them to ``snapshot/RECORDED.json`` (``sourcegate-recorded/2``) and bumps the golden
 set's ``version`` (see :mod:`gate.snapshot.version`), since its baseline was measured on a web that
 no longer is the snapshot's. While it serves, each entry recorded is reported to the
 :class:`gate.term.progress.Progress` it is given (the total is unknown: the agent decides).
@@ -26,9 +28,11 @@ no longer is the snapshot's. While it serves, each entry recorded is reported to
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from typing import Any, TextIO, TypeVar
 
@@ -37,17 +41,21 @@ from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import write_file
 from gate.live.web import LiveWeb
 from gate.replay.serve import DEFAULT_HOST, ReplayServer
+from gate.snapshot.contents import Unread
 from gate.snapshot.extract import extract_page
 from gate.snapshot.records import (
+    CONTENTS,
     EXCHANGES,
     EXTRACTIONS,
     PAGES,
     SEARCH,
+    ContentsRecord,
     ExchangeRecord,
     ExtractionRecord,
     Layer,
     PageRecord,
     SearchRecord,
+    contents_key,
     exchange_key,
     normalise_query,
     search_key,
@@ -63,7 +71,7 @@ _T = TypeVar("_T")
 REPLAY, NEW_EPISODES, RECORD = "replay", "new-episodes", "record"
 MODES = (REPLAY, NEW_EPISODES, RECORD)
 RECORDED_FILE = "RECORDED.json"
-RECORDED_FORMAT = "sourcegate-recorded/1"
+RECORDED_FORMAT = "sourcegate-recorded/2"
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,8 @@ class Recorded:
 
     def describe(self) -> str:
         """One line: what the snapshot now holds that it did not."""
-        what = f"{self.provider}: {self.query!r}" if self.layer == SEARCH.name else str(self.url)
+        what = (f"{self.provider}: {self.query!r}" if self.layer == SEARCH.name
+                else f"{self.url} (read by {self.provider})" if self.layer == CONTENTS.name else str(self.url))
         return f"{self.change} {self.layer} {what} ({self.file})"
 
 
@@ -196,6 +205,51 @@ class RecordingSource:
         if why is not None:
             raise LiveWebError(f"{method} {redact(url)}: {why}; not recorded, the next request tries again")
         return record
+    def contents(self, provider: str, urls: Sequence[str],
+                 params: Mapping[str, Any] | None = None) -> dict[str, ContentsRecord | Unread]:
+        """What ``provider`` read of each URL: stored, or read live (the URLs the session has not recorded
+        sent in one request, with the agent's ``params``) and stored; a URL it did not read is answered as it
+        said it, and never stored."""
+        keys = {url: contents_key(provider, url) for url in dict.fromkeys(urls)}
+        out: dict[str, ContentsRecord | Unread] = {}
+        with ExitStack() as held:
+            for key in sorted(set(keys.values())):  # always in one order: no two requests deadlock
+                held.enter_context(self._one(CONTENTS, key))
+            wanted = [u for u, k in keys.items() if not self._replays(CONTENTS, k)]
+            out.update(self.store.contents(provider, [u for u in keys if u not in wanted]))
+            if wanted:
+                out.update(self._read_live(provider, wanted, params, keys))
+        return {u: out[u] for u in keys if u in out}
+
+    def _read_live(self, provider: str, urls: list[str], params: Mapping[str, Any] | None,
+                   keys: Mapping[str, str]) -> dict[str, ContentsRecord | Unread]:
+        try:
+            read = self.web.contents(provider, urls, params)
+        except LiveWebError as e:
+            with self._lock:
+                self._failed.extend(Failed(CONTENTS.name, redact(f"{u} (read by {provider})", self.secrets),
+                                           redact(str(e), self.secrets)) for u in urls)
+            raise
+        out: dict[str, ContentsRecord | Unread] = {}
+        for url, got in read.items():
+            if isinstance(got, Unread):
+                with self._lock:
+                    self._failed.append(Failed(CONTENTS.name, redact(f"{url} (read by {provider})", self.secrets),
+                                               redact(got.reason, self.secrets)))
+                out[url] = got
+                continue
+            old = self._stored(CONTENTS, keys[url], functools.partial(self._stored_contents, provider, url))
+            same = old is not None and replace(old, recorded_at=None) == replace(got, recorded_at=None)
+            record = old if same and old is not None else got  # the same reading again keeps its recorded_at
+            self._keep(CONTENTS, keys[url], functools.partial(self.store.put_contents, record), provider=provider,
+                       url=url)
+            out[url] = record
+        return out
+
+    # ------------------------------------------------------------------------------------- helpers
+
+    def _stored_contents(self, provider: str, url: str) -> ContentsRecord | None:
+        return self.store.contents(provider, [url]).get(url)
 
     def _one(self, layer: Layer, key: str) -> threading.Lock:
         """The lock of one entry: concurrent requests for it wait for one live answer (a paid search once)."""
@@ -281,7 +335,7 @@ class Session:
 
 
 def recorded_document(mode: str, recorded: tuple[Recorded, ...], bump: VersionBump | None) -> dict[str, Any]:
-    """The ``sourcegate-recorded/1`` document of a session (pure)."""
+    """The ``sourcegate-recorded/2`` document of a session (pure)."""
     entries: list[Mapping[str, Any]] = [
         {k: v for k, v in vars(r).items() if v is not None} for r in recorded]
     return {"format": RECORDED_FORMAT, "mode": mode,

@@ -1,9 +1,10 @@
 """The snapshot's data: recorded search calls, page fetches and extractions, so an agent can be re-run.
 
-``records`` holds the three formats and their keys, ``store`` reads and records them (one small
+``records`` holds the formats and their keys, ``store`` reads and records them (one small
 JSON file per entry, content-addressed), ``build`` derives them from a golden set's recorded
 runs, ``verify`` checks that every run is covered, ``parsers`` reads a provider's results out of
-its JSON, ``extract`` makes a page's extraction and ``version`` bumps the set's version. A missing
+its JSON, ``contents`` cuts a provider's reading of pages into one part per URL, ``extract`` makes a
+page's extraction and ``version`` bumps the set's version (and moves its ``snapshot_at``). A missing
 recording is a :class:`gate.errors.SnapshotMiss`, never a live call. The server that answers the
 agent from them is :mod:`gate.replay`; the one door to the live web, :mod:`gate.live`. See
 docs/snapshots.md. Names load on first use, so the CLI's parser stays cheap.
@@ -36,16 +37,21 @@ _EXPORTS: dict[str, str] = {
     "extract_page": "gate.snapshot.extract",
     "VersionBump": "gate.snapshot.version",
     "bump_version": "gate.snapshot.version",
+    "SnapshotAtMove": "gate.snapshot.version",
+    "move_snapshot_at": "gate.snapshot.version",
+    "ContentsRecord": "gate.snapshot.records",
 }
 
 __all__ = [
     "Anchor",
     "BuildResult",
     "CaseCoverage",
+    "ContentsRecord",
     "Coverage",
     "ExtractionRecord",
     "PageRecord",
     "BuildPlan",
+    "SnapshotAtMove",
     "SearchRecord",
     "SnapshotIndex",
     "SnapshotStore",
@@ -55,6 +61,7 @@ __all__ = [
     "extract_page",
     "normalise_query",
     "build_plan",
+    "move_snapshot_at",
     "search_key",
     "snapshot_dir",
     "url_key",
@@ -69,6 +76,7 @@ if TYPE_CHECKING:
     from gate.snapshot.build import BuildPlan, BuildResult, build, build_plan
     from gate.snapshot.extract import extract_page
     from gate.snapshot.records import (
+        ContentsRecord,
         ExtractionRecord,
         PageRecord,
         SearchRecord,
@@ -78,5 +86,5 @@ if TYPE_CHECKING:
     )
     from gate.snapshot.store import SnapshotIndex, SnapshotStore, snapshot_dir
     from gate.snapshot.verify import CaseCoverage, Coverage, verify
-    from gate.snapshot.version import VersionBump, bump_version
+    from gate.snapshot.version import SnapshotAtMove, VersionBump, bump_version, move_snapshot_at
     from gate.urls.anchors import Anchor

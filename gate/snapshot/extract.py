@@ -11,6 +11,7 @@ would keep of it:
 - Anything else (plain text, markdown): the body as it is, and its markdown and HTML links, as
   ``snapshot build`` finds them in a run's text (:mod:`gate.urls.anchors`); no date.
 
+:func:`page_title` reads an HTML page's ``<title>`` (what a provider's extract gives as its title).
 Pure: nothing is fetched, and the same page always gives the same extraction.
 """
 
@@ -57,6 +58,16 @@ def extract_page(page: PageRecord) -> ExtractionRecord:
                             anchors=tuple(reader.anchors))
 
 
+def page_title(page: PageRecord) -> str | None:
+    """The text of an HTML page's first ``<title>``, whitespace collapsed; None for another body or none."""
+    if not is_html(page.content_type, page.body):
+        return None
+    reader = _Reader(page.final_url or page.url)
+    reader.feed(page.body)
+    reader.close()
+    return reader.title
+
+
 def _date(value: str | None) -> date | None:
     match = _DATE.match(value or "")
     if match is None:
@@ -79,6 +90,8 @@ class _Reader(HTMLParser):
         self._meta_date: date | None = None
         self._hidden: list[str] = []  # the open hidden elements (nested ones too)
         self._link: tuple[str, list[str]] | None = None
+        self.title: str | None = None
+        self._title: list[str] | None = None  # the words of the first <title>, while it is open
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {name: value or "" for name, value in attrs}
@@ -87,6 +100,8 @@ class _Reader(HTMLParser):
             if name in _DATE_META and self._meta_date is None:
                 self._meta_date = _date(values.get("content"))
             return
+        if tag == "title" and self.title is None and self._title is None:
+            self._title = []
         if tag in _HIDDEN:
             self._hidden.append(tag)
             return
@@ -100,6 +115,9 @@ class _Reader(HTMLParser):
             self._link = (values["href"].strip(), [])
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "title" and self._title is not None:
+            self.title = " ".join("".join(self._title).split()) or None
+            self._title = None
         if tag in _HIDDEN:
             if tag in self._hidden:
                 del self._hidden[len(self._hidden) - 1 - self._hidden[::-1].index(tag):]
@@ -114,6 +132,8 @@ class _Reader(HTMLParser):
             self.lines.append([])
 
     def handle_data(self, data: str) -> None:
+        if self._title is not None:  # read wherever it is, though the <head> is not shown
+            self._title.append(data)
         if self._hidden:
             return
         self.lines[-1].append(data)

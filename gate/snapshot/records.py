@@ -1,16 +1,19 @@
-"""The snapshot formats: their values, their keys and their JSON entries.
+"""The snapshot's formats: their values, their keys and their JSON entries.
 
     layer         folder          format                     key: sha256 of
     search        search/         sourcegate-search/1        provider + the query, whitespace collapsed
     page          pages/          sourcegate-page/1          gate.urls.canonical(url)
     extraction    extractions/    sourcegate-extraction/1    gate.urls.canonical(url)
+    contents      contents/       sourcegate-contents/1      provider + gate.urls.canonical(url)
     exchange      exchanges/      sourcegate-exchange/1      the method, the URL and the body, secrets left out
 
 A key holds exactly what identifies an entry. Query case is kept (search engines treat "US" and
 "us" differently); only whitespace is collapsed, because no engine reads it. Pages are keyed by
-the canonical URL, the same key the checks use to match a citation to what was read. An exchange is
-any other request the agent sent to a host at its real address (a ``POST`` to a page-reading API, say)
-and the response it got, matched as VCR matches them: on the method, the URL and the body, where a
+the canonical URL, the same key the checks use to match a citation to what was read. A page read
+through a provider (Tavily's extract, Exa's contents) is the provider's answer, not the site's: it
+is keyed by the provider too, beside the page the site itself answered. An exchange is any other
+request the agent sent to a host at its real address (a ``POST`` to a page-reading API, say) and
+the response it got, matched as VCR matches them: on the method, the URL and the body, where a
 query parameter or a top-level JSON member with a secret's name (``api_key``, ``token``, ...) is left
 out of both the key and the entry, and a JSON body is compared whatever the order of its members.
 Everything here is pure: the store does the reading and writing.
@@ -36,6 +39,7 @@ SEARCH_FORMAT = "sourcegate-search/1"
 PAGE_FORMAT = "sourcegate-page/1"
 EXTRACTION_FORMAT = "sourcegate-extraction/1"
 EXCHANGE_FORMAT = "sourcegate-exchange/1"
+CONTENTS_FORMAT = "sourcegate-contents/1"
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,8 @@ SEARCH = Layer("search", "search", "snapshot-search", SEARCH_FORMAT)
 PAGES = Layer("page", "pages", "snapshot-page", PAGE_FORMAT)
 EXTRACTIONS = Layer("extraction", "extractions", "snapshot-extraction", EXTRACTION_FORMAT)
 EXCHANGES = Layer("exchange", "exchanges", "snapshot-exchange", EXCHANGE_FORMAT)
-LAYERS = (SEARCH, PAGES, EXTRACTIONS, EXCHANGES)
+CONTENTS = Layer("contents", "contents", "snapshot-contents", CONTENTS_FORMAT)
+LAYERS = (SEARCH, PAGES, EXTRACTIONS, CONTENTS, EXCHANGES)
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,22 @@ class ExchangeRecord:
     recorded_at: datetime | None = None
 
 
+@dataclass(frozen=True)
+class ContentsRecord:
+    """What one provider answered when asked to read one URL (Tavily's ``/extract``, Exa's ``/contents``).
+
+    ``response`` is the provider's answer narrowed to this URL: each of its per-URL lists (Tavily's
+    ``results``, Exa's ``results`` and ``statuses``) holding this URL's items as they came, the key
+    scrubbed out (:mod:`gate.snapshot.contents`). ``params``: the request's parameters but its URLs and
+    key, as for a search."""
+
+    provider: str
+    url: str
+    response: Mapping[str, Any]
+    recorded_at: datetime | None = None
+    params: Mapping[str, Any] | None = None
+
+
 def normalise_query(query: str) -> str:
     """Collapse runs of whitespace and trim the ends; nothing else (case matters to search engines)."""
     return " ".join(query.split())
@@ -153,6 +174,9 @@ def exchange_key(method: str, url: str, body: str) -> str:
     """The file name (without ``.json``) of an exchange entry: the method, the canonical URL without its
     secrets and the body as :func:`exchange_body` keeps it."""
     return _sha256(json.dumps([method.upper(), canonical(exchange_url(url)), exchange_body(body)], ensure_ascii=False))
+def contents_key(provider: str, url: str) -> str:
+    """The file name (without ``.json``) of a contents entry: the provider and the canonical URL."""
+    return _sha256(json.dumps([provider, canonical(url)], ensure_ascii=False))
 
 
 def _time(value: datetime | None) -> str | None:
@@ -236,6 +260,19 @@ def exchange_record(data: Mapping[str, Any], file: str) -> ExchangeRecord:
                           recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"))
 
 
+def contents_entry(record: ContentsRecord) -> dict[str, Any]:
+    """The JSON entry of a contents record."""
+    return {
+        "format": CONTENTS_FORMAT,
+        "key": contents_key(record.provider, record.url),
+        "provider": record.provider,
+        "url": record.url,
+        "recorded_at": _time(record.recorded_at),
+        "response": dict(record.response),
+        **({} if record.params is None else {"params": dict(record.params)}),
+    }
+
+
 def search_record(data: Mapping[str, Any], file: str) -> SearchRecord:
     """A search record from an entry that passed its schema."""
     return SearchRecord(provider=data["provider"], query=data["query"], response=data["response"],
@@ -258,10 +295,19 @@ def extraction_record(data: Mapping[str, Any], file: str) -> ExtractionRecord:
                             anchors=anchors)
 
 
+def contents_record(data: Mapping[str, Any], file: str) -> ContentsRecord:
+    """A contents record from an entry that passed its schema."""
+    return ContentsRecord(provider=data["provider"], url=data["url"], response=data["response"],
+                          recorded_at=_parse_time(data["recorded_at"], file, "$.recorded_at"),
+                          params=data.get("params"))
+
+
 def entry_key(layer: Layer, data: Mapping[str, Any]) -> str:
     """The key an entry's own content gives (compared with its file name on load)."""
     if layer is SEARCH:
         return search_key(data["provider"], data["query"])
     if layer is EXCHANGES:
         return exchange_key(data["method"], data["url"], data["request_body"])
+    if layer is CONTENTS:
+        return contents_key(data["provider"], data["url"])
     return url_key(data["url"])

@@ -1,9 +1,10 @@
-"""The snapshot store: one small JSON file per recorded search, page fetch and extraction.
+"""The snapshot store: one small JSON file per recorded search, page fetch, extraction and provider read.
 
     <golden set>/snapshot/
         search/<key>.json         sourcegate-search/1
         pages/<key>.json          sourcegate-page/1
         extractions/<key>.json    sourcegate-extraction/1
+        contents/<key>.json       sourcegate-contents/1 (a page as a provider read it)
 
 Replay is a feature: a lookup that finds nothing raises :class:`gate.errors.SnapshotMiss`, naming
 the layer, the key and the folder. Nothing here ever goes to the network. Every entry is
@@ -40,7 +41,7 @@ import re
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -48,17 +49,23 @@ from gate.errors import InputError, SnapshotMiss
 from gate.files.jsonio import dump_json, load_json, validate
 from gate.files.outputs import write_file
 from gate.load.golden import SNAPSHOT_DIR
+from gate.snapshot.contents import CONTENTS_APIS
 from gate.snapshot.records import (
+    CONTENTS,
     EXCHANGES,
     EXTRACTIONS,
     LAYERS,
     PAGES,
     SEARCH,
+    ContentsRecord,
     ExchangeRecord,
     ExtractionRecord,
     Layer,
     PageRecord,
     SearchRecord,
+    contents_entry,
+    contents_key,
+    contents_record,
     entry_key,
     exchange_entry,
     exchange_key,
@@ -135,11 +142,13 @@ def snapshot_dir(golden_root: str) -> str:
 
 @dataclass(frozen=True)
 class SnapshotIndex:
-    """What a snapshot holds: (provider, query) pairs and the keys of its pages and extractions."""
+    """What a snapshot holds: (provider, query) pairs, the keys of its pages and extractions, and the
+    URL keys (:func:`url_key`) of the pages a provider read (its contents entries)."""
 
     searches: frozenset[tuple[str, str]]
     pages: frozenset[str]
     extractions: frozenset[str]
+    contents: frozenset[str] = frozenset()
 
     def has_query(self, query: str, provider: str | None = None) -> bool:
         """Whether ``query`` was recorded (by ``provider``, or by any provider when None)."""
@@ -151,6 +160,10 @@ class SnapshotIndex:
     def has_page(self, url: str) -> bool:
         """Whether a fetch of ``url`` (or of an equivalent URL) was recorded."""
         return url_key(url) in self.pages
+
+    def has_read(self, url: str) -> bool:
+        """Whether ``url`` was recorded as a page, or as a provider read it (any provider)."""
+        return self.has_page(url) or url_key(url) in self.contents
 
 
 class SnapshotStore:
@@ -195,6 +208,18 @@ class SnapshotStore:
         text = body.decode("utf-8", "replace")
         what = f"{method.upper()} {canonical(exchange_url(url))}" + (" with this body" if text else "")
         return self._get(EXCHANGES, exchange_key(method, url, text), what, exchange_record)
+    def contents(self, provider: str, urls: Sequence[str],
+                 params: Mapping[str, Any] | None = None) -> dict[str, ContentsRecord]:
+        """What ``provider`` answered when asked to read each of ``urls``, for those it recorded (a URL it
+        never recorded is left out: a miss). ``params``, as for a search, are compared by whoever asks."""
+        found: dict[str, ContentsRecord] = {}
+        for url in urls:
+            what = f"provider {provider!r}, URL {canonical(url)}"
+            try:
+                found[url] = self._get(CONTENTS, contents_key(provider, url), what, contents_record)
+            except SnapshotMiss:
+                continue
+        return found
 
     def _get(self, layer: Layer, key: str, what: str, convert: Callable[[Mapping[str, Any], str], _T]) -> _T:
         file = self.path(layer, key)
@@ -260,6 +285,16 @@ class SnapshotStore:
             raise InputError(f"refusing to record {record.method} {record.url}: {why}; errors are never cached",
                              file=self.path(EXCHANGES, exchange_key(record.method, record.url, record.request_body)))
         return self._put(EXCHANGES, exchange_entry(record))
+    def put_contents(self, record: ContentsRecord) -> bool:
+        """Record what a provider read of one URL; a URL it did not read is refused. True when the file changed."""
+        problem = provider_problem(record.provider)
+        api = CONTENTS_APIS.get(record.provider)
+        why = api.unread(record.response) if problem is None and api is not None else None
+        if why is not None:
+            problem = f"refusing to record {record.url}: {why}; errors are never cached"
+        if problem is not None:
+            raise InputError(problem, file=self.path(CONTENTS, contents_key(record.provider, record.url)))
+        return self._put(CONTENTS, contents_entry(record))
 
     def _put(self, layer: Layer, entry: Mapping[str, Any]) -> bool:
         file = self.path(layer, entry["key"])
@@ -290,9 +325,10 @@ class SnapshotStore:
             data = self._load(SEARCH, file)
             searches.add((data["provider"], normalise_query(data["query"])))
         keys = {layer.name: frozenset(self._load(layer, f)["key"] for f in self.files(layer))
-                for layer in LAYERS if layer is not SEARCH}
+                for layer in LAYERS if layer not in (SEARCH, CONTENTS)}
+        read = frozenset(url_key(self._load(CONTENTS, f)["url"]) for f in self.files(CONTENTS))
         return SnapshotIndex(searches=frozenset(searches), pages=keys[PAGES.name],
-                             extractions=keys[EXTRACTIONS.name])
+                             extractions=keys[EXTRACTIONS.name], contents=read)
 
 
 class _ReadCache:

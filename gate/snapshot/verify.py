@@ -1,8 +1,9 @@
 """Is every run of a golden set covered by its snapshot? A pure check, runs and an index in.
 
 A run is covered when each of its queries is in the search layer and each page it read is in the
-page layer (a fetch that failed transiently, HTTP 408, 429 or 5xx, read nothing and is never
-recorded, so it is not asked for): re-running the agent against ``sourcegate snapshot serve`` can
+page layer, or was recorded as a provider read it (the contents layer: Tavily's extract, Exa's
+contents); a fetch that failed transiently, HTTP 408, 429 or 5xx, read nothing and is never
+recorded, so it is not asked for: re-running the agent against ``sourcegate snapshot serve`` can
 then ask for nothing the snapshot lacks, unless the agent itself changed (and that is what the
 gate is there to see).
 A query counts whichever provider recorded it, unless a provider is named. Extractions are not
@@ -59,12 +60,12 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 def verify(runs: Iterable[Run], index: SnapshotIndex, provider: str | None = None) -> Coverage:
-    """Check each run's queries against the search layer and its read pages against the page layer."""
+    """Check each run's queries against the search layer and its read pages against the page and contents layers."""
     cases = []
     for run in runs:
         queries = _unique(q for q in map(normalise_query, run.queries) if not index.has_query(q, provider))
         pages = _unique(canonical(p.url) for p in run.pages
-                        if page_failure(p.status) is None and not index.has_page(p.url))
+                        if page_failure(p.status) is None and not index.has_read(p.url))
         cases.append(CaseCoverage(case=run.case, source=run.source, missing_queries=queries,
                                   missing_pages=pages))
     return Coverage(cases=tuple(cases), provider=provider)

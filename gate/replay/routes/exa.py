@@ -9,8 +9,13 @@
 
 A result's ``text`` is the page the snapshot holds (cut to ``maxCharacters``), else its recorded
 snippet; a page carried in a reply counts as read. An error is ``{"requestId", "error", "tag"}``;
-``exa-py`` raises its ``ValueError`` on it. A URL of ``/contents`` the snapshot lacks has an
-``error`` status (``CRAWL_NOT_FOUND``) and is a miss.
+``exa-py`` raises its ``ValueError`` on it.
+
+``/contents`` is answered URL by URL (:mod:`gate.replay.routes.reading`): Exa's own recorded result
+and status for the URL as they came, when its content options (``text``, ``highlights``,
+``summary``, ``livecrawl``, ``subpages``, ...) are the recording's; else the page the snapshot holds
+(cut to ``maxCharacters``), unless ``subpages`` asks for pages the request does not name; else an
+``error`` status (``CRAWL_NOT_FOUND``) and a miss.
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ from typing import Any
 
 from gate.model import SearchResult
 from gate.replay.routes.base import Api, Reply, Route
-from gate.replay.routes.frozen import FrozenWeb, PageRead, SearchAsk, answer_params
+from gate.replay.routes.frozen import FrozenWeb, PageRead, SearchAsk
+from gate.replay.routes.reading import ContentsAsk, read_contents
 from gate.replay.routes.render import (
     body_ask,
+    contents_reply,
     cut_list,
     iso_day,
     read_pages,
@@ -32,6 +39,7 @@ from gate.replay.routes.render import (
     search_reply,
 )
 from gate.replay.routes.wire import Request, Served
+from gate.snapshot.contents import Narrowed
 
 EXA_PARAMS: dict[str, Any] = {
     "type": "auto", "category": None, "includeDomains": [], "excludeDomains": [], "startCrawlDate": None,
@@ -40,8 +48,13 @@ EXA_PARAMS: dict[str, Any] = {
     "outputSchema": None, "moderation": False,
 }
 """Exa's search parameters that change the results, with their defaults."""
-EXA_CONTENTS_PARAMS: dict[str, Any] = {"subpages": 0, "subpageTarget": None}
-"""Exa's contents parameters that ask for more than the pages named."""
+EXA_CONTENTS_PARAMS: dict[str, Any] = {
+    "text": None, "highlights": None, "summary": None, "livecrawl": None, "livecrawlTimeout": None,
+    "subpages": 0, "subpageTarget": None, "extras": None, "context": None,
+}
+"""Exa's contents parameters that change what it answers of a page, with their defaults."""
+EXA_SUBPAGES: dict[str, Any] = {"subpages": 0, "subpageTarget": None}
+"""Exa's contents parameters that ask for more than the pages named: a page the snapshot holds cannot answer them."""
 
 
 def looks_like_exa(request: Request) -> bool:
@@ -96,24 +109,29 @@ def _results(ask: SearchAsk, found: tuple[SearchResult, ...], body: dict[str, An
 
 def _contents(request: Request, web: FrozenWeb) -> Reply:
     body = request.json_object()
-    urls = request_urls(body.get("urls", body.get("ids")))
-    changed = answer_params(body, EXA_CONTENTS_PARAMS)
-    if changed:
-        why = f"{', '.join(sorted(changed))} asks for pages the request does not name, which the snapshot cannot list"
-        return EXA.refuse(400, why, *(Served("pages", u, "exa", None, False, request.target, why) for u in urls))
+    ask = ContentsAsk.of("exa", request_urls(body.get("urls", body.get("ids"))), body, EXA_CONTENTS_PARAMS,
+                         EXA_SUBPAGES, why="asks for pages the request does not name, which the snapshot cannot list")
+    reads = read_contents(web, ask)
+    if ask.beyond_page is not None and all(r.miss == ask.beyond_page for r in reads):
+        return EXA.refuse(400, ask.beyond_page, *(Served("pages", r.url, "exa", None, False, request.target,
+                                                         ask.beyond_page) for r in reads))
     _, limit, _ = _text_limit({"contents": body})
-    results, statuses, served = [], [], []
-    for url, read, kept in read_pages(urls, "exa", request, web):
-        served.append(kept)
-        status = read.page.status if read is not None and read.page is not None else None
-        if read is None or (status is not None and status >= 400):
-            tag = "CRAWL_NOT_FOUND" if read is None or status == 404 else "CRAWL_LIVECRAWL_TIMEOUT"
-            statuses.append({"id": url, "status": "error", "error": {"tag": tag, "httpStatusCode": status or 404}})
-            continue
-        statuses.append({"id": url, "status": "success"})
-        results.append(_page(url, read, limit))
-    return Reply(200, {"requestId": request_id("exa-contents", *urls), "results": results, "statuses": statuses},
-                 served=tuple(served))
+    lists, served = contents_reply("exa", reads, request, lambda url, read: _page_part(url, read, limit),
+                                   _failed_part)
+    return Reply(200, {"requestId": request_id("exa-contents", *ask.urls), **lists}, served=served)
+
+
+def _page_part(url: str, read: PageRead, limit: int | None) -> Narrowed:
+    """A page the snapshot holds, as Exa's contents says it: an HTTP error is a page it could not crawl."""
+    status = read.page.status if read.page is not None else None
+    if status is not None and status >= 400:
+        tag = "CRAWL_NOT_FOUND" if status == 404 else "CRAWL_LIVECRAWL_TIMEOUT"
+        return {"statuses": [{"id": url, "status": "error", "error": {"tag": tag, "httpStatusCode": status}}]}
+    return {"results": [_page(url, read, limit)], "statuses": [{"id": url, "status": "success"}]}
+
+
+def _failed_part(url: str, _why: str) -> Narrowed:
+    return {"statuses": [{"id": url, "status": "error", "error": {"tag": "CRAWL_NOT_FOUND", "httpStatusCode": 404}}]}
 
 
 def _page(url: str, read: PageRead, limit: int | None) -> dict[str, Any]:

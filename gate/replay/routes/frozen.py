@@ -9,15 +9,19 @@ parameter that changes the answer differs from the recording's (a recording that
 them was asked with the provider's defaults), or when it asks for more results than were recorded.
 A page is read from the page layer (status, final URL, dates) and its extraction (the clean text).
 
+A provider's reading of pages (Tavily's extract, Exa's contents) is answered URL by URL
+(:mod:`gate.replay.routes.reading`).
+
 Record mode (the server's source records what the store lacks, :mod:`gate.replay.recording`): a
 search or a page the store cannot answer, in any provider's recording, is asked of the source, which
 records it live; a search goes to the provider with the request's own parameters (:attr:`SearchAsk.sent`),
-kept in the record. With ``afresh`` (``record`` mode, ``--record all``) the source is asked first.
+kept in the record, and so does a provider's reading of pages: the provider reads them, not the
+site. With ``afresh`` (``record`` mode, ``--record all``) the source is asked first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -25,8 +29,10 @@ from typing import Any, Protocol
 from gate.errors import InputError, LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
 from gate.replay.routes.wire import BadRequest, Request, Served, Unrecorded
+from gate.snapshot.contents import Unread
 from gate.snapshot.parsers import PARSERS, parse_results
 from gate.snapshot.records import (
+    ContentsRecord,
     ExchangeRecord,
     ExtractionRecord,
     PageRecord,
@@ -62,6 +68,12 @@ class ReplaySource(Protocol):
         """The response to ``method`` of ``url`` with ``body`` (any other request at a host's real address);
         SnapshotMiss or LiveWebError when there is none. ``headers`` (names in lower case) go with a
         recording source's live request, credentials included, and are never kept."""
+    def contents(self, provider: str, urls: Sequence[str],
+                 params: Mapping[str, Any] | None = None) -> Mapping[str, ContentsRecord | Unread]:
+        """What ``provider`` read of each of ``urls``: its record, or (record mode) why it read nothing; a
+        URL the source has nothing for is left out (a miss); LiveWebError when the whole request failed.
+
+        ``params``: the request's parameters but its URLs and key, as for :meth:`search`."""
 
 
 def count_of(value: Any, name: str) -> int | None:
@@ -177,7 +189,8 @@ class FrozenWeb:
         ``secrets``: the values never to be answered (the keys a recording source holds); ``afresh``:
         the source records everything again, so it is asked before the store."""
         self.source, self.store, self.secrets = source, store, secrets
-        self._first: ReplaySource = source if afresh else store
+        self.first: ReplaySource = source if afresh else store
+        """what is asked first: the store, or with ``afresh`` the source"""
 
     def search(self, ask: SearchAsk, request: Request,
                echoed: Callable[[Any], Mapping[str, Any]] | None = None) -> SearchFound | tuple[Served, str]:
@@ -202,12 +215,9 @@ class FrozenWeb:
         kept = dict(record.params) if record.params is not None else (
             dict(echoed(record.response)) if echoed is not None and own else {})
         asked = _recorded_count(kept.get(ask.count_param)) if ask.count_param else None
-        recorded = answer_params(kept, ask.defaults)
-        for name in sorted(set(ask.params) | set(recorded)):
-            if ask.params.get(name) != recorded.get(name):
-                why = (f"{name} {_shown(ask.params.get(name))} differs from the recording's "
-                       f"{_shown(recorded.get(name))}")
-                return self._miss(ask, request, why, f"{why} (recorded by {record.provider!r})")
+        why = params_differ(ask.params, kept, ask.defaults)
+        if why is not None:
+            return self._miss(ask, request, why, f"{why} (recorded by {record.provider!r})")
         # fewer results than the recording asked for are all there were; otherwise more may exist
         exhausted = isinstance(asked, int) and len(results) < asked
         if ask.count is not None and ask.count > len(results) and ask.count != ask.count_default and not exhausted:
@@ -219,11 +229,15 @@ class FrozenWeb:
         """The page at ``url`` and its extraction; SnapshotMiss when the snapshot holds neither (in record
         mode, LiveWebError when the live web gave nothing to record)."""
         try:
-            return self._read(self._first, url)
+            return self._read(self.first, url)
         except SnapshotMiss:
-            if self._first is self.source:
+            if self.first is self.source:
                 raise
         return self._read(self.source, url)  # record mode: what the store lacks, recorded
+
+    def stored_page(self, url: str) -> PageRead:
+        """The page at ``url`` as the store holds it, never asked of the live web; SnapshotMiss without one."""
+        return self._read(self.store, url)
 
     def _read(self, source: ReplaySource, url: str) -> PageRead:
         page = extraction = None
@@ -245,7 +259,7 @@ class FrozenWeb:
         """The first recording of the query: the provider's own, then any other's the store holds; in
         record mode, what none holds is asked of the source, with the request's parameters."""
         try:
-            return self._first.search(ask.provider, ask.query, ask.sent)
+            return self.first.search(ask.provider, ask.query, ask.sent)
         except SnapshotMiss as first:
             for other in (NEUTRAL, *PARSERS):
                 if other != ask.provider:
@@ -253,7 +267,7 @@ class FrozenWeb:
                         return self.store.search(other, ask.query)
                     except SnapshotMiss:
                         continue
-            if self._first is self.source:
+            if self.first is self.source:
                 raise first from None
         return self.source.search(ask.provider, ask.query, ask.sent)  # record mode: recorded live
 
@@ -261,6 +275,16 @@ class FrozenWeb:
     def _miss(ask: SearchAsk, request: Request, reason: str, message: str) -> tuple[Served, str]:
         served = Served("search", normalise_query(ask.query), ask.provider, None, False, request.target, reason)
         return served, message
+
+
+def params_differ(asked: Mapping[str, Any], kept: Mapping[str, Any], defaults: Mapping[str, Any]) -> str | None:
+    """How the parameters ``asked`` (normalised) differ from those a recording ``kept`` (read through
+    ``defaults``): the first that differs, by name, or None when the recording answers them."""
+    recorded = answer_params(kept, defaults)
+    for name in sorted(set(asked) | set(recorded)):
+        if asked.get(name) != recorded.get(name):
+            return f"{name} {_shown(asked.get(name))} differs from the recording's {_shown(recorded.get(name))}"
+    return None
 
 
 def _recorded_count(value: Any) -> int | None:

@@ -2,7 +2,9 @@
 
 :func:`search_reply` answers a :class:`gate.replay.routes.frozen.SearchAsk` in a provider's shape:
 its own recorded JSON as it came (the result list cut to the count asked), else the recorded results
-rendered by the route. :func:`read_pages` reads the URLs of an extract request, each a hit or a miss.
+rendered by the route. :func:`read_pages` reads the URLs of an extract request, each a hit or a miss;
+:func:`contents_reply` puts the answers to a provider's reading of pages
+(:func:`gate.replay.routes.reading.read_contents`) back into the provider's per-URL lists.
 """
 
 from __future__ import annotations
@@ -16,13 +18,19 @@ from gate.errors import LiveWebError, SnapshotMiss
 from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED, SearchResult
 from gate.replay.routes.base import Api, Reply
 from gate.replay.routes.frozen import FrozenWeb, PageRead, SearchAsk, SearchFound
+from gate.replay.routes.reading import ContentsRead
 from gate.replay.routes.wire import BadRequest, Request, Served
+from gate.snapshot.contents import CONTENTS_APIS, Narrowed, joined, part_text
 from gate.text.redact import redact
 
 Render = Callable[[SearchAsk, tuple[SearchResult, ...]], Any]
 """The recorded results of a search in the provider's response shape."""
 Cut = Callable[[Any, int], Any]
 """The provider's own recorded JSON with its result list cut to a count."""
+PagePart = Callable[[str, PageRead], Narrowed]
+"""A page the snapshot holds, as the provider's per-URL lists would carry it."""
+FailedPart = Callable[[str, str], Narrowed]
+"""A URL the provider did not read (or the snapshot lacks) and why, in the provider's per-URL lists."""
 
 
 def search_reply(api: Api, ask: SearchAsk, request: Request, web: FrozenWeb, render: Render, cut: Cut,
@@ -56,6 +64,36 @@ def read_pages(urls: Sequence[str], provider: str, request: Request,
             continue
         out.append((url, read, read.served(provider, request)))
     return out
+
+
+def contents_reply(provider: str, reads: Sequence[ContentsRead], request: Request, page_part: PagePart,
+                   failed_part: FailedPart) -> tuple[dict[str, list[Any]], tuple[Served, ...]]:
+    """The provider's per-URL lists answering ``reads``, in order, and what each served or missed: its own
+    recording as it came, a page rendered by ``page_part``, its failure to read as it said it (else
+    rendered by ``failed_part``), or a miss."""
+    api = CONTENTS_APIS[provider]
+    parts: list[Narrowed] = []
+    served: list[Served] = []
+    for read in reads:
+        if read.own is not None:
+            parts.append(read.own.response)
+            at = read.own.recorded_at
+            body = {"url": read.url, "text": part_text(api, read.own.response),
+                    "fetched_at": None if at is None else at.isoformat().replace("+00:00", "Z")}
+            served.append(Served("extractions", read.url, provider, body, True, request.target))
+        elif read.page is not None:
+            parts.append(page_part(read.url, read.page))
+            served.append(read.page.served(provider, request))
+        elif read.unread is not None:
+            parts.append(read.unread.response or failed_part(read.url, read.unread.reason))
+            served.append(Served("pages", read.url, provider, None, False, request.target,
+                                 f"{NOT_RECORDED}: {read.unread.reason}"))
+        else:
+            why = read.miss or NOT_IN_SNAPSHOT
+            said = f"{NOT_IN_SNAPSHOT} (replay never goes to the network)" if why == NOT_IN_SNAPSHOT else why
+            parts.append(failed_part(read.url, f"{read.url}: {said}"))
+            served.append(Served("pages", read.url, provider, None, False, request.target, why))
+    return joined(api, parts), tuple(served)
 
 
 def query_ask(request: Request, provider: str, defaults: dict[str, Any], count_param: str, count_default: int,

@@ -8,10 +8,15 @@
                         "error"}], "response_time", "request_id"}
 
 An error is ``{"detail": {"error": "..."}}``; a miss is a 400, which the SDK raises as its
-``BadRequestError``. A URL of an extract the snapshot lacks is in ``failed_results`` (as Tavily
-says of a page it could not read) and a miss. Transport settings (``timeout``, the key) and what
-only shapes the reply (``include_answer``, ``include_images``, ``include_favicon``, ``format``) do
-not change the answer; ``include_raw_content`` fills ``raw_content`` from the snapshot's pages.
+``BadRequestError``. Transport settings (``timeout``, the key) and what only shapes the reply
+(``include_answer``, ``include_images``, ``include_favicon``) do not change the answer;
+``include_raw_content`` fills ``raw_content`` from the snapshot's pages.
+
+An extract is answered URL by URL (:mod:`gate.replay.routes.reading`): Tavily's own recorded answer
+for the URL as it came (its ``title``, ``raw_content``, ``images``), when ``extract_depth``,
+``format``, ``query`` and ``chunks_per_source`` are the recording's; else the page the snapshot holds
+(the extraction's text, the HTML ``<title>`` of the page), unless a ``query`` asks for chunks; else
+the URL is in ``failed_results`` (as Tavily says of a page it could not read) and a miss.
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from gate.model import NOT_IN_SNAPSHOT, SearchResult
+from gate.model import SearchResult
 from gate.replay.routes.base import Api, Reply, Route
-from gate.replay.routes.frozen import FrozenWeb, SearchAsk, answer_params
+from gate.replay.routes.frozen import FrozenWeb, PageRead, SearchAsk
+from gate.replay.routes.reading import ContentsAsk, read_contents
 from gate.replay.routes.render import (
     body_ask,
+    contents_reply,
     cut_list,
     iso_day,
     read_pages,
@@ -33,6 +40,8 @@ from gate.replay.routes.render import (
     search_reply,
 )
 from gate.replay.routes.wire import Request, Served
+from gate.snapshot.contents import Narrowed
+from gate.snapshot.extract import page_title
 
 TAVILY_PARAMS: dict[str, Any] = {
     "search_depth": "basic", "topic": "general", "time_range": None, "start_date": None, "end_date": None,
@@ -41,8 +50,11 @@ TAVILY_PARAMS: dict[str, Any] = {
     "language": None, "filter_by_language": None, "chunks_per_source": None,
 }
 """Tavily's search parameters that change the results, with their defaults."""
-TAVILY_EXTRACT_PARAMS: dict[str, Any] = {"query": None, "chunks_per_source": None}
-"""Tavily's extract parameters that change the text returned (a query reranks it into chunks)."""
+TAVILY_EXTRACT_PARAMS: dict[str, Any] = {"extract_depth": "basic", "format": "markdown", "query": None,
+                                         "chunks_per_source": None}
+"""Tavily's extract parameters that change the text returned, with their defaults."""
+TAVILY_CHUNKS: dict[str, Any] = {"query": None, "chunks_per_source": None}
+"""Tavily's extract parameters that rerank a page into chunks: a page the snapshot holds has none."""
 
 
 def _error(_status: int, message: str) -> Any:
@@ -78,25 +90,28 @@ def _results(ask: SearchAsk, found: tuple[SearchResult, ...], request: Request, 
 
 def _extract(request: Request, web: FrozenWeb) -> Reply:
     body = request.json_object()
-    urls = request_urls(body.get("urls"))
-    changed = answer_params(body, TAVILY_EXTRACT_PARAMS)
-    if changed:
-        why = f"{', '.join(sorted(changed))} reranks the page into chunks, which the snapshot does not hold"
-        return TAVILY.refuse(400, why, *(Served("pages", u, "tavily", None, False, request.target, why) for u in urls))
-    results: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
-    served = []
-    for url, read, kept in read_pages(urls, "tavily", request, web):
-        served.append(kept)
-        status = read.page.status if read is not None and read.page is not None else None
-        if read is None:
-            failed.append({"url": url, "error": f"{url}: {NOT_IN_SNAPSHOT} (replay never goes to the network)"})
-        elif status is not None and status >= 400:
-            failed.append({"url": url, "error": f"HTTP {status}"})
-        else:
-            results.append({"url": url, "title": None, "raw_content": read.text, "images": []})
-    return Reply(200, {"results": results, "failed_results": failed, "response_time": 0.0,
-                       "request_id": request_id("tavily-extract", *urls)}, served=tuple(served))
+    ask = ContentsAsk.of("tavily", request_urls(body.get("urls")), body, TAVILY_EXTRACT_PARAMS, TAVILY_CHUNKS,
+                         why="reranks the page into chunks, which the snapshot does not hold")
+    reads = read_contents(web, ask)
+    if ask.beyond_page is not None and all(r.miss == ask.beyond_page for r in reads):
+        return TAVILY.refuse(400, ask.beyond_page, *(Served("pages", r.url, "tavily", None, False, request.target,
+                                                            ask.beyond_page) for r in reads))
+    lists, served = contents_reply("tavily", reads, request, _page_part, _failed_part)
+    return Reply(200, {**lists, "response_time": 0.0, "request_id": request_id("tavily-extract", *ask.urls)},
+                 served=served)
+
+
+def _page_part(url: str, read: PageRead) -> Narrowed:
+    """A page the snapshot holds, as Tavily's extract says it: an HTTP error is a page it could not read."""
+    status = read.page.status if read.page is not None else None
+    if status is not None and status >= 400:
+        return {"failed_results": [{"url": url, "error": f"HTTP {status}"}]}
+    title = page_title(read.page) if read.page is not None else None
+    return {"results": [{"url": url, "title": title, "raw_content": read.text, "images": []}]}
+
+
+def _failed_part(url: str, why: str) -> Narrowed:
+    return {"failed_results": [{"url": url, "error": why}]}
 
 
 TAVILY = Api(
