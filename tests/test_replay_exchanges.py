@@ -22,7 +22,7 @@ from gate.config import RecordConfig
 from gate.errors import InputError, SnapshotMiss
 from gate.live import LiveWeb
 from gate.pipeline import run_paths
-from gate.replay.recording import NEW_EPISODES, RecordingSource
+from gate.replay.recording import NEW_EPISODES, RecordingSource, finish
 from gate.replay.serve import ReplayServer
 from gate.runner.scope import CaseScope
 from gate.snapshot.records import ExchangeRecord, exchange_entry, exchange_key
@@ -158,6 +158,11 @@ def test_record_mode_sends_the_agent_s_request_to_the_host_and_keeps_the_answer_
             source.exchange("POST", url, b'{"url": "flaky"}', headers)
         assert len(list((tmp_path / "set" / "snapshot" / "exchanges").glob("*.json"))) == 1  # never stored
         assert [r.layer for r in source.recorded()] == ["exchange"]
+        (tmp_path / "set" / "golden.yaml").write_text(
+            "format: sourcegate-golden/1\nversion: 1\nname: x\ncases:\n- {id: a, question: q?}\n", encoding="utf-8")
+        session = finish(source, str(tmp_path / "set"))  # RECORDED.json lists the exchange, and validates
+        listed = json.loads((tmp_path / "set" / "snapshot" / "RECORDED.json").read_text(encoding="utf-8"))
+        assert session.bump is not None and [e["layer"] for e in listed["entries"]] == ["exchange"]
     finally:
         thread.stop()
 
