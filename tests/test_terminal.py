@@ -101,7 +101,7 @@ def test_readme_shows_the_terminal_output_of_the_example_set() -> None:
 
     report = example_report()
     expected = ("```text\n$ sourcegate check cached-snapshots/example\n"
-                + TerminalReporter(width=100).render(report) + "\n" + verdict_line(report) + "```\n")
+                + TerminalReporter(width=100).render(report) + "\n" + verdict_line(report, width=100) + "```\n")
     text = README.read_text(encoding="utf-8")
     before, rest = text.split(START, 1)
     shown, after = rest.split(END, 1)
@@ -148,7 +148,7 @@ def test_on_a_terminal_check_prints_plain_lines_with_copyable_urls() -> None:
     assert "https://www.who.int/publications/i/item/9789240114319" in out
     assert "new       who-physical-activity-adults    fabricated_url" in out
     assert "## " not in out and "|---" not in out
-    assert out.rstrip("\n").splitlines()[-1].startswith("sourcegate: FAIL · golden set example v1 · 18 cases")
+    assert "\nsourcegate: FAIL · golden set example v1 · 18 cases" in out  # the verdict, last (wrapped)
 
 
 def test_on_a_terminal_colour_is_on_and_urls_stay_intact() -> None:
@@ -159,10 +159,23 @@ def test_on_a_terminal_colour_is_on_and_urls_stay_intact() -> None:
     assert not any("\x1b" in u for u in urls)
 
 
-def test_quiet_prints_the_verdict_line_only() -> None:
-    out, code = _under_pty("check", str(EXAMPLE), "-q", "--color", "never", env=_env())
+def test_quiet_prints_the_verdict_line_only_wrapped_between_words_at_the_terminal_s_width() -> None:
+    out, code = _under_pty("check", str(EXAMPLE), "-q", "--color", "never", env=_env(COLUMNS="100"))
     assert code == 1
-    assert out.count("\n") == 1 and out.startswith("sourcegate: FAIL · golden set example v1")
+    assert out.startswith("sourcegate: FAIL · golden set example v1 · 18 cases, 15 hard failures (2 new) ·")
+    lines = out.rstrip("\n").splitlines()
+    assert len(lines) > 1 and all(len(line) <= 100 for line in lines)
+    assert " ".join(line.strip() for line in lines).endswith("13 already in the baseline")  # no word cut
+
+
+def test_notes_wrap_between_words_within_the_terminal() -> None:
+    from tests.test_readme import example_report
+
+    report = replace(example_report(), warnings=("a note " * 40 + "https://example.org/" + "x" * 150,))
+    for width in (60, 100):
+        text = TerminalReporter(width=width).render(report) + verdict_line(report, width=width)
+        for line in text.splitlines():
+            assert len(line) <= width or re.fullmatch(r"\s*https?://\S+", line), line
 
 
 def test_each_url_is_printed_once_and_whole_however_narrow_the_terminal() -> None:

@@ -59,5 +59,5 @@ def show(report: Report, args: argparse.Namespace, stdout_taken: bool) -> None:
         if text:
             sys.stdout.write(text + "\n")
     stream = sys.stderr if stdout_taken else sys.stdout
-    stream.write(verdict_line(report, color))
+    stream.write(verdict_line(report, color, shutil.get_terminal_size().columns if stream.isatty() else None))
     stream.flush()

@@ -103,7 +103,8 @@ def _wrapped(text: str, indent: int, width: int | None) -> list[str]:
         first, rest = "", [first, *rest]
     lines = [first]
     if rest:
-        lines += textwrap.wrap(" ".join(rest), width - hang, break_long_words=False, break_on_hyphens=False,
+        # textwrap's width counts the indent: the terminal's whole width (it wrapped at width - hang before)
+        lines += textwrap.wrap(" ".join(rest), width, break_long_words=False, break_on_hyphens=False,
                                initial_indent=" " * hang, subsequent_indent=" " * hang)
     return lines
 
@@ -168,8 +169,11 @@ class TerminalReporter:
                 case_notes += [f"{c.id}: {w.message}" for w in c.warnings]
                 figures.append(_figures(c, self.color))
                 width = max(width, len(plain(c.id)))
-        blocks = [_failure_lines(new + old, self.color, self.width),
-                  [f"{paint('note:', 'cyan', self.color)} {n}" for n in _notes(report, case_notes)]]
+        notes = []
+        for n in _notes(report, case_notes):
+            first, *more = _wrapped(n, len("note: "), self.width)
+            notes += [f"{paint('note:', 'cyan', self.color)} {first}".rstrip(), *more]
+        blocks = [_failure_lines(new + old, self.color, self.width), notes]
         if figures:
             width = min(MAX_ID, width)
             blocks.append([f"{status}  {name}{' ' * max(0, width - len(name))}  {parts}"
@@ -178,9 +182,17 @@ class TerminalReporter:
         return text + "\n" if text else ""
 
 
-def verdict_line(report: Report, color: bool = False) -> str:
-    """``sourcegate: FAIL · golden set demo v3 · 4 cases, 3 hard failures (2 new) · <first reason>``."""
+def verdict_line(report: Report, color: bool = False, width: int | None = None) -> str:
+    """``sourcegate: FAIL · golden set demo v3 · 4 cases, 3 hard failures (2 new) · <first reason>``, wrapped
+    between words within a terminal's ``width`` (None: one line, as a log keeps it)."""
+    head = f"sourcegate: {report.verdict.upper()} · "
+    first, *more = _wrapped(_verdict_rest(report), len(head), width)
     verdict = paint(report.verdict.upper(), VERDICT_STYLE[report.verdict], color)
+    return "\n".join([f"sourcegate: {verdict} · {first}".rstrip(), *more]) + "\n"
+
+
+def _verdict_rest(report: Report) -> str:
+    """The verdict line after its verdict: the set, the cases and failures, the first reason."""
     version = f" v{report.golden_version}" if report.golden_version is not None else ""
     count = report.hard_failure_count
     failures = f"{count} hard failure{'s' if count != 1 else ''}"
@@ -195,8 +207,7 @@ def verdict_line(report: Report, color: bool = False) -> str:
     ran = f"{cases} case{'s' if cases != 1 else ''}"
     if report.subset is not None:  # never read as the whole set's verdict
         ran = f"{cases} of {report.subset.total} cases (a subset)"
-    parts = [f"sourcegate: {verdict}", f"golden set {plain(report.golden_name, max_len=80)}{version}",
-             f"{ran}, {failures}"]
+    parts = [f"golden set {plain(report.golden_name, max_len=80)}{version}", f"{ran}, {failures}"]
     if report.reasons and report.verdict != "pass":
         parts.append(plain(report.reasons[0], max_len=200))
-    return " · ".join(parts) + "\n"
+    return " · ".join(parts)
