@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-latest test-phoenix lint typecheck bench lock clean
+.PHONY: demo test test-latest test-phoenix lint docs typecheck bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,7 @@ lint: $(STAMP)
 	$(BIN)/check-jsonschema --schemafile $(ACTION_SCHEMA) action.yml run/action.yml
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
 	$(BIN)/zizmor --offline --no-progress --color never action.yml run/action.yml $(WORKFLOWS)
+	@$(MAKE) --no-print-directory docs
 	@if [ ! -x $(BIN)/actionlint ] && [ -n "$(LINT_STRICT)" ]; then \
 	  $(PIP_LOCKED) --no-build-isolation -r requirements-actionlint.txt || exit 1; fi
 	@if [ -x $(BIN)/actionlint ]; then \
@@ -55,6 +56,10 @@ lint: $(STAMP)
 	else \
 	  echo "lint: actionlint SKIPPED: not installed (its build needs to reach GitHub: make lint LINT_STRICT=1 installs it from requirements-actionlint.txt)"; \
 	fi
+
+# The docs site (mkdocs.yml) into site/, with --strict: a broken link, anchor or included example fails.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The spans and annotations against a real Arize Phoenix (tests/test_phoenix.py, skipped by `make
 # test` while Phoenix is not installed): its own lock, within the test lock, installed with hashes
