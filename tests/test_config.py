@@ -13,20 +13,21 @@ from gate.config import Config, parse_config
 from gate.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+CONFIGURATION = ROOT / "docs" / "configuration.md"
 
 
 def readme_configuration() -> str:
-    """The YAML block of the README's section "Configuration: sourcegate.yaml"."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Configuration: `sourcegate.yaml`"):]
-    section = section[:section.index("\n## ", 1)]
+    """The YAML block of docs/configuration.md's first section (the defaults)."""
+    text = CONFIGURATION.read_text(encoding="utf-8")
+    section = text[text.index("# Configuration: `sourcegate.yaml`"):]
+    if "\n## " in section:
+        section = section[:section.index("\n## ")]
     [block] = re.findall(r"```yaml\n(.*?)```", section, re.S)
     return str(block)
 
 
 def test_the_readme_s_configuration_block_is_the_default_configuration() -> None:
-    assert replace(parse_config(readme_configuration(), "README.md"), source=None) == Config()
+    assert replace(parse_config(readme_configuration(), "docs/configuration.md"), source=None) == Config()
 
 
 @pytest.mark.parametrize("text", [

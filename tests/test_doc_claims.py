@@ -88,12 +88,12 @@ def test_the_provider_doc_names_every_list_a_new_provider_joins() -> None:
     assert "A provider is one module and one registry line." not in doc
 
 
-def test_the_readme_says_run_refuses_check_with_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_docs_say_run_refuses_check_with_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     golden = tmp_path / "example"
     shutil.copytree(EXAMPLE, golden)
     code = main(["run", str(golden), "--check", "--out", str(tmp_path / "o"), "--", "true"])
     assert code == 2 and "--check gates" in capsys.readouterr().err and not (tmp_path / "o").exists()
-    assert "`--check --out DIR` is refused (exit 2, nothing run)" in _flat(ROOT / "README.md")
+    assert "`--check --out DIR` is refused (exit 2, nothing run)" in _flat(ROOT / "docs" / "run.md")
 
 
 def test_every_documented_run_that_gates_judges_the_new_answers() -> None:

@@ -23,7 +23,7 @@ from radon.complexity import cc_visit_ast
 import gate
 
 ROOT = Path(gate.__file__).parent
-README = ROOT.parent / "README.md"
+DEVELOPING = ROOT.parent / "docs" / "developing.md"
 
 MAX_LOOSE = 16
 """Modules loose at the top of gate/, besides __init__.py and __main__.py: the door, the corridor and
@@ -146,9 +146,9 @@ def test_no_public_name_is_defined_in_two_modules() -> None:
     assert defined["ExitCode"] == ["gate.exitcodes"]
 
 
-def test_the_readme_map_names_every_room_and_nothing_that_is_gone() -> None:
-    text = README.read_text(encoding="utf-8")
-    block = text[text.index("## Developing"):]
+def test_the_developers_map_names_every_room_and_nothing_that_is_gone() -> None:
+    text = DEVELOPING.read_text(encoding="utf-8")
+    block = text[text.index("# Developing"):]
     block = block[block.index("```\ngate/\n") + 4:]
     block = block[:block.index("```")]
     named = set(re.findall(r"^  ([a-z_]+(?:\.py|/))", block, flags=re.MULTILINE))
@@ -157,10 +157,10 @@ def test_the_readme_map_names_every_room_and_nothing_that_is_gone() -> None:
     rooms |= set(_loose())
     rooms.add("schemas/")
     missing = sorted(r for r in rooms if r not in named)
-    assert not missing, f"the README's map does not name {missing}"
+    assert not missing, f"docs/developing.md's map does not name {missing}"
     tops = set(re.findall(r"^  ([a-z_]+(?:\.py|/))", block, flags=re.MULTILINE))
     gone = sorted(r for r in tops if not (ROOT / r.rstrip("/")).exists())
-    assert not gone, f"the README's map names what is not there: {gone}"
+    assert not gone, f"docs/developing.md's map names what is not there: {gone}"
 
 
 def test_the_recorder_inside_an_agent_loads_no_judge_check_or_server() -> None:

@@ -1,4 +1,5 @@
-"""The README shows a real rendering of the PR comment for the example set, kept current.
+"""The docs show a real rendering of the PR comment for the example set, kept current; the README starts
+with the two commands and points at the example workflows.
 
 Regenerate after an intended change: ``SOURCEGATE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_readme.py``.
 """
@@ -19,6 +20,7 @@ from gate.verdict.report import Report
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "cached-snapshots" / "example"
 README = ROOT / "README.md"
+REVIEWER = ROOT / "docs" / "reviewer.md"
 START, END = "<!-- readme-comment:start -->\n", "<!-- readme-comment:end -->\n"
 
 
@@ -46,15 +48,15 @@ def example_report() -> Report:
     return report
 
 
-def test_readme_shows_the_current_comment_of_the_example_set() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_show_the_current_comment_of_the_example_set() -> None:
+    text = REVIEWER.read_text(encoding="utf-8")
     before, rest = text.split(START, 1)
     shown, after = rest.split(END, 1)
     expected = example_comment()
     if os.environ.get("SOURCEGATE_UPDATE_GOLDEN") == "1":
-        README.write_text(before + START + expected + END + after, encoding="utf-8")
+        REVIEWER.write_text(before + START + expected + END + after, encoding="utf-8")
         return
-    assert shown == expected, "README comment is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
+    assert shown == expected, "docs/reviewer.md's comment is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
 
 
 def test_readme_starts_with_the_two_commands() -> None:
@@ -64,6 +66,9 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert first_block.splitlines()[1].startswith("make test")
 
 
-def test_readme_quick_start_is_the_example_workflow() -> None:
-    workflow = (ROOT / "examples" / "sourcegate.yml").read_text(encoding="utf-8").strip()
-    assert workflow in README.read_text(encoding="utf-8")
+def test_the_readme_points_at_the_example_workflows_and_keeps_to_a_first_visit() -> None:
+    text = README.read_text(encoding="utf-8")
+    for name in ("run-agent.yml", "sourcegate.yml"):
+        assert f"](examples/{name})" in text
+    assert len(text.splitlines()) <= 250
+    assert "](docs/images/comment.png)" in text and (ROOT / "docs" / "images" / "comment.png").is_file()

@@ -91,9 +91,8 @@ def test_the_example_workflow_judges_the_new_answers_live_when_the_key_is_set() 
     assert _judge_of(gate, "") == "replay"  # no key (a fork): replay, and the README says what follows
 
 
-def test_the_readme_shows_the_example_workflow_exactly() -> None:
-    block = f"```yaml\n{WORKFLOW.read_text(encoding='utf-8')}```"
-    assert block in (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_quick_start_includes_the_example_workflow_as_committed() -> None:
+    assert '```yaml\n--8<-- "examples/run-agent.yml"\n```' in (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")

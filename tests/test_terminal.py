@@ -92,11 +92,11 @@ def test_colour_follows_the_flag_then_no_color_then_force_color_then_the_termina
     assert use_color(choice, env, tty) is expected
 
 
-README = ROOT / "README.md"
+README = ROOT / "docs" / "cli.md"
 START, END = "<!-- readme-terminal:start -->\n", "<!-- readme-terminal:end -->\n"
 
 
-def test_readme_shows_the_terminal_output_of_the_example_set() -> None:
+def test_the_docs_show_the_terminal_output_of_the_example_set() -> None:
     from tests.test_readme import example_report
 
     report = example_report()
@@ -108,7 +108,7 @@ def test_readme_shows_the_terminal_output_of_the_example_set() -> None:
     if os.environ.get("SOURCEGATE_UPDATE_GOLDEN") == "1":
         README.write_text(before + START + expected + END + after, encoding="utf-8")
         return
-    assert shown == expected, "README terminal output is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
+    assert shown == expected, "docs/cli.md's terminal output is stale: regenerate with SOURCEGATE_UPDATE_GOLDEN=1"
 
 
 def test_the_verdict_line_is_printed_when_every_report_goes_to_a_file(

@@ -458,18 +458,29 @@ def test_the_self_test_asserts_on_the_example_set_with_fail_on_none() -> None:
     assert '[ "$VERDICT" = "fail" ]' in text and '[ "$HARD_FAILURES" -gt 0 ]' in text
 
 
-def test_the_docs_show_the_example_workflows_exactly() -> None:
+def _included(path: Path) -> str:
+    """How a docs page shows an example workflow: included from its one committed file (make docs
+    builds the site with the snippet's path checked)."""
+    return f'```yaml\n--8<-- "{_rel(path)}"\n```'
+
+
+def test_the_docs_include_every_example_workflow_as_committed() -> None:
     docs = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
     for path in EXAMPLES:
-        block = f"```yaml\n{path.read_text(encoding='utf-8')}```"
-        assert block in docs, f"docs/action.md differs from {_rel(path)}"
+        assert _included(path) in docs, f"docs/action.md does not include {_rel(path)}"
 
 
-def test_the_fork_safe_doc_shows_the_fork_safe_pair_exactly() -> None:
+def test_the_fork_safe_doc_includes_the_fork_safe_pair() -> None:
     docs = (ROOT / "docs" / "fork-safe.md").read_text(encoding="utf-8")
     for path in sorted((ROOT / "examples" / "fork-safe").glob("*.yml")):
-        block = f"```yaml\n{path.read_text(encoding='utf-8')}```"
-        assert block in docs, f"docs/fork-safe.md differs from {_rel(path)}"
+        assert _included(path) in docs, f"docs/fork-safe.md does not include {_rel(path)}"
+
+
+def test_no_page_keeps_a_copy_of_an_example_workflow() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for path in EXAMPLES:
+        body = path.read_text(encoding="utf-8")
+        assert not [p.name for p in pages if body in p.read_text(encoding="utf-8")], _rel(path)
 
 
 DOCS = sorted((ROOT / "docs").glob("*.md"))
