@@ -92,7 +92,8 @@ def test_the_example_workflow_judges_the_new_answers_live_when_the_key_is_set() 
 
 
 def test_the_quick_start_includes_the_example_workflow_as_committed() -> None:
-    assert '```yaml\n--8<-- "examples/run-agent.yml"\n```' in (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    quickstart = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    assert '```yaml\n--8<-- "examples/run-agent.yml"\n```' in quickstart
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
