@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import select
 import socket
 import ssl
@@ -330,6 +331,17 @@ def test_a_client_hello_then_silence_is_dropped_at_the_idle_timeout(tunnels: Tun
     tunnels.still_serving()
     [told] = tunnels.scope.live_requests()
     assert told.host == f"{HOST}:443" and "timed out" in told.request
+
+
+def test_garbage_records_after_the_handshake_close_the_connection_and_are_no_server_error(tunnels: Tunnels) -> None:
+    with tunnels.tls() as tls:
+        raw = socket.socket(fileno=os.dup(tls.fileno()))  # beneath the TLS layer, on the same connection
+        with raw:
+            raw.settimeout(10)
+            raw.sendall(b"\x17\x03\x03\x00\x40" + bytes(64))  # application data no key encrypted
+            _rest(raw)
+    tunnels.still_serving()
+    assert tunnels.scope.calls() == ()
 
 
 @pytest.mark.parametrize(("request_head", "status"), [

@@ -180,9 +180,10 @@ class ReplayServer(ThreadingHTTPServer):
             self._slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away mid-request (an agent ended at its deadline, a reset) is no error of the
-        server's; anything else goes to the log, redacted, with its traceback (not raw to stderr)."""
-        if isinstance(sys.exc_info()[1], ConnectionError):
+        """A client that went away mid-request (an agent ended at its deadline, a reset) or broke the TLS of a
+        tunnel the server answered (a record no key made) is no error of the server's; anything else goes to
+        the log, redacted, with its traceback (not raw to stderr)."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, ssl.SSLError)):
             return
         who = ":".join(str(part) for part in client_address[:2]) if isinstance(client_address, tuple) else "?"
         self.log.write(f"sourcegate snapshot: ERROR serving {who}: {traceback.format_exc()}")
