@@ -202,7 +202,7 @@ class Tunnels:
         sock = socket.create_connection(self.address, timeout=10)
         auth = ("" if token is None else
                 "Proxy-Authorization: Basic " + base64.b64encode(f"{user}:{token}".encode()).decode() + "\r\n")
-        sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{auth}\r\n".encode())
+        sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{auth}\r\n".encode("latin-1"))
         return sock
 
     def tunnel(self, target: str = f"{HOST}:443") -> socket.socket:
@@ -412,3 +412,13 @@ def test_a_connect_without_a_running_case_s_token_is_refused_and_nothing_is_serv
     tunnels.still_serving()
     assert tunnels.scope.calls() == () and tunnels.scope.live_requests() == ()
     assert f"LIVE REQUEST refused: CONNECT {HOST}:443 (from no running case)" in tunnels.log.getvalue()
+
+
+def test_a_connect_for_a_host_no_certificate_can_name_closes_the_tunnel_and_the_case_is_told(
+        tunnels: Tunnels) -> None:
+    with tunnels.tunnel("b\u00fccher.test:443") as sock:  # a name not in its A-label form (xn--...)
+        sock.sendall(_client_hello("xn--bcher-kva.test"))
+        _rest(sock)
+    tunnels.still_serving()
+    [told] = tunnels.scope.live_requests()
+    assert told.host == "b\u00fccher.test:443" and "no certificate can name the host" in told.request

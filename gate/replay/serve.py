@@ -338,6 +338,8 @@ class _Handler(BaseHTTPRequestHandler):
                     "authority: docs/snapshots.md lists the variables that give it)")
         except OSError as e:
             return f"the tunnel failed: {e.strerror or e}"
+        except ValueError as e:  # a host no certificate can name (a name not in its A-label form, xn--...)
+            return f"no certificate can name the host: {e}"
 
     def _pass(self, beyond: Beyond) -> None:
         """Tunnel (CONNECT) or forward a request to a host the agent may reach; 502 when it cannot be reached."""
