@@ -17,8 +17,10 @@ import io
 import json
 import os
 import select
+import shutil
 import socket
 import ssl
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +44,7 @@ HOST = "a.test"
 IDLE = 0.35
 REQUEST = 0.55
 TRICKLE = 0.1
+CURL = shutil.which("curl")
 
 
 # ---------------------------------------------------------------- the authority and its certificates
@@ -422,3 +425,31 @@ def test_a_connect_for_a_host_no_certificate_can_name_closes_the_tunnel_and_the_
     tunnels.still_serving()
     [told] = tunnels.scope.live_requests()
     assert told.host == "b\u00fccher.test:443" and "no certificate can name the host" in told.request
+
+
+def _fetch_target() -> str:
+    return f"/case/{TOKEN}/fetch?" + urlencode({"url": f"https://{HOST}/"})
+
+
+def test_a_connect_to_the_server_itself_serves_the_requests_inside_by_their_path(tunnels: Tunnels) -> None:
+    """A client that tunnels every origin through its proxy (undici's ``ProxyAgent``, which Node's
+    ``fetch`` uses with ``NODE_USE_ENV_PROXY=1``) asks ``CONNECT`` for the replay server's own address."""
+    host, port = tunnels.address
+    with tunnels.tunnel(f"{host}:{port}") as sock:
+        status, _, body = _exchange(sock, f"GET {_fetch_target()} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                                          "Connection: close\r\n\r\n")
+    assert status == 200 and json.loads(body)["body"] == "A page"
+    tunnels.still_serving()
+    assert [(c.layer, c.key, c.hit) for c in tunnels.scope.calls()] == [("pages", f"https://{HOST}/", True)]
+    assert tunnels.scope.live_requests() == ()
+
+
+@pytest.mark.skipif(CURL is None, reason="needs curl")
+def test_curl_tunnelling_to_the_server_itself_is_served_by_path(tunnels: Tunnels) -> None:
+    host, port = tunnels.address
+    done = subprocess.run([str(CURL), "-sS", "--proxytunnel", "--proxy", f"http://sourcegate:{TOKEN}@{host}:{port}",
+                           f"http://{host}:{port}{_fetch_target()}"],
+                          capture_output=True, text=True, timeout=30, check=False, env={"PATH": os.environ["PATH"]})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["body"] == "A page"
+    tunnels.still_serving()

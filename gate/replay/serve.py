@@ -274,6 +274,10 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         host, port = self.server.server_address[:2]
         path, beyond = read_target(self.command, self.path, (str(host), int(port)))
+        if beyond is None and self.command == "CONNECT":  # for the server itself: its requests follow, as any other
+            self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            self.wfile.flush()
+            return False
         if beyond is None:
             self.path = path
             return True
