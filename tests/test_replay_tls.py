@@ -143,6 +143,19 @@ def test_the_authority_s_key_is_never_written_in_the_clear_and_no_key_file_is_le
         assert "PRIVATE KEY" not in Path(path).read_text(encoding="ascii")
 
 
+def test_the_authority_keeps_the_contexts_of_the_hosts_last_asked_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent that asks for host after host (a loop, a crawler gone wrong) does not make the server keep a
+    context for each: a host not asked for since others were is given one made again."""
+    monkeypatch.setattr("gate.replay.tls.MAX_CONTEXTS", 3)
+    authority = CertificateAuthority("a case")
+    first, kept = authority.context("h0.test"), authority.context("h1.test")
+    assert authority.context("h0.test") is first  # made once for a host asked again
+    for i in range(2, 4):  # h1 is now the one asked longest ago
+        authority.context(f"h{i}.test")
+    assert authority.context("h0.test") is first and authority.context("h1.test") is not kept
+    _handshake(authority.context("h1.test"), _trusting_pem(authority.pem), "h1.test")
+
+
 # ---------------------------------------------------------------- the bundle the agent is given
 
 

@@ -44,6 +44,9 @@ LIFETIME = datetime.timedelta(days=1)
 """How long an authority and its certificates are valid: one run, with room for a slow one."""
 _SKEW = datetime.timedelta(hours=1)
 """Certificates are valid from this long before they were made (a client's clock may lag)."""
+MAX_CONTEXTS = 128
+"""Hosts' server contexts an authority keeps, the most recently asked (one made again costs milliseconds):
+an agent that asks for host after host does not make the server's memory grow with each."""
 
 
 def _name(common: str) -> x509.Name:
@@ -108,12 +111,14 @@ class CertificateAuthority:
         )
 
     def context(self, host: str) -> ssl.SSLContext:
-        """A server-side TLS context that presents a certificate for ``host`` (made once per host)."""
+        """A server-side TLS context that presents a certificate for ``host`` (made once per host, and kept
+        for the last :data:`MAX_CONTEXTS` hosts asked)."""
         host = host.lower()
         with self._lock:
-            found = self._contexts.get(host)
-            if found is None:
-                found = self._contexts[host] = self._make_context(host)
+            found = self._contexts.pop(host, None) or self._make_context(host)
+            if len(self._contexts) >= MAX_CONTEXTS:
+                del self._contexts[next(iter(self._contexts))]  # the one asked for longest ago
+            self._contexts[host] = found  # the last asked, last
             return found
 
     def _make_context(self, host: str) -> ssl.SSLContext:
