@@ -188,6 +188,23 @@ def test_without_roots_named_the_bundle_is_certifi_s_and_the_case_s_authority(tm
     assert text.startswith(Path(certifi.where()).read_bytes().rstrip(b"\n")) and text.endswith(authority.pem)
 
 
+def test_a_directory_of_roots_named_by_requests_ca_bundle_is_kept_in_the_bundle(tmp_path: Path) -> None:
+    """requests takes a folder of certificates in ``REQUESTS_CA_BUNDLE`` (OpenSSL's ``capath``): its roots
+    stay trusted, or the agent could no longer reach the model API it is allowed to."""
+    folder = tmp_path / "roots"
+    folder.mkdir()
+    first, second = CertificateAuthority("company-a"), CertificateAuthority("company-b")
+    (folder / "a.pem").write_bytes(first.pem)
+    (folder / "b.crt").write_bytes(second.pem)
+    (folder / "README").write_text("not a certificate\n", encoding="utf-8")
+    authority = CertificateAuthority("a case")
+    (tmp_path / "case").mkdir()
+    _, bundle = write_bundle(str(tmp_path / "case"), authority, {"REQUESTS_CA_BUNDLE": str(folder)})
+    for served in (first, second, authority):
+        _handshake(served.context(HOST), _trusting(bundle), HOST)
+    assert b"not a certificate" not in Path(bundle).read_bytes()
+
+
 def test_the_agent_s_variables_name_the_bundle_and_node_s_extra_roots_the_authority() -> None:
     env = ca_env({"PATH": "/usr/bin", "SSL_CERT_FILE": "/etc/ssl/cert.pem"}, "/w/ca.pem", "/w/bundle.pem")
     assert {v: env[v] for v in BUNDLE_VARIABLES} == dict.fromkeys(BUNDLE_VARIABLES, "/w/bundle.pem")

@@ -146,11 +146,8 @@ def write_bundle(folder: str, authority: CertificateAuthority, environ: Mapping[
 
     The bundle holds the roots the agent trusted already (the files its environment names in
     :data:`BUNDLE_VARIABLES`, else certifi's) and then the authority's certificate."""
-    roots: list[bytes] = []
     named = [environ[v] for v in BUNDLE_VARIABLES if environ.get(v)]
-    for path in dict.fromkeys(named or [certifi.where()]):
-        with contextlib.suppress(OSError), open(path, "rb") as f:
-            roots.append(f.read().rstrip(b"\n") + b"\n")
+    roots = dict.fromkeys(root for path in dict.fromkeys(named or [certifi.where()]) for root in _roots(path))
     ca_file = os.path.join(folder, "sourcegate-ca.pem")
     bundle_file = os.path.join(folder, "sourcegate-bundle.pem")
     with open(ca_file, "wb") as f:
@@ -158,6 +155,22 @@ def write_bundle(folder: str, authority: CertificateAuthority, environ: Mapping[
     with open(bundle_file, "wb") as f:
         f.write(b"".join(roots) + authority.pem)
     return ca_file, bundle_file
+
+
+def _roots(path: str) -> list[bytes]:
+    """What ``path`` holds: a file's roots, or a folder's (requests takes one in ``REQUESTS_CA_BUNDLE``, as
+    OpenSSL's ``capath``), the certificates of the files in it; nothing that cannot be read."""
+    files = [path]
+    if os.path.isdir(path):
+        with contextlib.suppress(OSError):
+            files = sorted(os.path.join(path, name) for name in os.listdir(path))
+    found = []
+    for file in files:
+        with contextlib.suppress(OSError), open(file, "rb") as f:
+            data = f.read()
+            if file == path or b"-----BEGIN CERTIFICATE-----" in data:
+                found.append(data.rstrip(b"\n") + b"\n")
+    return found
 
 
 def ca_env(environ: Mapping[str, str], ca_file: str, bundle_file: str) -> dict[str, str]:
