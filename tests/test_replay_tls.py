@@ -205,6 +205,18 @@ def test_a_directory_of_roots_named_by_requests_ca_bundle_is_kept_in_the_bundle(
     assert b"not a certificate" not in Path(bundle).read_bytes()
 
 
+def test_the_extra_roots_node_was_given_are_kept_beside_the_case_s_authority(tmp_path: Path) -> None:
+    """``NODE_EXTRA_CA_CERTS`` names one file, read once: the one the agent is given holds the roots its
+    environment named there and the case's authority."""
+    company, company_file = _root(tmp_path, "company")
+    authority = CertificateAuthority("a case")
+    (tmp_path / "case").mkdir()
+    ca_file, _ = write_bundle(str(tmp_path / "case"), authority, {"NODE_EXTRA_CA_CERTS": str(company_file)})
+    for served in (company, authority):
+        _handshake(served.context(HOST), _trusting(ca_file), HOST)
+    assert Path(ca_file).read_bytes().endswith(authority.pem)
+
+
 def test_the_agent_s_variables_name_the_bundle_and_node_s_extra_roots_the_authority() -> None:
     env = ca_env({"PATH": "/usr/bin", "SSL_CERT_FILE": "/etc/ssl/cert.pem"}, "/w/ca.pem", "/w/bundle.pem")
     assert {v: env[v] for v in BUNDLE_VARIABLES} == dict.fromkeys(BUNDLE_VARIABLES, "/w/bundle.pem")

@@ -39,7 +39,7 @@ BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "DE
 ``urllib``, ``http.client``, aiohttp, httpx, Ruby, PHP), requests, curl, Deno. Each gets the bundle."""
 EXTRA_CA_VARIABLES = ("NODE_EXTRA_CA_CERTS",)
 """Variables that name roots trusted *beside* the built-in ones (Node: ``fetch``, ``https``): the
-authority's certificate alone."""
+authority's certificate, after the roots the environment named there already."""
 LIFETIME = datetime.timedelta(days=1)
 """How long an authority and its certificates are valid: one run, with room for a slow one."""
 _SKEW = datetime.timedelta(hours=1)
@@ -145,13 +145,16 @@ def write_bundle(folder: str, authority: CertificateAuthority, environ: Mapping[
     """Write the authority's certificate and the agent's bundle into ``folder``; their paths.
 
     The bundle holds the roots the agent trusted already (the files its environment names in
-    :data:`BUNDLE_VARIABLES`, else certifi's) and then the authority's certificate."""
+    :data:`BUNDLE_VARIABLES`, else certifi's) and then the authority's certificate; the certificate's
+    file, the extra roots the environment names in :data:`EXTRA_CA_VARIABLES` before it (Node reads
+    one such file, so the roots an agent was given there stay trusted)."""
     named = [environ[v] for v in BUNDLE_VARIABLES if environ.get(v)]
     roots = dict.fromkeys(root for path in dict.fromkeys(named or [certifi.where()]) for root in _roots(path))
+    extra = dict.fromkeys(root for v in EXTRA_CA_VARIABLES if environ.get(v) for root in _roots(environ[v]))
     ca_file = os.path.join(folder, "sourcegate-ca.pem")
     bundle_file = os.path.join(folder, "sourcegate-bundle.pem")
     with open(ca_file, "wb") as f:
-        f.write(authority.pem)
+        f.write(b"".join(extra) + authority.pem)
     with open(bundle_file, "wb") as f:
         f.write(b"".join(roots) + authority.pem)
     return ca_file, bundle_file
