@@ -378,6 +378,13 @@ def test_a_client_hello_then_silence_is_dropped_at_the_idle_timeout(tunnels: Tun
     assert told.host == f"{HOST}:443" and "timed out" in told.request
 
 
+def test_a_tunnel_silent_after_its_handshake_is_dropped_at_the_idle_timeout(tunnels: Tunnels) -> None:
+    with tunnels.tls() as tls:
+        assert _rest(tls) == b""  # the session tickets of TLS 1.3 aside, nothing: then the close
+    tunnels.still_serving()
+    assert tunnels.scope.calls() == () and tunnels.scope.live_requests() == ()
+
+
 def test_garbage_records_after_the_handshake_close_the_connection_and_are_no_server_error(tunnels: Tunnels) -> None:
     with tunnels.tls() as tls:
         raw = socket.socket(fileno=os.dup(tls.fileno()))  # beneath the TLS layer, on the same connection
