@@ -13,18 +13,22 @@ is served as one. The Python agents install the suite's network guard first: not
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gate.cli import main
+from tests.support.preloaded import Preloaded
 from tests.support.run_golden import faithful_plan, make_golden
 
-AGENTS = Path(__file__).resolve().parent / "support" / "sdk_agents"
+ROOT = Path(__file__).resolve().parent.parent
+AGENTS = ROOT / "tests" / "support" / "sdk_agents"
 PLAN_ENV = "SDK_AGENT_PLAN"  # what the agents read their plan from (sdk_agents/common.py)
 NODE = shutil.which("node")
 CURL = shutil.which("curl")
@@ -69,18 +73,26 @@ def _failures(report: dict[str, Any], case: str) -> list[dict[str, Any]]:
     return failures
 
 
-def _python(agent: str, *args: str) -> list[str]:
-    return [sys.executable, str(AGENTS / agent), *args]
+@pytest.fixture(scope="module")
+def python() -> Iterator[Preloaded]:
+    """The interpreter the Python agents' processes are forked from: the guard installed, then the clients
+    and SDKs imported once (``tests/support/guarded_clients.py``), not once per case."""
+    with Preloaded(["tests.support.guarded_clients"], {**os.environ, "PYTHONPATH": str(ROOT)}) as preloaded:
+        yield preloaded
 
 
-def _client(name: str) -> list[str]:
+def _client(name: str, python: Preloaded) -> list[str]:
+    """The agent's command: node's for Node's fetch; aiohttp's own interpreter (it makes its TLS context
+    as it is imported, from its environment); the others forked from the preloaded one."""
     if name == "node-fetch":
         if NODE is None:
             pytest.skip("needs node")
         return [NODE, str(AGENTS / "fetch_agent.mjs")]
     if name == "curl" and CURL is None:
         pytest.skip("needs curl")
-    return _python("http_client_agent.py", name)
+    if name == "aiohttp":
+        return [sys.executable, str(AGENTS / "http_client_agent.py"), name]
+    return python.command(AGENTS / "http_client_agent.py", name)
 
 
 def _assert_served_as_recorded(golden: Path, case: str) -> None:
@@ -96,8 +108,8 @@ def _assert_served_as_recorded(golden: Path, case: str) -> None:
 
 @pytest.mark.parametrize("client", ["requests", "httpx", "urllib", "aiohttp", "curl", "node-fetch"])
 def test_a_plain_http_client_at_the_real_addresses_re_runs_a_built_set_and_passes(
-        client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    command = _client(client)
+        client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, python: Preloaded) -> None:
+    command = _client(client, python)
     golden = _built(tmp_path, [EURO, SLOTS])
     report = _run(golden, command, {EURO: _plan(EURO), SLOTS: _plan(SLOTS)}, tmp_path, monkeypatch)
     assert (report["exit"], report["verdict"]) == (0, "pass"), report
@@ -110,11 +122,12 @@ def test_a_plain_http_client_at_the_real_addresses_re_runs_a_built_set_and_passe
 
 @pytest.mark.parametrize("agent", ["tavily_at_its_host_agent.py", "exa_at_its_host_agent.py"])
 def test_a_provider_s_own_client_at_its_default_host_re_runs_a_built_set_and_passes(
-        agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, python: Preloaded) -> None:
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-replay")  # what the clients read when given no key
     monkeypatch.setenv("EXA_API_KEY", "exa-replay")
     golden = _built(tmp_path, [EURO, SLOTS])
-    report = _run(golden, _python(agent), {EURO: _plan(EURO), SLOTS: _plan(SLOTS)}, tmp_path, monkeypatch)
+    plans = {EURO: _plan(EURO), SLOTS: _plan(SLOTS)}
+    report = _run(golden, python.command(AGENTS / agent), plans, tmp_path, monkeypatch)
     assert (report["exit"], report["verdict"]) == (0, "pass"), report
     for case in (EURO, SLOTS):
         _assert_served_as_recorded(golden, case)
@@ -124,8 +137,8 @@ def test_a_provider_s_own_client_at_its_default_host_re_runs_a_built_set_and_pas
 
 @pytest.mark.parametrize("client", ["requests", "curl"])
 def test_an_unrecorded_page_is_a_miss_naming_its_url_and_a_recorded_404_is_served_as_one(
-        client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    command = _client(client)
+        client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, python: Preloaded) -> None:
+    command = _client(client, python)
     golden = _built(tmp_path, [EURO, FOMC])
     unrecorded = "https://www.example.org/not-recorded?page=2"
     euro = _plan(EURO)
