@@ -5,8 +5,11 @@ Real agent processes (Python ``requests``, ``httpx``, ``urllib``; Node's ``fetch
 that host, from the frozen web: what the snapshot never recorded is a ``replay_miss`` naming the URL
 and the command that records it; a client that will not talk to the frozen web (it trusts no
 certificate but its own roots) is a hard ``live_request`` naming the host. The replay server's own
-traffic goes through the same proxy and is served. Nothing here reaches the network: a request goes
-nowhere past the replay server, and the hosts a case may reach are loopback stand-ins.
+traffic goes through the same proxy and is served. A site on loopback standing in for the real host
+hears nothing of it, over HTTP or HTTPS, unless ``replay.allow`` names it: then the agent's connection
+is tunnelled to it untouched, the site's own certificate and all, the case's authority nowhere. Nothing
+here reaches the network: a request goes nowhere past the replay server, and the hosts a case may reach
+are loopback stand-ins.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import pytest
 
 from gate.cli import main
 from gate.pipeline import run_paths
+from gate.replay.tls import CertificateAuthority
 from gate.results import CaseResult
 from tests.support.run_golden import make_golden
 from tests.support.web_sites import Site, page
@@ -114,6 +118,53 @@ def test_a_host_in_replay_allow_is_reached_through_the_proxy_and_not_flagged(tmp
         assert ("GET", "/v1/models") in api.seen  # forwarded, as origin-form, to the allowed host
     assert "live_requests" not in _trace(golden)["replay"]
     assert "live_request" not in {f.check for f in _result(golden).hard_failures}
+
+
+@pytest.mark.parametrize("client", ["requests", "httpx", "urllib"])
+def test_a_live_site_on_loopback_hears_nothing_from_an_agent_that_asks_for_it(tmp_path: Path, client: str) -> None:
+    with Site("127.0.0.1", {"/news": page("the live site")}) as live:
+        port = live.authority.rsplit(":", 1)[1]
+        urls = [f"https://127.0.0.1:{port}/news", f"https://localhost:{port}/news?x=1", f"http://localhost:{port}/news"]
+        golden = make_golden(tmp_path / "set", [EURO])
+        assert main(["run", str(golden), "--", *_agent(tmp_path), client, *urls]) == 0
+        assert (live.connections, live.seen) == (0, [])  # not a connection, let alone a request
+    trace = _trace(golden)
+    assert [(m["layer"], m["key"]) for m in trace["replay"]["misses"]] == [("pages", url) for url in urls]
+    assert "live_requests" not in trace["replay"]
+
+
+ALLOWED_OVER_TLS = r'''
+import json, sys
+import requests
+
+url, own_authority = sys.argv[1], sys.argv[2]
+page = requests.get(url, verify=own_authority, timeout=10)  # verified by the site's own authority alone
+try:
+    requests.get(url, timeout=10)  # the case's bundle: certifi's roots and the case's authority
+    bundle = "verified"
+except requests.exceptions.SSLError:
+    bundle = "not verified"
+print(json.dumps({"answer": f"{page.status_code} {page.text}; with the case's bundle: {bundle}"}))
+'''
+
+
+def test_a_host_in_replay_allow_is_tunnelled_untouched_and_the_case_s_authority_is_not_involved(
+        tmp_path: Path) -> None:
+    own = CertificateAuthority("the model API's own")
+    own_file = tmp_path / "own-authority.pem"
+    own_file.write_bytes(own.pem)
+    script = tmp_path / "allowed.py"
+    script.write_text(ALLOWED_OVER_TLS, encoding="utf-8")
+    with Site("127.0.0.1", {"/v1/models": page("the model API")}, tls=own.context("localhost")) as api:
+        port = api.authority.rsplit(":", 1)[1]
+        golden = make_golden(tmp_path / "set", [EURO], config={"replay": {"allow": [f"localhost:{port}"]}})
+        command = [sys.executable, str(script), f"https://localhost:{port}/v1/models", str(own_file)]
+        assert main(["run", str(golden), "--", *command]) == 0
+        assert api.seen == [("GET", "/v1/models")]  # the second request never passed the agent's handshake
+        assert api.connections == 2
+    trace = _trace(golden)
+    assert trace["answer"] == "200 the model API; with the case's bundle: not verified"
+    assert trace["replay"]["misses"] == [] and "live_requests" not in trace["replay"]
 
 
 def test_no_proxy_in_the_environment_opens_no_hole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -99,13 +99,15 @@ def read_target(command: str, target: str, server: tuple[str, int]) -> tuple[str
     """The path to serve, or the other host a proxied request is for.
 
     ``target`` is the request line's; ``server`` the replay server's own address. An absolute-form
-    target for the server itself is its path (and query); one for another host, and every CONNECT,
-    is a :class:`Beyond`. A target that names no host is returned as it is."""
+    target for the server itself is its path (and query); one for another host, and every CONNECT
+    for another host, is a :class:`Beyond`. A CONNECT for the server itself (a client that tunnels
+    every origin through its proxy, as undici's ``ProxyAgent`` does) is an empty path and no
+    :class:`Beyond`. A target that names no host is returned as it is."""
     shown = _printable(f"{command} {target}")
     if command == "CONNECT":
         name, _, digits = target.rpartition(":")
-        name = name.strip("[]").lower()
-        return "", Beyond(name or target.lower(), int(digits) if digits.isdigit() else 443, shown, "")
+        host, port = name.strip("[]").lower() or target.lower(), int(digits) if digits.isdigit() else 443
+        return "", None if _own(host, port, server) else Beyond(host, port, shown, "")
     if target.startswith("/"):
         return target, None
     try:

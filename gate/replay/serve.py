@@ -184,9 +184,10 @@ class ReplayServer(ThreadingHTTPServer):
             self._slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away mid-request (an agent ended at its deadline, a reset) is no error of the
-        server's; anything else goes to the log, redacted, with its traceback (not raw to stderr)."""
-        if isinstance(sys.exc_info()[1], ConnectionError):
+        """A client that went away mid-request (an agent ended at its deadline, a reset) or broke the TLS of a
+        tunnel the server answered (a record no key made) is no error of the server's; anything else goes to
+        the log, redacted, with its traceback (not raw to stderr)."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, ssl.SSLError)):
             return
         who = ":".join(str(part) for part in client_address[:2]) if isinstance(client_address, tuple) else "?"
         self.log.write(f"sourcegate snapshot: ERROR serving {who}: {traceback.format_exc()}")
@@ -279,6 +280,10 @@ class _Handler(BaseHTTPRequestHandler):
         host, port = self.server.server_address[:2]
         path, beyond = read_target(self.command, self.path, (str(host), int(port)))
         self._origin = None  # each request on a kept-alive connection says where it goes
+        if beyond is None and self.command == "CONNECT":  # for the server itself: its requests follow, as any other
+            self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            self.wfile.flush()
+            return False
         if beyond is None:
             self.path = path
             return True
@@ -350,6 +355,8 @@ class _Handler(BaseHTTPRequestHandler):
                     "authority: docs/snapshots.md lists the variables that give it)")
         except OSError as e:
             return f"the tunnel failed: {e.strerror or e}"
+        except ValueError as e:  # a host no certificate can name (a name not in its A-label form, xn--...)
+            return f"no certificate can name the host: {e}"
 
     def _pass(self, beyond: Beyond) -> None:
         """Tunnel (CONNECT) or forward a request to a host the agent may reach; 502 when it cannot be reached."""

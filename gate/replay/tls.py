@@ -39,11 +39,14 @@ BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "DE
 ``urllib``, ``http.client``, aiohttp, httpx, Ruby, PHP), requests, curl, Deno. Each gets the bundle."""
 EXTRA_CA_VARIABLES = ("NODE_EXTRA_CA_CERTS",)
 """Variables that name roots trusted *beside* the built-in ones (Node: ``fetch``, ``https``): the
-authority's certificate alone."""
+authority's certificate, after the roots the environment named there already."""
 LIFETIME = datetime.timedelta(days=1)
 """How long an authority and its certificates are valid: one run, with room for a slow one."""
 _SKEW = datetime.timedelta(hours=1)
 """Certificates are valid from this long before they were made (a client's clock may lag)."""
+MAX_CONTEXTS = 128
+"""Hosts' server contexts an authority keeps, the most recently asked (one made again costs milliseconds):
+an agent that asks for host after host does not make the server's memory grow with each."""
 
 
 def _name(common: str) -> x509.Name:
@@ -108,12 +111,14 @@ class CertificateAuthority:
         )
 
     def context(self, host: str) -> ssl.SSLContext:
-        """A server-side TLS context that presents a certificate for ``host`` (made once per host)."""
+        """A server-side TLS context that presents a certificate for ``host`` (made once per host, and kept
+        for the last :data:`MAX_CONTEXTS` hosts asked)."""
         host = host.lower()
         with self._lock:
-            found = self._contexts.get(host)
-            if found is None:
-                found = self._contexts[host] = self._make_context(host)
+            found = self._contexts.pop(host, None) or self._make_context(host)
+            if len(self._contexts) >= MAX_CONTEXTS:
+                del self._contexts[next(iter(self._contexts))]  # the one asked for longest ago
+            self._contexts[host] = found  # the last asked, last
             return found
 
     def _make_context(self, host: str) -> ssl.SSLContext:
@@ -140,19 +145,35 @@ def write_bundle(folder: str, authority: CertificateAuthority, environ: Mapping[
     """Write the authority's certificate and the agent's bundle into ``folder``; their paths.
 
     The bundle holds the roots the agent trusted already (the files its environment names in
-    :data:`BUNDLE_VARIABLES`, else certifi's) and then the authority's certificate."""
-    roots: list[bytes] = []
+    :data:`BUNDLE_VARIABLES`, else certifi's) and then the authority's certificate; the certificate's
+    file, the extra roots the environment names in :data:`EXTRA_CA_VARIABLES` before it (Node reads
+    one such file, so the roots an agent was given there stay trusted)."""
     named = [environ[v] for v in BUNDLE_VARIABLES if environ.get(v)]
-    for path in dict.fromkeys(named or [certifi.where()]):
-        with contextlib.suppress(OSError), open(path, "rb") as f:
-            roots.append(f.read().rstrip(b"\n") + b"\n")
+    roots = dict.fromkeys(root for path in dict.fromkeys(named or [certifi.where()]) for root in _roots(path))
+    extra = dict.fromkeys(root for v in EXTRA_CA_VARIABLES if environ.get(v) for root in _roots(environ[v]))
     ca_file = os.path.join(folder, "sourcegate-ca.pem")
     bundle_file = os.path.join(folder, "sourcegate-bundle.pem")
     with open(ca_file, "wb") as f:
-        f.write(authority.pem)
+        f.write(b"".join(extra) + authority.pem)
     with open(bundle_file, "wb") as f:
         f.write(b"".join(roots) + authority.pem)
     return ca_file, bundle_file
+
+
+def _roots(path: str) -> list[bytes]:
+    """What ``path`` holds: a file's roots, or a folder's (requests takes one in ``REQUESTS_CA_BUNDLE``, as
+    OpenSSL's ``capath``), the certificates of the files in it; nothing that cannot be read."""
+    files = [path]
+    if os.path.isdir(path):
+        with contextlib.suppress(OSError):
+            files = sorted(os.path.join(path, name) for name in os.listdir(path))
+    found = []
+    for file in files:
+        with contextlib.suppress(OSError), open(file, "rb") as f:
+            data = f.read()
+            if file == path or b"-----BEGIN CERTIFICATE-----" in data:
+                found.append(data.rstrip(b"\n") + b"\n")
+    return found
 
 
 def ca_env(environ: Mapping[str, str], ca_file: str, bundle_file: str) -> dict[str, str]:

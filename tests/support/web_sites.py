@@ -6,7 +6,9 @@
 
 A route is a function of the request (method, path, how many times it was asked) to an
 :class:`Reply`; :func:`page`, :func:`status`, :func:`redirect` and :func:`flaky` make the usual
-ones. A HEAD gets the reply's status and headers without its body, as HTTP says. :class:`Silent`
+ones. A HEAD gets the reply's status and headers without its body, as HTTP says. Given a server
+``tls`` context, a site speaks HTTPS (a real host's stand-in with a certificate of its own);
+:attr:`Site.connections` counts every connection it accepted, a request in it or not. :class:`Silent`
 accepts connections and never answers a byte: the server that only a deadline stops.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,11 +70,29 @@ def no_head(then: Route) -> Route:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, host: str, routes: dict[str, Route]) -> None:
+    def __init__(self, host: str, routes: dict[str, Route], tls: ssl.SSLContext | None = None) -> None:
         self.routes = routes
+        self.tls = tls
         self.seen: list[tuple[str, str]] = []
+        self.connections = 0
         self.lock = threading.Lock()
         super().__init__((host, 0), _Handler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        with self.lock:
+            self.connections += 1
+        return True
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        if self.tls is None:
+            super().finish_request(request, client_address)
+            return
+        try:  # on the connection's own thread: a client that never finishes its handshake holds no other
+            wrapped = self.tls.wrap_socket(request, server_side=True)
+        except OSError:  # the handshake failed (a client that did not trust the site)
+            return
+        with wrapped:
+            super().finish_request(wrapped, client_address)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that hangs up between requests (a checker closing its connection) is no error
@@ -111,9 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
 class Site(StandIn):
     """A web server on one loopback address, answering by path, until the ``with`` block ends."""
 
-    def __init__(self, host: str, routes: dict[str, Route]) -> None:
-        """Bind ``host`` on a free port; nothing is served before ``with``."""
-        self._server = _Server(host, routes)
+    def __init__(self, host: str, routes: dict[str, Route], tls: ssl.SSLContext | None = None) -> None:
+        """Bind ``host`` on a free port, speaking HTTPS with ``tls``; nothing is served before ``with``."""
+        self._server = _Server(host, routes, tls)
         self._running = ServerThread(self._server, f"site-{host}")
 
     @property
@@ -121,6 +142,12 @@ class Site(StandIn):
         """Every (method, path) asked, in order."""
         with self._server.lock:
             return list(self._server.seen)
+
+    @property
+    def connections(self) -> int:
+        """How many connections the site accepted (the ``with`` block's end opens one of its own)."""
+        with self._server.lock:
+            return self._server.connections
 
 
 class Silent:

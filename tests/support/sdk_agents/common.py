@@ -3,7 +3,9 @@
 An agent is a real process that ``sourcegate run`` starts once per case. It installs the suite's
 network guard before it imports its SDK (a connection beyond loopback raises, so the case fails
 as ``agent_error``), reads what to do from ``$SDK_AGENT_PLAN`` (by case), and prints its answer.
-The only thing it is told about the replay server is ``$SOURCEGATE_REPLAY_URL``: the base URL.
+The only thing it is told about the replay server is ``$SOURCEGATE_REPLAY_URL``: the base URL. The
+agents at the real addresses (``http_client_agent.py``, ``*_at_its_host_agent.py``) are told nothing:
+they call the providers' hosts and the pages' own URLs, through the proxy the run gives them.
 """
 
 from __future__ import annotations
