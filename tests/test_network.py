@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gate.cli import main
 from gate.errors import InputError
 from gate.model import Confinement
 from gate.runner import network
@@ -49,6 +50,11 @@ def test_an_unknown_mode_is_refused() -> None:
     assert tuple(NETWORK_MODES) == ("auto", "confined", "proxy")
     with pytest.raises(InputError, match="auto, confined, proxy"):
         plan_network("open", asked=_never)
+
+
+def test_the_flag_s_choices_are_the_registry_s(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(tmp_path), "--network", "open", "--", "true"]) == 2
+    assert f"choose from {', '.join(NETWORK_MODES)}" in capsys.readouterr().err
 
 
 def test_the_resolvers_are_read_from_resolv_conf(tmp_path: Path) -> None:
