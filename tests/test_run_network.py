@@ -147,6 +147,23 @@ def test_a_dns_look_up_inside_the_namespace_is_refused_and_names_the_host(
 
 
 @needs_namespace
+def test_every_case_refused_still_writes_its_traces_and_says_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    plan = {c: {"honest": {"search": [], "fetch": [], "answer": "x"}, "live": "http://search.example.net/q"}
+            for c in (EURO, SLOTS)}
+    monkeypatch.setenv("NETWORK_AGENT_PLAN", json.dumps(plan))
+    assert main(["run", str(golden), "--jobs", "2", "--", *_agent(tmp_path)]) == 0
+    assert "the agent failed in every case (2); 2 of them had requests refused" in capsys.readouterr().err
+    for case in (EURO, SLOTS):
+        replay = _replay(golden, case)["replay"]
+        assert replay["agent_error"] is not None
+        assert [r["host"] for r in replay["live_requests"]] == ["search.example.net:80"]
+    cases = _check(golden, tmp_path)
+    assert all({"agent_error", "live_request"} <= {f["check"] for f in c["hard_failures"]} for c in cases.values())
+
+
+@needs_namespace
 def test_every_agent_failing_with_nothing_refused_writes_nothing_and_says_it_ran_confined(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     golden = make_golden(tmp_path / "set", [EURO])

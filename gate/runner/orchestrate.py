@@ -170,6 +170,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
         shutil.rmtree(work, ignore_errors=True)
     runs = tuple(d.run for d in done)
     _require_an_answer(done, target, plan)
+    _say_every_failure(done, log)
     _write(done, target, replace_all=opts.out is None and not opts.some)
     return RunSummary(target, runs, frozen.session)
 
@@ -182,17 +183,26 @@ def _doors(server: ReplayServer, plan: NetworkPlan) -> contextlib.AbstractContex
 
 
 class EveryAgentFailed(GateError):
-    """Every case ended in ``agent_error``: nothing is written (exit 1, the gate's verdict on such runs)."""
+    """Every case ended in ``agent_error`` and not one request was refused or missed: nothing is written
+    (exit 1, the gate's verdict on such runs)."""
 
     exit_code = ExitCode.FAIL
 
 
+def _explained(run: Run) -> bool:
+    """Whether the run's failure may be the frozen web's doing: a request of it was refused or missed."""
+    replay = run.replay
+    return replay is not None and bool(replay.misses or replay.live_requests or replay.cross_case)
+
+
 def _require_an_answer(done: Sequence[_Done], target: str, plan: NetworkPlan) -> None:
-    """Refuse to write runs of which not one answered: the agent cannot have run (a missing key, a
-    wrong command), and committed runs are worth more than a folder of agent errors. The kept stderr
-    of each case is written to a folder of its own, which the message names."""
+    """Refuse to write runs of which not one answered and none was refused or missed anything: the agent
+    cannot have run (a missing key, a wrong command), and committed runs are worth more than a folder of
+    agent errors. The kept stderr of each case is written to a folder of its own, which the message
+    names. When a case's requests were refused or missed, its trace says why the agent failed (a
+    ``live_request``, a ``replay_miss``), and the traces are written: the report says it."""
     failed = [d.run for d in done if d.run.replay is not None and d.run.replay.agent_error is not None]
-    if done and len(failed) == len(done):
+    if done and len(failed) == len(done) and not any(_explained(r) for r in failed):
         first = failed[0]
         assert first.replay is not None
         logs = tempfile.mkdtemp(prefix="sourcegate-agent-logs-")
@@ -205,6 +215,16 @@ def _require_an_answer(done: Sequence[_Done], target: str, plan: NetworkPlan) ->
                   "that ignores the proxy variables fails there (docs/trust.md)." if plan.confined else "")
         raise EveryAgentFailed(f"the agent failed in every case ({len(done)}), nothing written, {target} "
                                f"kept as it was (each case's stderr: {logs}); case {first.case!r}: {error}{walled}")
+
+
+def _say_every_failure(done: Sequence[_Done], log: Callable[[str], None]) -> None:
+    """Every case failed, some with requests refused or missed: the traces are written, and said to be why."""
+    failed = [d.run for d in done if d.run.replay is not None and d.run.replay.agent_error is not None]
+    if done and len(failed) == len(done):
+        said = sum(1 for r in failed if _explained(r))
+        log(f"sourcegate run: the agent failed in every case ({len(done)}); {said} of them had requests refused "
+            "or missed (live_request, replay_miss, cross_case_request): the traces are written, and the report "
+            "says why")
 
 
 def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> None:
