@@ -20,7 +20,7 @@ import pytest
 
 import gate.runner.network
 from gate.cli import main
-from tests.support.namespaces import needs_namespace
+from tests.support.namespaces import METHOD, needs_namespace
 from tests.support.run_golden import faithful_plan, make_golden
 from tests.support.web_sites import Site, page
 
@@ -72,6 +72,15 @@ if "honest" in how:
         requests.get(how["live"], timeout=10).raise_for_status()  # through the proxy: refused (403), in the trace
     print(json.dumps({"answer": how["honest"]["answer"]}))
     sys.exit(0)
+if how.get("escape"):  # join the machine's own network namespace (pid 1's), then go round the proxy
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    try:
+        fd = os.open("/proc/1/ns/net", os.O_RDONLY)
+        left = libc.setns(fd, 0x40000000) == 0
+        print(f"setns: {'joined' if left else os.strerror(ctypes.get_errno())}", file=sys.stderr)
+    except OSError as e:
+        print(f"setns: {e.strerror}", file=sys.stderr)
 try:
     got = lookup(*how["lookup"]) if "lookup" in how else blind(how["client"], how["url"])
 except Exception as e:
@@ -127,6 +136,18 @@ def test_a_proxy_blind_client_never_reaches_the_live_web_and_fails_at_once(
     cases = _check(golden, tmp_path)
     assert "agent_error" in {f["check"] for f in cases[EURO]["hard_failures"]}
     assert not any(w["kind"] == "unconfined" for c in cases.values() for w in c["warnings"])
+
+
+@pytest.mark.skipif(METHOD != "user", reason="a user namespace of its own is what keeps an agent in")
+def test_an_agent_cannot_leave_its_namespace_for_the_machine_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    with Site("127.0.0.1", {"/secret": page("the live web")}) as live:
+        monkeypatch.setenv("NETWORK_AGENT_PLAN", json.dumps({
+            EURO: {"escape": True, "client": "socket", "url": live.url("/secret")}, SLOTS: _honest(SLOTS)}))
+        assert main(["run", str(golden), "--jobs", "2", "--", *_agent(tmp_path)]) == 0
+        assert live.seen == []
+    error = _replay(golden, EURO)["replay"]["agent_error"]
+    assert "setns: joined" not in error and "ConnectionRefusedError" in error
 
 
 @needs_namespace
