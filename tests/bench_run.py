@@ -21,7 +21,9 @@ import argparse
 import json
 import math
 import os
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -99,17 +101,26 @@ def time_run(root: Path, cases: int, jobs: int, network: str = "auto") -> float:
     return elapsed
 
 
-def namespace_overhead(root: Path, cases: int) -> tuple[float, float] | str:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def namespace_overhead(root: Path, cases: int) -> tuple[float, float, float] | str:
     """Seconds for the set confined and unconfined (``--jobs 1``), best of :data:`REPEATS` each, in
-    turn; or why no namespace can be made here."""
+    turn, and the median of the rounds' extra CPU seconds the keepers spent confined (the wall time
+    moves with a shared machine's load; the CPU time much less); or why no namespace can be made here."""
     method, why = probe()
     if method is None:
         return why
-    confined, unconfined = math.inf, math.inf
+    confined, unconfined, extra = math.inf, math.inf, []
     for _ in range(REPEATS):
+        start = _children_cpu()
         unconfined = min(unconfined, time_run(root, cases, jobs=1, network="proxy"))
+        middle = _children_cpu()
         confined = min(confined, time_run(root, cases, jobs=1, network="confined"))
-    return confined, unconfined
+        extra.append((_children_cpu() - middle) - (middle - start))
+    return confined, unconfined, statistics.median(extra)
 
 
 def recorded_paths() -> list[str]:
@@ -193,10 +204,11 @@ def rows(cases: int = 40, seconds: float = 3.0) -> list[tuple[str, str, str]]:
     if isinstance(confinement, str):
         namespace = ("network namespace per case", "n/a", f"no namespace can be made here: {confinement}")
     else:
-        confined, unconfined = confinement
+        confined, unconfined, cpu = confinement
         namespace = ("network namespace per case", f"{(confined - unconfined) / cases * 1000:.1f} ms",
                      f"{cases} cases, --jobs 1: --network confined {confined:.2f} s vs proxy {unconfined:.2f} s "
-                     f"({confined / unconfined:.2f}x), best of {REPEATS} each, in turn")
+                     f"({confined / unconfined:.2f}x), best of {REPEATS} each, in turn; the keepers' extra CPU "
+                     f"{cpu / cases * 1000:.1f} ms per case (median of the rounds)")
     count, ran, gated, verdict = whole_loop()
     return [
         ("sourcegate run overhead per case", f"{overhead * 1000:.1f} ms",
