@@ -127,6 +127,15 @@ class LiveRequest:
     count: int = 1
 
 
+@dataclass(frozen=True)
+class Confinement:
+    """Whether a case's agent ran in a network namespace whose only way out is the replay server
+    (``sourcegate run`` on Linux), and when it did not, why (``--network proxy``, no namespace could be made)."""
+
+    confined: bool
+    reason: str | None = None
+
+
 STDOUT_KEPT = 8 * 1024 * 1024
 """Bytes of the end of an agent's stdout kept for its answer (8 MiB; an answer needing more can be
 saved as a trace, ``$SOURCEGATE_TRACE_FILE``, read within the JSON limits)."""
@@ -164,6 +173,8 @@ class Replay:
     """requests past the frozen web (another host than the replay server's), refused, by host"""
     unserved_searches: tuple[str, ...] = ()
     """queries the agent's own trace records that the replay server never answered"""
+    network: Confinement | None = None
+    """whether the agent ran confined to the replay server (None: a trace written before runs said)"""
 
 
 @dataclass(frozen=True)

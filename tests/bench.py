@@ -22,8 +22,9 @@ characters and 5 quoted citations) to a temporary folder, then measures:
   and 8,000 runs, without and with a baseline (``SOURCEGATE_BENCH_MEMORY=0`` skips it);
 - shards (``tests/bench_shards.py``, 8,000 runs): one job against 4 shards plus their merge, and
   the merge alone (``SOURCEGATE_BENCH_SHARDS=0`` skips it).
-- ``sourcegate run``: its overhead per case against the bare command, the replay server's
-  requests per second, and the whole loop on the example set (``tests/bench_run.py``).
+- ``sourcegate run``: its overhead per case against the bare command, the network namespace's per
+  case (confined against unconfined), the replay server's requests per second, and the whole loop on
+  the example set (``tests/bench_run.py``).
 - ``sourcegate drift``: cited URLs checked per second, 200 on 4 loopback hosts with the default
   per-host limits, and without the spacing (``tests/bench_drift.py``).
 

@@ -6,6 +6,8 @@ replay server's throughput.
 Overhead: a trivial agent (``printf`` of one JSON answer) run over N cases by
 ``sourcegate run --jobs 1`` (server start, per-case scope, trace assembled and validated, the
 runs folder swapped in), against the same command run N times in a row by ``subprocess.run``.
+The network namespace: the same run confined (``--network confined``: the keeper makes a user and
+network namespace, the gate serves its sockets) against unconfined (``--network proxy``), in turn.
 Throughput: a client process with 4 keep-alive connections asks the replay server (in this
 process) for recorded searches and pages for a few seconds, unscoped and under a case scope, on
 sourcegate's GET routes and as Tavily's client asks them (``POST /search``, ``POST /extract``); and
@@ -21,7 +23,9 @@ import argparse
 import json
 import math
 import os
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +40,7 @@ import yaml
 from gate.pipeline import run_paths
 from gate.replay.serve import ReplayServer
 from gate.replay.tls import CertificateAuthority
+from gate.runner.network import probe
 from gate.runner.orchestrate import RunOptions, run_agent
 from gate.runner.scope import CaseScope
 from gate.snapshot.store import SnapshotStore
@@ -132,13 +137,36 @@ def time_bare(cases: int) -> float:
     return time.perf_counter() - start
 
 
-def time_run(root: Path, cases: int, jobs: int) -> float:
-    """Seconds for ``sourcegate run`` (in-process) over the set."""
+def time_run(root: Path, cases: int, jobs: int, network: str = "auto") -> float:
+    """Seconds for ``sourcegate run`` (in-process) over the set, with ``--network network``."""
     start = time.perf_counter()
-    summary = run_agent(RunOptions(golden=str(root), command=tuple(AGENT), jobs=jobs, timeout=60.0))
+    summary = run_agent(RunOptions(golden=str(root), command=tuple(AGENT), jobs=jobs, timeout=60.0,
+                                   network=network))
     elapsed = time.perf_counter() - start
     assert len(summary.runs) == cases and all(r.replay and r.replay.agent_error is None for r in summary.runs)
     return elapsed
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def namespace_overhead(root: Path, cases: int) -> tuple[float, float, float] | str:
+    """Seconds for the set confined and unconfined (``--jobs 1``), best of :data:`REPEATS` each, in
+    turn, and the median of the rounds' extra CPU seconds the keepers spent confined (the wall time
+    moves with a shared machine's load; the CPU time much less); or why no namespace can be made here."""
+    method, why = probe()
+    if method is None:
+        return why
+    confined, unconfined, extra = math.inf, math.inf, []
+    for _ in range(REPEATS):
+        start = _children_cpu()
+        unconfined = min(unconfined, time_run(root, cases, jobs=1, network="proxy"))
+        middle = _children_cpu()
+        confined = min(confined, time_run(root, cases, jobs=1, network="confined"))
+        extra.append((_children_cpu() - middle) - (middle - start))
+    return confined, unconfined, statistics.median(extra)
 
 
 def recorded_paths() -> list[str]:
@@ -252,11 +280,22 @@ def rows(cases: int = 40, seconds: float = 3.0) -> list[tuple[str, str, str]]:
             bare = min(bare, time_bare(cases))
             run1 = min(run1, time_run(root, cases, jobs=1))
         run2 = time_run(root, cases, jobs=2)
+        confinement = namespace_overhead(root, cases)
     overhead = (run1 - bare) / cases
+    if isinstance(confinement, str):
+        namespace = ("network namespace per case", "n/a", f"no namespace can be made here: {confinement}")
+    else:
+        confined, unconfined, cpu = confinement
+        namespace = ("network namespace per case", f"{(confined - unconfined) / cases * 1000:.1f} ms",
+                     f"{cases} cases, --jobs 1: --network confined {confined:.2f} s vs proxy {unconfined:.2f} s "
+                     f"({confined / unconfined:.2f}x), best of {REPEATS} each, in turn; the keepers' extra CPU "
+                     f"{cpu / cases * 1000:.1f} ms per case (median of the rounds)")
     count, ran, gated, verdict = whole_loop()
     return [
         ("sourcegate run overhead per case", f"{overhead * 1000:.1f} ms",
-         f"{cases} cases, --jobs 1: {run1:.2f} s vs the bare command {cases}x: {bare:.2f} s; target < 50 ms"),
+         f"{cases} cases, --jobs 1 (--network auto): {run1:.2f} s vs the bare command {cases}x: {bare:.2f} s; "
+         "target < 50 ms"),
+        namespace,
         ("sourcegate run, --jobs 2", f"{run2:.2f} s", f"{cases} cases of the same trivial agent"),
         ("replay server, requests per second", f"{max(throughput(seconds, scoped=False) for _ in range(REPEATS)):,.0f}",
          f"best of {REPEATS}; 4 keep-alive connections from another process, the example set's searches "

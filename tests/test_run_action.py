@@ -104,6 +104,7 @@ def test_the_run_step_runs_the_agent_with_words_never_a_shell(tmp_path: Path) ->
     output = tmp_path / "github_output"
     env = {**os.environ, "PYTHONPATH": str(ROOT), PLAN_ENV: json.dumps({EURO: faithful_plan(EURO)}),
            "PYTHON": sys.executable, "GOLDEN_SET": str(golden), "JOBS": "2", "TIMEOUT": "60", "OUT": "",
+           "NETWORK": "auto",
            # a glob and a $VARIABLE in the command are passed as they are: the agent ignores extra words
            "AGENT_COMMAND": f"{agent[0]}\n{' '.join(agent[1:])} '*' $HOME", "GITHUB_OUTPUT": str(output)}
     done = subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=120)

@@ -21,6 +21,7 @@ import pytest
 from gate.cli import main
 from gate.model import STDERR_KEPT, STDOUT_KEPT
 from tests.support.hostile_agent import PLAN_ENV, hostile_agent, plan_env
+from tests.support.namespaces import needs_namespace
 from tests.support.pty_run import start_gate
 from tests.support.run_golden import faithful_plan, make_golden
 
@@ -137,21 +138,27 @@ def test_a_gate_interrupted_or_killed_leaves_nothing_of_the_agents_running(tmp_p
 
 
 @linux
+@pytest.mark.parametrize("network", ["proxy", pytest.param("confined", marks=needs_namespace)])
 def test_a_sibling_s_stolen_replay_url_is_refused_and_reported_in_both_cases(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, network: str) -> None:
     golden = make_golden(tmp_path / "set", [EURO, SLOTS])
     ready, done, stolen = tmp_path / "victim-ready", tmp_path / "thief-done", tmp_path / "stolen.json"
+    handed = tmp_path / "victim-url"
+    # /proc/<pid>/environ, where it can be read: in a user namespace of its own (confined) the thief can
+    # read no other process's, so the victim hands its URL over in a file
+    steal = {"steal": "stolen query", "out": str(stolen)} | ({"from": str(handed)} if network == "confined" else {})
     monkeypatch.setenv(PLAN_ENV, plan_env({
-        EURO: [{"wait_for": str(ready)}, {"steal": "stolen query", "out": str(stolen)}, {"touch": str(done)}],
-        SLOTS: [{"search": "own query"}, {"touch": str(ready)}, {"wait_for": str(done)}],
+        EURO: [{"wait_for": str(ready)}, steal, {"touch": str(done)}],
+        SLOTS: [{"search": "own query"}, {"url_to": str(handed)}, {"touch": str(ready)}, {"wait_for": str(done)}],
     }))
-    assert main(["run", str(golden), "--jobs", "2", "--", *hostile_agent(tmp_path)]) == 0
+    assert main(["run", str(golden), "--jobs", "2", "--network", network, "--", *hostile_agent(tmp_path)]) == 0
     answered = json.loads(stolen.read_text(encoding="utf-8"))
     assert list(answered.values()) == [403]  # the victim's URL was found, and the request refused
     victim, thief = _replay(golden, SLOTS), _replay(golden, EURO)
     assert len(victim["cross_case"]) == 1 and len(thief["cross_case"]) == 1
+    by = "(from inside its network namespace)" if network == "confined" else "(pid "
     assert victim["cross_case"][0].startswith(f"a request with this case's replay URL came from a process of "
-                                              f"case {EURO!r} (pid ")
+                                              f"case {EURO!r} {by}")
     assert victim["cross_case"][0].endswith("and was refused: GET /search?provider=trace&q=stolen+query")
     assert thief["cross_case"] == [f"the agent sent a request with the replay URL of case {SLOTS!r}, refused: "
                                    "GET /search?provider=trace&q=stolen+query"]

@@ -13,7 +13,7 @@ from gate.config import Config, ReplayConfig, parse_config
 from gate.errors import InputError
 from gate.files.jsonio import validate
 from gate.load.golden import parse_trace
-from gate.model import Case, Citation, Replay, ReplayMiss, Run
+from gate.model import Case, Citation, Confinement, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble, stdout_answer
 from gate.runner.scope import CaseScope, Served
@@ -111,7 +111,7 @@ def test_an_agent_s_own_trace_is_kept_with_the_misses_added() -> None:
 def test_run_findings_have_ids_descriptions_and_a_severity_from_the_config() -> None:
     assert set(RUN_FINDINGS) == {"replay_miss", "agent_error", "cross_case_request", "live_request",
                                  "unserved_search", "agent_output_dropped",
-                                 "agent_left_processes", "outside_connections"}
+                                 "agent_left_processes", "outside_connections", "unconfined"}
     assert all(k.description for k in RUN_FINDINGS.values())
     run = Run(case="c1", question="?", answer="", replay=Replay(
         misses=(ReplayMiss("pages", "https://b.example/"),), agent_error="timed out after 5 s"))
@@ -144,3 +144,24 @@ def test_the_replay_section_of_the_config(tmp_path: Path) -> None:
     assert parse_config("{}", "s.yaml").replay.on_miss == "fail"
     with pytest.raises(InputError, match="on_miss"):
         parse_config("replay: {on_miss: ignore}", "s.yaml")
+
+
+@pytest.mark.parametrize("network", [Confinement(True), Confinement(False, "--network proxy"), None])
+def test_whether_the_agent_ran_confined_is_kept_in_the_trace(network: Confinement | None) -> None:
+    run = assemble(CASE, ["agent"], Finished(None, '{"answer": "x"}', ""), (), None, NOW, network=network)
+    data = trace_dict(run)
+    validate(data, "trace", "the trace")
+    assert ("network" in data["replay"]) == (network is not None)  # a trace of an earlier version has none
+    read = parse_trace(data, "t.json", "c1")
+    assert read.replay is not None and read.replay.network == network
+
+
+def test_a_run_not_confined_is_warned_of_in_its_case_and_a_confined_one_is_not() -> None:
+    def warned(network: Confinement | None) -> list[str]:
+        run = Run(case="c1", question="?", answer="", replay=Replay(network=network))
+        return [w.message for w in run_findings(run, Config())[1] if w.kind == "unconfined"]
+
+    assert warned(Confinement(True)) == [] and warned(None) == []
+    assert warned(Confinement(False, "--network proxy")) == [
+        "not confined: the agent ran without a network namespace (--network proxy), so a client that ignores the "
+        "proxy variables could have reached the live web unseen (docs/trust.md)"]

@@ -27,6 +27,9 @@ Each has a stable id and a description, like the checks of :data:`gate.checks.CH
   warning (a helper it meant to stop is not a failure of the answer, but it was PR code still running).
 - ``outside_connections``: connections with the case's URL came from a process of no running case
   (a service the agent hands its work to) and were served, attributed by the URL alone. A warning.
+- ``unconfined``: the agent ran without a network namespace (``--network proxy``, or none could be
+  made: the reason is said), so a client that ignores the proxy variables could have reached the live
+  web unseen. A warning in every such case: a run is never quietly less confined than it could be.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ RUN_FINDINGS: dict[str, RunFindingKind] = {
         RunFindingKind("agent_output_dropped", "the agent printed more than the gate keeps; the rest was counted"),
         RunFindingKind("agent_left_processes", "the agent left processes running when it exited; the gate ended them"),
         RunFindingKind("outside_connections", "the case's URL was used by a process of no running case"),
+        RunFindingKind("unconfined", "the agent ran without a network namespace: only its proxy was watched"),
     )
 }
 
@@ -145,6 +149,10 @@ def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[C
             f"{replay.outside_connections} connection(s) with this case's replay URL came from a process outside "
             "every running case (a service the agent hands its work to?): served, and attributed to this case by "
             "the URL alone")))
+    if replay.network is not None and not replay.network.confined:
+        warnings.append(CaseWarning("unconfined", (
+            f"not confined: the agent ran without a network namespace ({replay.network.reason or 'no reason given'}), "
+            "so a client that ignores the proxy variables could have reached the live web unseen (docs/trust.md)")))
     if replay.left_running:
         warnings.append(CaseWarning("agent_left_processes", (
             f"the agent left {replay.left_running} process(es) running when it exited: the gate ended them")))

@@ -1,10 +1,12 @@
-"""``sourcegate run GOLDEN [--jobs N] [--timeout S] [--out DIR] [--record [all]] [--check] -- CMD ARGS...``.
+"""``sourcegate run GOLDEN [--jobs N] [--timeout S] [--out DIR] [--record [all]] [--network M] [--check] -- CMD ...``.
 
 The agent's command is everything after ``--``, run as an argument list (never through a shell),
 once per case. Its environment is this process's (so the API keys the agent needs come from the
 step that runs it) plus ``SOURCEGATE_CASE``, ``SOURCEGATE_QUESTION``, ``SOURCEGATE_REPLAY_URL``,
 ``SOURCEGATE_TRACE_FILE`` and ``SOURCEGATE_NOW``, and every proxy variable pointing at the replay
-server. With ``--record``, what the snapshot lacks is recorded from the live web as the agent asks
+server; on Linux each agent runs in a network namespace whose only way out is that server
+(``--network``, :data:`gate.runner.network.NETWORK_MODES`).
+With ``--record``, what the snapshot lacks is recorded from the live web as the agent asks
 for it (``--record all``: everything, afresh), the golden set's version is bumped, and the traces
 are written. With ``--check``, the gate runs on the produced runs right after, with
 ``check``'s report options, and its verdict is the exit code; without it, the exit code is 0 once
@@ -39,6 +41,7 @@ from gate.load.golden import RUNS_DIR, load_golden
 from gate.load.subset import picked_golden
 from gate.pipeline import Held
 from gate.report.registry import file_reporters
+from gate.runner.network import NETWORK_MODES
 
 __all__ = ["add_parser", "run", "split_argv"]
 
@@ -54,8 +57,10 @@ def add_parser(sub: Subparsers) -> None:
     r.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per case (default 300)")
     r.add_argument("--out", metavar="DIR", help="write the traces here instead")
     r.add_argument("--record", nargs="?", const="new", choices=("new", "all"), metavar="all",
-                   help="record what the snapshot lacks (record: in sourcegate.yaml); --record all: "
-                        "everything, afresh")
+                   help="record what the snapshot lacks; all: everything afresh")
+    *some, last = NETWORK_MODES
+    r.add_argument("--network", choices=tuple(NETWORK_MODES), default="auto", metavar="MODE",
+                   help=f"{', '.join(some)} or {last} (default auto; docs/trust.md)")
     r.add_argument("--check", action="store_true", help="then gate them (with check's options)")
     add_check_options(r)
 
@@ -147,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     pick = planned.pick if planned is not None else case_pick(args, lambda: golden.name)
     options = RunOptions(golden=args.golden, command=tuple(command), jobs=args.jobs, timeout=args.timeout,
                          out=args.out, record=_RECORD_MODES.get(args.record), config=args.config,
-                         some=pick is not None)
+                         some=pick is not None, network=args.network)
     kept = args.out if args.out is not None else os.path.join(args.golden, RUNS_DIR)
     try:
         with _terminated_as_interrupt():

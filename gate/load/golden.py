@@ -22,6 +22,7 @@ from gate.files.jsonio import inside, load_yaml, parse_json, parse_time, read_te
 from gate.model import (
     Case,
     Citation,
+    Confinement,
     GoldenSet,
     LiveRequest,
     ModelCall,
@@ -105,7 +106,12 @@ def _replay(data: Mapping[str, Any]) -> Replay:
                   golden=data.get("golden"),
                   live_requests=tuple(LiveRequest(r["host"], r["request"], r["count"])
                                       for r in data.get("live_requests", ())),
-                  unserved_searches=tuple(data.get("unserved_searches", ())))
+                  unserved_searches=tuple(data.get("unserved_searches", ())),
+                  network=_network(data.get("network")))
+
+
+def _network(data: Mapping[str, Any] | None) -> Confinement | None:
+    return None if data is None else Confinement(data["confined"], data.get("reason"))
 
 
 def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:

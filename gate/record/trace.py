@@ -73,6 +73,9 @@ def trace_dict(run: Run) -> dict[str, Any]:
                                    for r in run.replay.live_requests],
                  "unserved_searches": list(run.replay.unserved_searches)}
         data["replay"].update({k: v for k, v in extra.items() if v})
+        if run.replay.network is not None:
+            data["replay"]["network"] = {"confined": run.replay.network.confined,
+                                         **_present({"reason": run.replay.network.reason})}
     if run.agent:
         data["agent"] = dict(run.agent)
     return data

@@ -32,7 +32,19 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.files.jsonio import parse_time
-from gate.model import STDOUT_KEPT, Case, Citation, LiveRequest, Page, Replay, ReplayMiss, Run, SearchCall, SearchResult
+from gate.model import (
+    STDOUT_KEPT,
+    Case,
+    Citation,
+    Confinement,
+    LiveRequest,
+    Page,
+    Replay,
+    ReplayMiss,
+    Run,
+    SearchCall,
+    SearchResult,
+)
 from gate.runner.output import last_exception
 from gate.runner.scope import MAX_REFUSALS, Served
 from gate.snapshot.parsers import PARSERS, detect, parse_results
@@ -124,18 +136,19 @@ def unserved(agent_trace: Run, calls: Sequence[Served]) -> tuple[str, ...]:
 def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequence[Served],
              agent_trace: Run | None, started_at: datetime, cross_case: Sequence[str] = (),
              outside_connections: int = 0, live_requests: Sequence[LiveRequest] = (),
-             stderr_log: str | None = None) -> Run:
+             stderr_log: str | None = None, network: Confinement | None = None) -> Run:
     """The run of one case; ``agent_trace`` is the trace the agent saved, if it saved one;
     ``started_at`` the recording's time of the case; ``cross_case``: the requests refused because they
     crossed between cases, ``outside_connections`` those served from a process of no running case
     (:mod:`gate.runner.owners`); ``live_requests`` those past the frozen web; ``stderr_log``: where
-    the kept stderr of a failed agent is written (named in its ``agent_error``)."""
+    the kept stderr of a failed agent is written (named in its ``agent_error``); ``network``: whether
+    the agent ran confined to the replay server."""
     missed = misses(calls)
     failure = finished.failure
     facts = Replay(command=tuple(command), misses=missed, stdout_dropped=finished.stdout_dropped,
                    stderr_dropped=finished.stderr_dropped, left_running=finished.left_running,
                    cross_case=tuple(cross_case), outside_connections=outside_connections,
-                   live_requests=tuple(live_requests))
+                   live_requests=tuple(live_requests), network=network)
     if failure is None and agent_trace is not None:
         return replace(redate(agent_trace, started_at), case=case.id,
                        replay=replace(facts, unserved_searches=unserved(agent_trace, calls)))

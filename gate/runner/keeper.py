@@ -1,7 +1,7 @@
 """The keeper: one small process per case between the gate and the agent, so that nothing the agent
 starts outlives its case (Linux).
 
-    python -I -S keeper.py GATE_PID GO_FD STATUS_FD -- CMD ARGS...
+    python -I -S keeper.py GATE_PID GO_FD STATUS_FD [--net FD METHOD PORT RESOLVERS] -- CMD ARGS...
 
 The keeper makes itself a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``): a process the agent
 starts that loses its parent (a double fork, ``setsid`` and exit) is re-parented to the keeper, not
@@ -16,6 +16,11 @@ kills every process left below it (read from ``/proc``), reaps them, writes one 
 ``exit``/``signal``: how the agent ended (both null when it never started); ``stopped``: the gate
 asked; ``ended``: the processes still running that the keeper killed (when stopped, the agent's own
 group included); ``left``: those it could not end within :data:`PATIENCE` seconds.
+
+With ``--net``, the keeper first moves into a network namespace of its own (:mod:`gate.runner.netns`,
+loaded from its file beside this one), which the agent and all it starts inherit, and hands the
+sockets it listens on there to the gate on the Unix socket ``FD`` (or says why it could not: the
+gate then never sends the byte, and the agent never starts).
 
 The keeper runs from its file with the standard library alone: ``-I -S`` (no site-packages, no
 ``PYTHON*`` variables, not the current folder on ``sys.path``), so nothing in the working tree, which
@@ -252,9 +257,26 @@ def _json(report: Mapping[str, int | bool | None]) -> str:
                            for k, v in report.items()) + "}"
 
 
+def _confine(options: Sequence[str]) -> None:
+    """``--net FD METHOD PORT RESOLVERS``: the case's network namespace (:mod:`gate.runner.netns`)."""
+    channel, method, port, resolvers = int(options[1]), options[2], int(options[3]), options[4]
+    os.set_inheritable(channel, False)
+    # Here, not at the top: only a confined case needs it. From its file, as this one runs (-I keeps
+    # the folder of a script off sys.path): the gate's own module, never one of the working tree.
+    import importlib.machinery
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netns.py")
+    module = type(sys)("sourcegate_netns")
+    module.__file__ = path
+    importlib.machinery.SourceFileLoader(module.__name__, path).exec_module(module)
+    module.confine(channel, method, port, [r for r in resolvers.split(",") if r])
+
+
 def main(argv: Sequence[str]) -> int:
     """Run the agent of one case; end everything it started; report on the status fd."""
-    parent, go, status_fd, command = int(argv[1]), int(argv[2]), int(argv[3]), list(argv[5:])
+    parent, go, status_fd = int(argv[1]), int(argv[2]), int(argv[3])
+    split = list(argv).index("--", 4)
+    options, command = list(argv[4:split]), list(argv[split + 1:])
     os.set_inheritable(go, False)
     os.set_inheritable(status_fd, False)
     # A handler that raised would cut the cleanup short: this one only kills the agent, whose wait
@@ -262,6 +284,8 @@ def main(argv: Sequence[str]) -> int:
     for sig in _STOP_SIGNALS:
         signal.signal(sig, _Case.stop)
     report: dict[str, int | bool | None] = {"exit": None, "signal": None}
+    if options:  # before the keeper is made not dumpable: a user namespace's maps are written to its /proc files
+        _confine(options)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     # Not dumpable: a process of the same user (the agent) can then neither ptrace the keeper nor open

@@ -11,6 +11,11 @@ is dated by the recording's clock (:mod:`gate.runner.clock`), passed as ``$SOURC
 most ``jobs`` agents run at once; one that fails or times out is that case's ``agent_error``, its
 kept stderr written beside the traces (``<case>.stderr.log``), and the others still run.
 
+On Linux each agent runs in a network namespace of its own whose only way out is the replay server
+(``network``: :mod:`gate.runner.network` decides once per run whether it can; :mod:`gate.runner.doors`
+serves each namespace), so a client that ignores the proxy variables reaches nothing; a run that is not
+confined says so on stderr and in every trace (``replay.network``).
+
 Nothing is half-written: the traces go to a temporary folder beside the target, which replaces the
 golden set's ``runs/`` only when every case has finished (``--out DIR``: each file is written
 atomically into DIR). Ctrl-C ends every agent and what it started, stops the server and leaves the
@@ -19,10 +24,12 @@ old runs as they were. Each case finished is reported to the :class:`gate.term.p
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import secrets
 import shutil
+import socket
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -38,7 +45,7 @@ from gate.files.digests import record_read
 from gate.files.jsonio import dump_json, validate
 from gate.files.outputs import TEMP_PREFIX, resolve_within, write_file
 from gate.load.golden import RUNS_DIR, load_golden, load_trace
-from gate.model import Case, Clock, GoldenSet, Run
+from gate.model import Case, Clock, Confinement, GoldenSet, Run
 from gate.record.clock import NOW_ENV, format_now
 from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
@@ -47,7 +54,9 @@ from gate.replay.serve import ReplayServer
 from gate.replay.tls import CertificateAuthority, ca_env, write_bundle
 from gate.runner.assemble import Finished, assemble
 from gate.runner.clock import CaseTimes, case_times
+from gate.runner.doors import Doors
 from gate.runner.frozen import RunServer
+from gate.runner.network import NetworkPlan, plan_network
 from gate.runner.owners import CrossCase
 from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
@@ -81,6 +90,8 @@ class RunOptions:
     some: bool = False
     """only some of the set's cases run (``--case``, ``--failed``): their traces are written beside the
     others, which are kept, instead of replacing the folder"""
+    network: str = "auto"
+    """``auto``, ``confined`` or ``proxy`` (:data:`gate.runner.network.NETWORK_MODES`)"""
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
     env = dict(os.environ if environ is None else environ)
     golden = golden if golden is not None else load_golden(opts.golden)
     _require(opts, golden, env)
+    plan = plan_network(opts.network)
     config = load_config(opts.config, beside=golden.root)
     target = opts.out if opts.out is not None else os.path.join(golden.root, RUNS_DIR)
     if opts.out is None:
@@ -140,6 +152,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
     if undated:
         log(f"sourcegate run: {len(undated)} case(s) with no recorded run and no snapshot_at in golden.yaml: "
             "dated by the wall clock, so their sources' ages move from run to run (set snapshot_at)")
+    log(plan.line())
     work = tempfile.mkdtemp(prefix="sourcegate-run-")
     frozen = RunServer(golden.root, opts.record, config, env, log)
     try:
@@ -151,30 +164,48 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
             progress = progress or NullProgress()
             progress.start(len(golden.cases), "running the agent")
             try:
-                done = _run_cases(golden, opts, env, server, work, times, log, progress, target)
+                with _doors(server, plan) as doors:
+                    done = _run_cases(golden, opts, env, server, work, times, log, progress, target, plan, doors)
             finally:
                 progress.close()
                 server.shutdown()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     runs = tuple(d.run for d in done)
-    _require_an_answer(done, target)
+    _require_an_answer(done, target, plan)
+    _say_every_failure(done, log)
     _write(done, target, replace_all=opts.out is None and not opts.some)
     return RunSummary(target, runs, frozen.session)
 
 
+def _doors(server: ReplayServer, plan: NetworkPlan) -> contextlib.AbstractContextManager[Doors | None]:
+    """The confined cases' doors out of their namespaces (None: the run is not confined)."""
+    if not plan.confined:
+        return contextlib.nullcontext()
+    return Doors(server, int(server.server_address[1]), plan, own_names=(socket.gethostname(),))
+
+
 class EveryAgentFailed(GateError):
-    """Every case ended in ``agent_error``: nothing is written (exit 1, the gate's verdict on such runs)."""
+    """Every case ended in ``agent_error`` and not one request was refused or missed: nothing is written
+    (exit 1, the gate's verdict on such runs)."""
 
     exit_code = ExitCode.FAIL
 
 
-def _require_an_answer(done: Sequence[_Done], target: str) -> None:
-    """Refuse to write runs of which not one answered: the agent cannot have run (a missing key, a
-    wrong command), and committed runs are worth more than a folder of agent errors. The kept stderr
-    of each case is written to a folder of its own, which the message names."""
+def _explained(run: Run) -> bool:
+    """Whether the run's failure may be the frozen web's doing: a request of it was refused or missed."""
+    replay = run.replay
+    return replay is not None and bool(replay.misses or replay.live_requests or replay.cross_case)
+
+
+def _require_an_answer(done: Sequence[_Done], target: str, plan: NetworkPlan) -> None:
+    """Refuse to write runs of which not one answered and none was refused or missed anything: the agent
+    cannot have run (a missing key, a wrong command), and committed runs are worth more than a folder of
+    agent errors. The kept stderr of each case is written to a folder of its own, which the message
+    names. When a case's requests were refused or missed, its trace says why the agent failed (a
+    ``live_request``, a ``replay_miss``), and the traces are written: the report says it."""
     failed = [d.run for d in done if d.run.replay is not None and d.run.replay.agent_error is not None]
-    if done and len(failed) == len(done):
+    if done and len(failed) == len(done) and not any(_explained(r) for r in failed):
         first = failed[0]
         assert first.replay is not None
         logs = tempfile.mkdtemp(prefix="sourcegate-agent-logs-")
@@ -183,8 +214,20 @@ def _require_an_answer(done: Sequence[_Done], target: str) -> None:
         # the agent's stderr is untrusted: printable characters only, its lines kept
         error = "\n".join("".join(c if c.isprintable() else "?" for c in line)
                           for line in (first.replay.agent_error or "").splitlines())
+        walled = (" Each agent ran in a network namespace whose only way out is the replay server: a client "
+                  "that ignores the proxy variables fails there (docs/trust.md)." if plan.confined else "")
         raise EveryAgentFailed(f"the agent failed in every case ({len(done)}), nothing written, {target} "
-                               f"kept as it was (each case's stderr: {logs}); case {first.case!r}: {error}")
+                               f"kept as it was (each case's stderr: {logs}); case {first.case!r}: {error}{walled}")
+
+
+def _say_every_failure(done: Sequence[_Done], log: Callable[[str], None]) -> None:
+    """Every case failed, some with requests refused or missed: the traces are written, and said to be why."""
+    failed = [d.run for d in done if d.run.replay is not None and d.run.replay.agent_error is not None]
+    if done and len(failed) == len(done):
+        said = sum(1 for r in failed if _explained(r))
+        log(f"sourcegate run: the agent failed in every case ({len(done)}); {said} of them had requests refused "
+            "or missed (live_request, replay_miss, cross_case_request): the traces are written, and the report "
+            "says why")
 
 
 def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> None:
@@ -203,17 +246,18 @@ def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> Non
 
 def _run_cases(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
                work: str, times: CaseTimes, log: Callable[[str], None], progress: Progress,
-               target: str) -> tuple[_Done, ...]:
+               target: str, plan: NetworkPlan, doors: Doors | None) -> tuple[_Done, ...]:
     with Processes() as procs:
-        return _in_parallel(golden, opts, env, server, procs, work, times, log, progress, target)
+        return _in_parallel(golden, opts, env, server, procs, work, times, log, progress, target, plan, doors)
 
 
 def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
                  procs: Processes, work: str, times: CaseTimes, log: Callable[[str], None],
-                 progress: Progress, target: str) -> tuple[_Done, ...]:
+                 progress: Progress, target: str, plan: NetworkPlan, doors: Doors | None) -> tuple[_Done, ...]:
     # Linux: a request under a case's token is served only from that case's processes
     host, port = server.server_address[:2]
     crossing = CrossCase(procs, (str(host), int(port))) if procs.contained else None
+    network = plan.confinement()
 
     def one(index: int, case: Case) -> _Done:
         token = secrets.token_urlsafe(16)
@@ -226,14 +270,16 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
         started = times.of(case.id)
         try:
             ca = write_bundle(_case_folder(work, index), authority, env)
-            finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file, started,
-                                                        (server.url, token), ca), opts.timeout, label=case.id)
+            with doors.case(case.id, scope) if doors is not None else contextlib.nullcontext() as door:
+                finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file,
+                                                            started, (server.url, token), ca), opts.timeout,
+                                     label=case.id, door=door)
         finally:
             del server.scopes[token], server.authorities[token]
             if crossing is not None:
                 crossing.unregister(case.id)
         run = _naming_the_set(_case_run(case, opts.command, finished, scope, trace_file, started,
-                                        os.path.join(target, _log_name(case.id))), opts.golden)
+                                        os.path.join(target, _log_name(case.id)), network), opts.golden)
         log(_line(run))
         progress.advance(1)
         failed = run.replay is not None and run.replay.agent_error is not None
@@ -264,7 +310,7 @@ def _case_folder(work: str, index: int) -> str:
 
 
 def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: CaseScope, trace_file: str,
-              started: datetime, stderr_log: str) -> Run:
+              started: datetime, stderr_log: str, network: Confinement) -> Run:
     own = None
     if finished.failure is None and os.path.exists(trace_file):
         try:
@@ -272,7 +318,7 @@ def _case_run(case: Case, command: Sequence[str], finished: Finished, scope: Cas
         except InputError as e:
             finished = replace(finished, failure=f"wrote an invalid trace ({e})")
     return assemble(case, command, finished, scope.calls(), own, started, scope.refusals(),
-                    scope.outside_connections(), scope.live_requests(), stderr_log)
+                    scope.outside_connections(), scope.live_requests(), stderr_log, network)
 
 
 def _log_name(case: str) -> str:

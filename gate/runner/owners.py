@@ -13,6 +13,11 @@ was used and in that of the case that sent it (``cross_case_request``, a hard fa
 connection that no running case's process holds (a service started before the run that the agent
 hands its work to, a container's port proxy) is served, and counted in the case's trace
 (``outside_connections``, a warning): attributed by its URL alone.
+
+A confined case's connections come in on the sockets its network namespace hands the gate
+(:mod:`gate.runner.doors`), which serves each under a client address naming the case
+(:func:`door_address`): only that case's processes are in its namespace, so such a connection is
+the case's, and is decided by the socket it came in on alone, with no lookup.
 """
 
 from __future__ import annotations
@@ -29,9 +34,11 @@ from typing import Protocol
 
 from gate.runner.keeper import Proc, process_table, read_stat
 
-__all__ = ["CrossCase", "Holder", "Noted", "diag_inode", "holder", "proc_net_address", "socket_inode", "table_inode"]
+__all__ = ["CrossCase", "Holder", "Noted", "diag_inode", "door_address", "door_case", "holder", "proc_net_address",
+           "socket_inode", "table_inode"]
 
 _REQUEST_CHARS = 200
+_DOOR = "netns:"
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,18 @@ class Members(Protocol):
 
     def members(self, table: Mapping[int, Proc]) -> dict[int, str]:
         """pid -> the case it belongs to, for every process of a running case in ``table``."""
+
+
+def door_address(case: str, port: int) -> tuple[str, int]:
+    """The client address a connection from inside ``case``'s network namespace is served under (its
+    port in the namespace kept, for the logs)."""
+    return f"{_DOOR}{case}", port
+
+
+def door_case(client: tuple[str, int]) -> str | None:
+    """The case whose namespace a connection came from (:func:`door_address`); None: not a namespace's."""
+    host = client[0]
+    return host[len(_DOOR):] if isinstance(host, str) and host.startswith(_DOOR) else None
 
 
 def proc_net_address(address: tuple[str, int], table: str) -> str | None:
@@ -209,8 +228,10 @@ class CrossCase:
 
         Refused: a process of another running case holds it. Served, and counted for ``case``: no
         running case's process holds it (a service started before the run, a container's proxy).
+        A connection from a case's network namespace is that case's (:func:`door_case`).
         """
-        found = self._holder(client, case)
+        origin = door_case(client)
+        found = Holder(None, origin) if origin is not None else self._holder(client, case)
         if found.case == case:
             return None
         with self._lock:
@@ -220,7 +241,8 @@ class CrossCase:
                 victim.outside()
             return None
         what = f"GET {_request(request)}"
-        by = f"a process of case {found.case!r} (pid {found.pid})"
+        by = f"a process of case {found.case!r} " + (f"(pid {found.pid})" if found.pid is not None
+                                                       else "(from inside its network namespace)")
         if victim is not None:
             victim.refused(f"a request with this case's replay URL came from {by} and was refused: {what}")
         if sender is not None:

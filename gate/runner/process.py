@@ -11,6 +11,10 @@ killed when it ends or times out; a process that leaves the group (``setsid``) i
 
 Output is read as it comes into bounded tails (:mod:`gate.runner.output`), so memory does not grow
 with what an agent prints.
+
+A case run with a :class:`Door` (Linux, ``--network``) has its keeper make a network namespace first
+(:mod:`gate.runner.netns`): the door hears from the keeper, on a Unix socket of their own, before the
+agent may start, and a keeper that could not make one is not let start it (the case fails, saying why).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import json
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -27,13 +32,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Protocol
 
 from gate.model import STDERR_KEPT, STDOUT_KEPT
 from gate.runner import keeper
 from gate.runner.assemble import Finished
 from gate.runner.output import Tail
 
-__all__ = ["CONTAINED", "GRACE", "Processes", "Stopped"]
+__all__ = ["CONTAINED", "GRACE", "Door", "Processes", "Stopped"]
 
 CONTAINED = sys.platform.startswith("linux")
 """Whether agents run under a keeper (Linux: ``prctl(PR_SET_CHILD_SUBREAPER)`` and ``/proc``)."""
@@ -47,6 +53,19 @@ _CHUNK = 65536
 
 class Stopped(Exception):
     """The run was interrupted: no new agent process starts."""
+
+
+class Door(Protocol):
+    """A case's network namespace as the gate sees it (:class:`gate.runner.doors.CaseDoor`)."""
+
+    def keeper_args(self, channel: int) -> list[str]:
+        """What the keeper is told (``--net ...``), ``channel`` the fd of its end of the Unix socket."""
+        ...
+
+    def opened(self, channel: socket.socket) -> str | None:
+        """Take what the keeper sent on ``channel`` (the gate's end): None once the namespace is served,
+        else why the case cannot run confined."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -85,29 +104,31 @@ class Processes:
             self._sweep()
             keeper.set_subreaper(self._was_subreaper)
 
-    def run(self, argv: Sequence[str], env: Mapping[str, str], timeout: float, label: str = "") -> Finished:
+    def run(self, argv: Sequence[str], env: Mapping[str, str], timeout: float, label: str = "",
+            door: Door | None = None) -> Finished:
         """Run ``argv`` to its end (or ``timeout`` seconds) and end everything it started; how it ended.
 
-        ``label`` names the case in :meth:`members`. Raises :class:`Stopped` when :meth:`stop` was
-        called before or while it ran (everything it started is ended first).
+        ``label`` names the case in :meth:`members`; ``door``: the agent runs in a network namespace of
+        its own (contained only). Raises :class:`Stopped` when :meth:`stop` was called before or while
+        it ran (everything it started is ended first).
         """
+        if door is not None and not self.contained:
+            raise ValueError("a network namespace needs a keeper (Linux)")
         with self._lock:
             if self._stopping.is_set():
                 raise Stopped
-            proc, go, status = self._start(argv, env)
+            proc, go, status, channel = self._start(argv, env, door)
             self._live[proc.pid] = _Live(proc, label)
         out, err = Tail(STDOUT_KEPT), Tail(STDERR_KEPT)
         assert proc.stdout is not None and proc.stderr is not None
         streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
         try:
-            if go is not None:
-                with contextlib.suppress(OSError):  # a keeper that died at once is reported below
-                    os.write(go, b"g")
-                os.close(go)
+            refused = _let_start(go, door, channel)
             how = self._watch(proc, streams, time.monotonic() + timeout)
             if how != "ended":
                 self._end(proc)
             failure, left = self._ended(proc, status)
+            failure = refused if refused is not None else failure
             self._watch(proc, streams, time.monotonic() + LINGER, stoppable=False)  # what is left in the pipes
         finally:
             if proc.poll() is None:  # an error of the gate's own: the case still ends
@@ -144,27 +165,35 @@ class Processes:
                 found[pid] = label
         return found
 
-    def _start(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[subprocess.Popen[bytes], int | None,
-                                                                          int | None]:
-        """The process (the keeper, contained), the fd that lets the keeper start the agent, the status fd."""
+    def _start(self, argv: Sequence[str], env: Mapping[str, str], door: Door | None) -> tuple[
+            subprocess.Popen[bytes], int | None, int | None, socket.socket | None]:
+        """The process (the keeper, contained), the fd that lets the keeper start the agent, the status fd,
+        and the gate's end of the socket the keeper hands its namespace's sockets on (with a ``door``)."""
         if not self.contained:
             return subprocess.Popen(list(argv), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True), None, None
+                                    stderr=subprocess.PIPE, start_new_session=True), None, None, None
         go_r, go_w = os.pipe()
         status_r, status_w = os.pipe()
-        command = [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), str(go_r), str(status_w), "--",
-                   *argv]
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) if door is not None else (None, None)
+        net = door.keeper_args(theirs.fileno()) if door is not None and theirs is not None else []
+        command = [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), str(go_r), str(status_w), *net,
+                   "--", *argv]
+        passed = (go_r, status_w, *([theirs.fileno()] if theirs is not None else []))
         try:
             proc = subprocess.Popen(command, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, pass_fds=(go_r, status_w), start_new_session=True)
+                                    stderr=subprocess.PIPE, pass_fds=passed, start_new_session=True)
         except BaseException:
             os.close(go_w)
             os.close(status_r)
+            if ours is not None:
+                ours.close()
             raise
         finally:
             os.close(go_r)
             os.close(status_w)
-        return proc, go_w, status_r
+            if theirs is not None:
+                theirs.close()
+        return proc, go_w, status_r, ours
 
     def _watch(self, proc: subprocess.Popen[bytes], streams: Mapping[int, Tail], until: float, *,
                stoppable: bool = True) -> str:
@@ -248,6 +277,24 @@ class Processes:
                 proc.send_signal(sig)
             else:
                 os.killpg(proc.pid, sig)
+
+
+def _let_start(go: int | None, door: Door | None, channel: socket.socket | None) -> str | None:
+    """Let the keeper start the agent (one byte on ``go``) once its namespace is served (``door``); None,
+    or why it could not be served, and then the keeper ends the case unstarted (``go`` closed without it)."""
+    refused = None
+    try:
+        if door is not None and channel is not None:
+            refused = door.opened(channel)
+        if go is not None and refused is None:
+            with contextlib.suppress(OSError):  # a keeper that died at once is reported later
+                os.write(go, b"g")
+    finally:
+        if channel is not None:
+            channel.close()
+        if go is not None:
+            os.close(go)
+    return refused
 
 
 def _status(fd: int) -> dict[str, object] | None:

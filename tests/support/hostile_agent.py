@@ -11,6 +11,7 @@ agent prints an answer on stdout (``{"answer": "ok"}``) and exits 0, unless a st
 - ``{"search": QUERY}``: a search through the case's own ``$SOURCEGATE_REPLAY_URL``.
 - ``{"steal": QUERY, "out": PATH}``: the ``SOURCEGATE_REPLAY_URL`` of every other process that shows
   one on the same server in ``/proc/<pid>/environ``, each asked for QUERY; PATH gets ``{url: status}``.
+  With ``"from": FILE``, the URL another case wrote there (``url_to``) instead.
 - ``{"url_to": PATH}``: write the case's ``$SOURCEGATE_REPLAY_URL`` to PATH.
 - ``{"wait_for": PATH}``: wait until PATH exists (another case's step wrote it).
 - ``{"touch": PATH}``, ``{"sleep": SECONDS}``, ``{"exit": CODE}``.
@@ -90,7 +91,8 @@ for step in steps:
     elif "search" in step:
         get(own, provider="trace", q=step["search"])
     elif "steal" in step:
-        got = {url: get(url, provider="trace", q=step["steal"]) for url in others()}
+        urls = [open(step["from"]).read()] if "from" in step else others()
+        got = {url: get(url, provider="trace", q=step["steal"]) for url in urls}
         with open(step["out"], "w") as f:
             json.dump(got, f)
     elif "url_to" in step:
