@@ -11,6 +11,7 @@ import os
 import shlex
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -258,14 +259,22 @@ def test_when_every_agent_fails_the_old_runs_are_kept_and_the_run_exits_1(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], check: list[str]) -> None:
     golden = make_golden(tmp_path / "set", [EURO, SLOTS])
     before = _runs(golden)
+    scratch = tmp_path / "tmp"  # the system's temporary folder, for this run alone
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     _plan(monkeypatch, {c: {"exit": 1, "stderr": "no API key: set ANTHROPIC_API_KEY\x1b[31m\n"} for c in (EURO, SLOTS)})
     assert main(["run", str(golden), *check, "--", *scripted_agent(tmp_path)]) == 1
     captured = capsys.readouterr()
-    assert f"the agent failed in every case (2), nothing written, {golden / 'runs'} kept as it was" in captured.err
+    assert f"the agent failed in every case (2), no trace written, {golden / 'runs'} kept as it was" in captured.err
     assert "no API key: set ANTHROPIC_API_KEY?[31m" in captured.err  # the agent's stderr, made one printable line
     assert captured.out == ""  # no report: nothing was checked
-    assert _runs(golden) == before
+    logs = {f"{c}.stderr.log" for c in (EURO, SLOTS)}
+    assert {n: b for n, b in _runs(golden).items() if n not in logs} == before  # the traces as they were
+    assert f"each case's stderr beside them: {golden / 'runs' / '<case>.stderr.log'}" in captured.err
+    for name in logs:  # each log where the message says it is, and none in the temporary folder
+        assert (golden / "runs" / name).read_text(encoding="utf-8").startswith("no API key")
     assert sorted(os.listdir(golden)) == ["golden.yaml", "runs", "snapshot"]
+    assert os.listdir(scratch) == []
 
 
 @pytest.mark.parametrize("option", [["--json", "out.json"], ["--markdown", "-"], ["--baseline", "b.json"],

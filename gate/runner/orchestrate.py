@@ -201,23 +201,25 @@ def _explained(run: Run) -> bool:
 def _require_an_answer(done: Sequence[_Done], target: str, plan: NetworkPlan) -> None:
     """Refuse to write runs of which not one answered and none was refused or missed anything: the agent
     cannot have run (a missing key, a wrong command), and committed runs are worth more than a folder of
-    agent errors. The kept stderr of each case is written to a folder of its own, which the message
-    names. When a case's requests were refused or missed, its trace says why the agent failed (a
-    ``live_request``, a ``replay_miss``), and the traces are written: the report says it."""
+    agent errors. The kept stderr of each case is written where its message says it is, beside the runs
+    kept (``<target>/<case>.stderr.log``): nothing is left in the system's temporary folder. When a
+    case's requests were refused or missed, its trace says why the agent failed (a ``live_request``, a
+    ``replay_miss``), and the traces are written: the report says it."""
     failed = [d.run for d in done if d.run.replay is not None and d.run.replay.agent_error is not None]
     if done and len(failed) == len(done) and not any(_explained(r) for r in failed):
         first = failed[0]
         assert first.replay is not None
-        logs = tempfile.mkdtemp(prefix="sourcegate-agent-logs-")
+        os.makedirs(target, exist_ok=True)
         for d in done:
-            write_file(os.path.join(logs, _log_name(d.run.case)), d.stderr or "")
+            write_file(os.path.join(target, _log_name(d.run.case)), d.stderr or "")
         # the agent's stderr is untrusted: printable characters only, its lines kept
         error = "\n".join("".join(c if c.isprintable() else "?" for c in line)
                           for line in (first.replay.agent_error or "").splitlines())
         walled = (" Each agent ran in a network namespace whose only way out is the replay server: a client "
                   "that ignores the proxy variables fails there (docs/trust.md)." if plan.confined else "")
-        raise EveryAgentFailed(f"the agent failed in every case ({len(done)}), nothing written, {target} "
-                               f"kept as it was (each case's stderr: {logs}); case {first.case!r}: {error}{walled}")
+        raise EveryAgentFailed(f"the agent failed in every case ({len(done)}), no trace written, {target} "
+                               f"kept as it was (each case's stderr beside them: "
+                               f"{os.path.join(target, _log_name('<case>'))}); case {first.case!r}: {error}{walled}")
 
 
 def _say_every_failure(done: Sequence[_Done], log: Callable[[str], None]) -> None:
