@@ -22,7 +22,7 @@ from gate.cli import main
 from gate.pipeline import run_paths
 from gate.results import CaseResult
 from tests.support.pty_run import start_gate
-from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
+from tests.support.run_golden import PLAN_ENV, as_traced, faithful_plan, make_golden, scripted_agent
 
 EURO = "euro-adoption-after-2010"
 SLOTS = "python-dataclass-slots"
@@ -85,7 +85,7 @@ def test_a_miss_is_a_hard_failure_naming_the_query_and_how_to_record_it(
     assert len(found) == 2
     assert "'euro adoption 2027 candidates' (trace, GET /search) is not in the snapshot" in found[0].message
     # the real set, not GOLDEN, and the agent's own command
-    assert f"`sourcegate run {golden} --record -- {shlex.join(agent)}`" in found[0].message
+    assert f"`sourcegate run {golden} --record -- {shlex.join(as_traced(agent))}`" in found[0].message
     assert found[1].url == "https://example.org/not-recorded"
 
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from gate.action.inputs import input_env_name, read_inputs, resolve_judge
-from tests.support.run_golden import PLAN_ENV, faithful_plan, make_golden, scripted_agent
+from tests.support.run_golden import PLAN_ENV, as_traced, faithful_plan, make_golden, scripted_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "run" / "action.yml"
@@ -110,7 +110,7 @@ def test_the_run_step_runs_the_agent_with_words_never_a_shell(tmp_path: Path) ->
     done = subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     trace = json.loads((golden / "runs" / f"{EURO}.json").read_text(encoding="utf-8"))
-    assert trace["replay"]["command"] == [*agent, "'*'", "$HOME"]
+    assert trace["replay"]["command"] == [*as_traced(agent), "'*'", "$HOME"]
     assert trace["replay"]["agent_error"] is None
     assert output.read_text(encoding="utf-8") == f"runs={golden}/runs\n"
 

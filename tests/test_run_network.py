@@ -194,7 +194,7 @@ def test_every_agent_failing_with_nothing_refused_writes_nothing_and_says_it_ran
         monkeypatch.setenv("NETWORK_AGENT_PLAN", json.dumps({EURO: {"client": "socket", "url": live.url("/")}}))
         assert main(["run", str(golden), "--", *_agent(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert "the agent failed in every case (1), nothing written" in err and "ConnectionRefusedError" in err
+    assert "the agent failed in every case (1), no trace written" in err and "ConnectionRefusedError" in err
     assert "Each agent ran in a network namespace whose only way out is the replay server" in err
     assert _replay(golden, EURO) == before
 

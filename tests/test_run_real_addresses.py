@@ -25,7 +25,7 @@ import pytest
 
 from gate.cli import main
 from tests.support.preloaded import Preloaded
-from tests.support.run_golden import faithful_plan, make_golden
+from tests.support.run_golden import as_traced, faithful_plan, make_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = ROOT / "tests" / "support" / "sdk_agents"
@@ -150,7 +150,8 @@ def test_an_unrecorded_page_is_a_miss_naming_its_url_and_a_recorded_404_is_serve
          "reason": "not in the snapshot"}]
     assert f"HTTP 404: {unrecorded}" in _trace(golden, EURO)["answer"]  # what the agent was answered
     [message] = [f["message"] for f in _failures(report, EURO) if f["check"] == "replay_miss"]
-    assert unrecorded in message and f"`sourcegate run {golden} --record -- {shlex.join(command)}`" in message
+    assert unrecorded in message
+    assert f"`sourcegate run {golden} --record -- {shlex.join(as_traced(command))}`" in message
     # the page Reuters answered 404 when it was recorded: the agent is answered 404, the trace says so,
     # and the gate finds what it found in the committed run
     fomc = _trace(golden, FOMC)

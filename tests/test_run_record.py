@@ -277,8 +277,8 @@ def test_a_failed_agent_shows_its_last_exception_whole_and_its_stderr_is_kept_in
              "setting the OPENAI_API_KEY environment variable; see the documentation at "
              "https://platform.openai.com/docs/api-reference/authentication for every way to set it")
     assert whole in err
-    logs = Path(err.split("each case's stderr: ", 1)[1].split(")", 1)[0])
-    log = (logs / f"{cases[0]}.stderr.log").read_text(encoding="utf-8")
+    assert f"each case's stderr beside them: {golden / 'runs' / '<case>.stderr.log'}" in err
+    log = (golden / "runs" / f"{cases[0]}.stderr.log").read_text(encoding="utf-8")
     assert log.endswith(whole + "\n") and "starting" in log and len(log.encode()) <= 4096
 
     # one case that answers: the traces are written, each failed case's log beside them

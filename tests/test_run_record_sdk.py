@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from gate.cli import main
+from tests.support.run_golden import as_traced
 from tests.support.tavily_api import TavilyApi
 
 AGENT = Path(__file__).resolve().parent / "support" / "sdk_agents" / "tavily_agent.py"
@@ -130,7 +131,7 @@ def test_a_tavily_python_agent_is_recorded_through_its_provider_route_then_repla
     assert miss["reason"] == "topic (none: the provider's default) differs from the recording's 'news'"
     [case] = json.loads(report.read_text(encoding="utf-8"))["cases"]
     [message] = [f["message"] for f in case["hard_failures"] if f["check"] == "replay_miss"]
-    assert f"`sourcegate run {golden} --record all -- {shlex.join(agent)}`" in message
+    assert f"`sourcegate run {golden} --record all -- {shlex.join(as_traced(agent))}`" in message
     assert len(tavily.asked) == asked
 
 
@@ -145,7 +146,7 @@ def test_a_search_the_live_provider_fails_is_a_miss_of_the_case_and_nothing_is_s
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last == (f"sourcegate: error: the recording left 1 search unrecorded (each case's replay_miss says which "
                     f"and why; the traces and what was recorded are written): record them with "
-                    f"`sourcegate run {golden} --record -- {shlex.join(agent)}`")
+                    f"`sourcegate run {golden} --record -- {shlex.join(agent)}`")  # as typed, on this machine
     assert _trace(golden)["replay"]["misses"] == []
     failed = _trace(golden, "fails")["replay"]
     [miss] = [m for m in failed["misses"] if m["layer"] == "search"]

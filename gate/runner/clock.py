@@ -20,13 +20,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from gate.errors import InputError
 from gate.files.jsonio import load_json, parse_time
 from gate.load.golden import RUNS_DIR, run_files, trace_case_id
 from gate.model import GoldenSet
 
-__all__ = ["CaseTimes", "case_times"]
+__all__ = ["CaseTimes", "case_times", "recorded_traces"]
 
 
 @dataclass(frozen=True)
@@ -53,15 +54,29 @@ class CaseTimes:
         return [c for c in cases if c not in self.recorded and self.snapshot_at is None]
 
 
-def case_times(golden: GoldenSet, wall: datetime, *, fresh: bool = False) -> CaseTimes:
-    """The times of ``golden``'s cases; ``wall`` is now (read by the caller), ``fresh``: ``--record all``.
+def case_times(golden: GoldenSet, wall: datetime, *, fresh: bool = False,
+               traces: Mapping[str, Any] | None = None) -> CaseTimes:
+    """The times of ``golden``'s cases; ``wall`` is now (read by the caller), ``fresh``: ``--record all``;
+    ``traces``: its runs as :func:`recorded_traces` read them (read here when not given).
 
     A run in ``runs/`` that cannot be read, or has no ``started_at``, dates nothing (the run replaces it)."""
-    return CaseTimes(_recorded(golden) if not fresh else {}, golden.snapshot_time, wall, fresh)
-
-
-def _recorded(golden: GoldenSet) -> dict[str, datetime]:
+    if fresh:
+        return CaseTimes({}, golden.snapshot_time, wall, fresh)
     found: dict[str, datetime] = {}
+    for case, data in (recorded_traces(golden) if traces is None else traces).items():
+        stamp = data.get("started_at") if isinstance(data, dict) else None
+        if isinstance(stamp, str):
+            try:
+                found[case] = parse_time(stamp)
+            except ValueError:
+                continue
+    return CaseTimes(found, golden.snapshot_time, wall, fresh)
+
+
+def recorded_traces(golden: GoldenSet) -> dict[str, Any]:
+    """The golden set's runs as JSON, by case (the first file of a case wins; one that cannot be read is
+    left out): read once, for the cases' times and to tell a re-run that changed nothing."""
+    found: dict[str, Any] = {}
     if not os.path.isdir(os.path.join(golden.root, RUNS_DIR)) and golden.runs_dir is None:
         return found
     try:
@@ -75,11 +90,6 @@ def _recorded(golden: GoldenSet) -> dict[str, datetime]:
         except InputError:
             continue
         case = trace_case_id(data, os.path.splitext(os.path.basename(file))[0])
-        stamp = data.get("started_at") if isinstance(data, dict) else None
-        if case is None or not isinstance(stamp, str):
-            continue
-        try:
-            found.setdefault(case, parse_time(stamp))
-        except ValueError:
-            continue
+        if case is not None:
+            found.setdefault(case, data)
     return found

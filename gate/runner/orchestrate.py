@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gate.config import load_config
 from gate.errors import GateError, InputError
@@ -53,11 +53,12 @@ from gate.replay.proxy import Reach, proxy_env
 from gate.replay.serve import ReplayServer
 from gate.replay.tls import CertificateAuthority, ca_env, write_bundle
 from gate.runner.assemble import Finished, assemble
-from gate.runner.clock import CaseTimes, case_times
+from gate.runner.clock import CaseTimes, case_times, recorded_traces
 from gate.runner.doors import Doors
 from gate.runner.frozen import RunServer
 from gate.runner.network import NetworkPlan, plan_network
 from gate.runner.owners import CrossCase
+from gate.runner.portable import portable_command, unchanged
 from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
 from gate.snapshot.store import snapshot_dir
@@ -147,7 +148,8 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
     target = opts.out if opts.out is not None else os.path.join(golden.root, RUNS_DIR)
     if opts.out is None:
         resolve_within(target, golden.root)
-    times = case_times(golden, clock(), fresh=opts.record == _RECORD_ALL)
+    recorded = recorded_traces(golden)  # read once: the cases' times, and what a re-run left unchanged
+    times = case_times(golden, clock(), fresh=opts.record == _RECORD_ALL, traces=recorded)
     undated = times.undated([c.id for c in golden.cases]) if opts.record is None else []
     if undated:
         log(f"sourcegate run: {len(undated)} case(s) with no recorded run and no snapshot_at in golden.yaml: "
@@ -174,7 +176,7 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
     runs = tuple(d.run for d in done)
     _require_an_answer(done, target, plan)
     _say_every_failure(done, log)
-    _write(done, target, replace_all=opts.out is None and not opts.some)
+    _write(done, target, replace_all=opts.out is None and not opts.some, before=recorded if opts.out is None else {})
     return RunSummary(target, runs, frozen.session)
 
 
@@ -261,6 +263,9 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
     crossing = CrossCase(procs, (str(host), int(port))) if procs.contained else None
     network = plan.confinement()
 
+    # what the traces say of the command: no path of this machine (the one that runs is opts.command)
+    shown = portable_command(opts.command, os.getcwd(), lambda name: shutil.which(name, path=env.get("PATH")))
+
     def one(index: int, case: Case) -> _Done:
         token = secrets.token_urlsafe(16)
         scope = CaseScope(None if crossing is None else functools.partial(crossing.admit, case.id), server.clock)
@@ -280,7 +285,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
             del server.scopes[token], server.authorities[token]
             if crossing is not None:
                 crossing.unregister(case.id)
-        run = _naming_the_set(_case_run(case, opts.command, finished, scope, trace_file, started,
+        run = _naming_the_set(_case_run(case, shown, finished, scope, trace_file, started,
                                         os.path.join(target, _log_name(case.id)), network), opts.golden)
         log(_line(run))
         progress.advance(1)
@@ -345,12 +350,15 @@ def _line(run: Run) -> str:
     return f"sourcegate run: case {run.case}: {status}{missed}"
 
 
-def _write(done: Sequence[_Done], target: str, *, replace_all: bool) -> None:
+def _write(done: Sequence[_Done], target: str, *, replace_all: bool, before: Mapping[str, Any]) -> None:
+    """The traces into ``target``; a case's trace that says what its run in ``before`` said but for the
+    timing is written as that run was (a re-run that changed nothing leaves ``git status`` clean)."""
     texts = []
     for d in done:
         data = trace_dict(d.run)
         validate(data, "trace", f"the trace of case {d.run.case!r}")
-        texts.append((f"{d.run.case}.json", dump_json(data)))
+        old = before.get(d.run.case)
+        texts.append((f"{d.run.case}.json", dump_json(old if old is not None and unchanged(old, data) else data)))
         if d.stderr is not None:
             texts.append((_log_name(d.run.case), d.stderr))
     if not replace_all:

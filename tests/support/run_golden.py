@@ -124,3 +124,10 @@ def faithful_plan(case: str) -> dict[str, Any]:
     if "citations" in run:
         plan["citations"] = run["citations"]
     return plan
+
+
+def as_traced(command: Sequence[str]) -> list[str]:
+    """A command as a trace names it: a path inside the working folder relative to it (docs/run.md);
+    the tests' interpreter and temporary files are outside it, and stay as they are."""
+    here = os.getcwd() + os.sep
+    return [os.path.relpath(a) if os.path.isabs(a) and a.startswith(here) else a for a in command]
