@@ -209,11 +209,10 @@ def _retriever_attributes(result: CaseResult, index: int | None, query: str | No
         "sourcegate.regime": result.regime,
         "sourcegate.results": len(shown),
     }
-    if result.judgement is not None and index is not None:
-        for score in result.judgement.query_scores:
-            if score.index == index:
-                pairs["sourcegate.query.constraint_preservation"] = score.constraint_preservation
-                pairs["sourcegate.query.entity_recall"] = score.entity_recall
+    score = result.judgement.query_score(index) if result.judgement is not None and index is not None else None
+    if score is not None:
+        pairs["sourcegate.query.constraint_preservation"] = score.constraint_preservation
+        pairs["sourcegate.query.entity_recall"] = score.entity_recall
     for j, r in enumerate(shown):
         doc = f"retrieval.documents.{j}.document"
         pairs[f"{doc}.id"] = r.url
