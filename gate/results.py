@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gate.judgement import RunJudgement
 
 __all__ = ["ANSWER_KEPT", "CHECK_ERROR", "CITATION_MARKS", "INPUT_ERROR", "CaseResult", "CaseWarning", "CheckStatus",
-           "CitationMark", "Counts", "PageQuote", "Verdict"]
+           "CitationMark", "Counts", "PageQuote", "QuerySurvival", "Verdict"]
 INPUT_ERROR = "input_error"
 CHECK_ERROR = "check_error"
 """The finding of a check that raised on a run: our bug, reported for that case (exit 4), never a pass."""
@@ -93,6 +93,21 @@ class PageQuote:
 
 
 @dataclass(frozen=True)
+class QuerySurvival:
+    """One literal query the agent sent, and the case's constraints and entities it did not keep (checked
+    without a model, as :func:`gate.checks.survival.survives` reads a query)."""
+
+    query: str
+    dropped_constraints: tuple[str, ...] = ()
+    dropped_entities: tuple[str, ...] = ()
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """Everything of the question the query lost: its constraints, then its entities."""
+        return (*self.dropped_constraints, *self.dropped_entities)
+
+
+@dataclass(frozen=True)
 class CaseResult:
     """Everything the gate found for one case."""
 
@@ -125,6 +140,9 @@ class CaseResult:
     """each URL the answer cites, in order, with what became of it"""
     quotes: tuple[PageQuote, ...] = ()
     """the judge's verified quotes (and the answer's own quotes) inside their page's text"""
+    queries: tuple[QuerySurvival, ...] = ()
+    """each query the agent sent, in the order it sent them (the judge's query scores number them from
+    1), with what of the case's constraints and entities it did not keep"""
 
     @property
     def failed(self) -> bool:

@@ -1,6 +1,7 @@
-"""Each RETRIEVER span carries its own query's scores, read back from the OTLP file and held against the
-JSON report of the same check: the example set (two queries a case) and a set whose cases send three and
-four queries each, judged by the scripted judge (each query loses points for what it drops)."""
+"""Each RETRIEVER span carries its own query's scores and what it dropped of the case's constraints and
+entities, read back from the OTLP file and held against the JSON report of the same check: the example set
+(two queries a case) and a set whose cases send three and four queries each, judged by the scripted judge
+(each query loses points for what it drops)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,11 @@ def _assert_each_span_has_its_own_scores(checked: Checked) -> int:
     spans = _retrievers(checked)
     scored = 0
     for case in checked.report["cases"]:
+        for i, kept in enumerate(case.get("queries", [])):
+            span = spans[case["id"], i]
+            assert span["input.value"] == kept["query"]
+            assert list(span["sourcegate.query.dropped_constraints"]) == kept["dropped_constraints"]
+            assert list(span["sourcegate.query.dropped_entities"]) == kept["dropped_entities"]
         for score in (case.get("judgement") or {}).get("query_scores", []):
             span = spans[case["id"], score["index"] - 1]  # the judge numbers queries from 1, the spans from 0
             assert span["input.value"] == score["query"]
@@ -119,3 +125,5 @@ def test_cases_of_several_queries_each_keep_their_own_scores(several: Checked) -
     scores = [(spans["euro-after-2010", i]["sourcegate.query.constraint_preservation"],
                spans["euro-after-2010", i]["sourcegate.query.entity_recall"]) for i in range(4)]
     assert len(set(scores)) > 1 and scores[0] == (5, 5)  # the first query keeps everything
+    assert spans["euro-after-2010", 0]["sourcegate.query.dropped_constraints"] == ()
+    assert spans["euro-after-2010", 1]["sourcegate.query.dropped_constraints"] == ("after 2010", "EU member states")

@@ -20,7 +20,7 @@ from gate.load.golden import Pairing
 from gate.model import SENTENCE_KEPT, Case, Finding, Freshness, Outcome, Run
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts
 from gate.score.alignment import citation_validity
-from gate.score.case_warnings import case_warnings, dropped_terms
+from gate.score.case_warnings import case_warnings, dropped_terms, query_survival
 from gate.score.citations import citation_marks, kept_answer, page_quotes
 from gate.score.figures import diversity, freshness
 from gate.urls import canonical
@@ -148,6 +148,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         dropped_constraints=constraints, dropped_entities=entities,
         warnings=(*case_warnings(case, run, judgement), *warned),
         answer=answer, answer_dropped=dropped, citations=marks, quotes=page_quotes(subject, judgement),
+        queries=query_survival(case, run),
     )
 
 

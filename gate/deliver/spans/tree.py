@@ -209,10 +209,7 @@ def _retriever_attributes(result: CaseResult, index: int | None, query: str | No
         "sourcegate.regime": result.regime,
         "sourcegate.results": len(shown),
     }
-    score = result.judgement.query_score(index) if result.judgement is not None and index is not None else None
-    if score is not None:
-        pairs["sourcegate.query.constraint_preservation"] = score.constraint_preservation
-        pairs["sourcegate.query.entity_recall"] = score.entity_recall
+    pairs.update(_query_scores(result, index))
     for j, r in enumerate(shown):
         doc = f"retrieval.documents.{j}.document"
         pairs[f"{doc}.id"] = r.url
@@ -222,6 +219,21 @@ def _retriever_attributes(result: CaseResult, index: int | None, query: str | No
             metadata["published"] = r.published.isoformat()
         pairs[f"{doc}.metadata"] = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
     return _attrs(pairs)
+
+
+def _query_scores(result: CaseResult, index: int | None) -> dict[str, AttributeValue | None]:
+    """The judge's scores of the query at ``index`` and what of the case's constraints and entities it
+    did not keep (each, where known)."""
+    if index is None:
+        return {}
+    score = result.judgement.query_score(index) if result.judgement is not None else None
+    kept = result.queries[index] if index < len(result.queries) else None
+    return {
+        "sourcegate.query.constraint_preservation": None if score is None else score.constraint_preservation,
+        "sourcegate.query.entity_recall": None if score is None else score.entity_recall,
+        "sourcegate.query.dropped_constraints": None if kept is None else kept.dropped_constraints,
+        "sourcegate.query.dropped_entities": None if kept is None else kept.dropped_entities,
+    }
 
 
 def _page_attributes(page: Page, facts: SourceFacts, when: Window) -> Mapping[str, AttributeValue]:
