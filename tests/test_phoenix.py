@@ -28,6 +28,7 @@ from urllib.parse import urlencode
 import pytest
 
 from gate.cli import main
+from gate.deliver.spans import load_runs
 from gate.deliver.spans.ids import span_id, trace_id
 from gate.load.golden import load_golden
 
@@ -100,7 +101,7 @@ def sent(phoenix: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def _case_span(case: str) -> str:
     golden = load_golden(str(EXAMPLE))
-    return f"{span_id(trace_id(golden.name, golden.version, case), 'case'):016x}"
+    return f"{span_id(trace_id(golden.name, golden.version, case, load_runs([str(EXAMPLE)])[case]), 'case'):016x}"
 
 
 def test_phoenix_lists_each_case_s_scores_as_annotations_of_its_span(phoenix: str, sent: str) -> None:

@@ -8,8 +8,8 @@ them (:class:`gate.load.gated.GatedRuns`: the set's ``runs/``, ``check --runs DI
 --check`` holds; :func:`load_runs` reads them from paths). One trace per case: a CHAIN root with the
 verdict, the soft figures and every hard failure, a RETRIEVER span per search, a TOOL span per search
 call and page fetch, an LLM span for the answer (:mod:`gate.deliver.spans.tree`; the attributes are
-listed in docs/spans.md). Ids are derived from the golden set and the case, so a re-run gives the same
-trace.
+listed in docs/spans.md). A trace id names one run (:mod:`gate.deliver.spans.ids`): the same run sent
+twice is one trace, a re-run of the case another.
 
 Building spans is pure; writing and sending them needs the optional extra
 (``pip install '.[otel]'`` in a checkout), imported only then (:mod:`gate.deliver.spans.otel`). The
@@ -147,14 +147,15 @@ def export_otlp(report: Report, runs: Mapping[str, Run], endpoint: str, *,
     send(stamped_spans(report, runs, stamp), traces_endpoint(endpoint), deadline_seconds=deadline_seconds)
 
 
-def send_case_scores(report: Report, *, endpoint: str | None, phoenix: str | None,
+def send_case_scores(report: Report, runs: Mapping[str, Run], *, endpoint: str | None, phoenix: str | None,
                      env: Mapping[str, str] | None = None, deadline_seconds: float = DEFAULT_DEADLINE) -> str | None:
-    """Send the cases' scores to the Phoenix at ``phoenix``, else to the OTLP ``endpoint``'s receiver when
-    it is Phoenix or Langfuse, all within ``deadline_seconds``; what was sent, in a line (None: nothing,
-    the receiver takes no scores). Raises SpanExportError."""
+    """Send the cases' scores, on the traces of ``runs`` (the runs the report gated), to the Phoenix at
+    ``phoenix``, else to the OTLP ``endpoint``'s receiver when it is Phoenix or Langfuse, all within
+    ``deadline_seconds``; what was sent, in a line (None: nothing, the receiver takes no scores).
+    Raises SpanExportError."""
     from gate.deliver.spans.annotate import send_scores
 
-    scores = case_scores(report)
+    scores = case_scores(report, runs)
     environ = os.environ if env is None else env
     try:
         return call_by(time.monotonic() + deadline_seconds, lambda: send_scores(
@@ -204,7 +205,8 @@ def prepare(report: Report, gated: GatedRuns, *, json_file: str | None,
                 print(f"sourcegate: warning: spans not sent: {e}", file=sys.stderr)
         if sent and (phoenix is not None or url is not None):
             try:
-                said = send_case_scores(report, endpoint=url, phoenix=phoenix, deadline_seconds=deadline_seconds)
+                said = send_case_scores(report, runs, endpoint=url, phoenix=phoenix,
+                                        deadline_seconds=deadline_seconds)
             except SpanExportError as e:
                 print(f"sourcegate: warning: scores not sent: {e}", file=sys.stderr)
             else:

@@ -24,7 +24,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gate.deliver.spans.ids import span_id, trace_id
+from gate.deliver.spans.ids import search_place, span_id, trace_id
 from gate.deliver.spans.model import AttributeValue, SpanEvent, SpanSpec
 from gate.deliver.spans.sources import SourceFacts, source_facts
 from gate.deliver.spans.timing import TIMING, Window, nanos, window
@@ -67,7 +67,7 @@ def _run_start(run: Run) -> int:
 
 
 def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[SpanSpec]:
-    trace = trace_id(report.golden_name, report.golden_version, result.id)
+    trace = trace_id(report.golden_name, report.golden_version, result.id, run)
     root = span_id(trace, "case")
     if run is None:
         return [_root(report, result, None, trace, root, Window(0, 0, False), ())]
@@ -76,7 +76,7 @@ def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[Spa
     children: list[SpanSpec] = []
     timed = {c.query: c for c in run.searches}
     for index, query in _searches(run):
-        place = f"search/{'unattributed' if index is None else index}"
+        place = search_place(index)
         retriever = span_id(trace, place)
         shown = [r for r in run.results if r.query == index]
         call = timed.get(index) if index is not None else None
