@@ -8,7 +8,8 @@ Per case, one trace::
     │   └── web_search   TOOL       the call to the search API: its latency and, where known, its cost
     ├── fetch_page       TOOL       one per page read: URL, HTTP status, final URL, the source's facts
     ├── llm              LLM        one per model call the trace recorded, but the last: model, tokens, cost
-    └── synthesis        LLM        the last model call (or the answer alone): the answer and its citations
+    └── synthesis        LLM        the last model call (or the answer alone): the answer, its citations,
+                                    and the judged claims it made, each with its verdict and verified quote
 
 Times come from the recording (:mod:`gate.deliver.spans.timing`): a timed search, page read or model
 call is a span of its recorded start and duration; one the trace did not time is an instant at the
@@ -22,7 +23,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from gate.deliver.spans.ids import search_place, span_id, trace_id
 from gate.deliver.spans.model import AttributeValue, SpanEvent, SpanSpec
@@ -31,9 +31,6 @@ from gate.deliver.spans.timing import TIMING, Window, nanos, window
 from gate.model import ModelCall, Page, Run, SearchResult
 from gate.results import CaseResult
 from gate.verdict.report import Report
-
-if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
 
 __all__ = ["KIND", "build_spans"]
 
@@ -102,7 +99,7 @@ def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[Spa
             start_ns=when.start, end_ns=when.end, attributes=_page_attributes(page, facts, when),
             error=f"HTTP {page.status}" if bad else None))
     last = max([start, *(c.end_ns for c in children)])
-    children.extend(_llm_spans(run, facts, trace, root, last))
+    children.extend(_llm_spans(run, facts, trace, root, last, _claims(result)))
     whole = Window(min([start, *(c.start_ns for c in children)]), max([start, *(c.end_ns for c in children)]),
                    False)
     return [_root(report, result, run, trace, root, whole, run.model_calls), *children]
@@ -121,9 +118,10 @@ def _root(report: Report, result: CaseResult, run: Run | None, trace: int, root:
         error=("hard failures: " + ", ".join(_failed_checks(result))) if result.failed else None)
 
 
-def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int) -> list[SpanSpec]:
-    """One LLM span per recorded model call (the last one gives the answer: ``synthesis``), or one
-    ``synthesis`` span at the end of the run when the trace recorded none."""
+def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int,
+               claims: Mapping[str, AttributeValue | None]) -> list[SpanSpec]:
+    """One LLM span per recorded model call (the last one gives the answer: ``synthesis``, with the
+    judged ``claims`` of it), or one ``synthesis`` span at the end of the run when the trace recorded none."""
     calls = run.model_calls or (ModelCall(),)
     out = []
     for i, call in enumerate(calls):
@@ -132,7 +130,8 @@ def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int) -
         out.append(SpanSpec(
             name="synthesis" if final else "llm", trace_id=trace, parent_id=root,
             span_id=span_id(trace, "synthesis" if final else f"llm/{i}"), start_ns=when.start, end_ns=when.end,
-            attributes=_llm_attributes(run, facts, call, when, final, i if run.model_calls else None)))
+            attributes=_llm_attributes(run, facts, call, when, final, i if run.model_calls else None,
+                                       claims if final else {})))
     return out
 
 
@@ -175,17 +174,40 @@ def _root_attributes(report: Report, result: CaseResult, run: Run | None) -> Map
         pairs[f"sourcegate.soft.{name}"] = value
     for status in result.checks:
         pairs[f"sourcegate.check.{status.check}"] = status.status
-    if result.judgement is not None:
-        pairs.update(_claims(result.judgement))
     if run is not None:
         pairs.update({f"sourcegate.agent.{k}": v for k, v in run.agent})
     return _attrs(pairs)
 
 
-def _claims(judgement: RunJudgement) -> dict[str, AttributeValue | None]:
+def _claims(result: CaseResult) -> dict[str, AttributeValue | None]:
+    """The judged claims of the answer: how many of each verdict, then each claim with its verdict, what
+    the judge quoted and where, and the quote the code found on a page it read (``quote``: verified)."""
+    judgement = result.judgement
+    if judgement is None:
+        return {}
     pairs: dict[str, AttributeValue | None] = {"sourcegate.claims.count": judgement.claim_count}
     for verdict, n in judgement.counts.items():
         pairs[f"sourcegate.claims.{verdict}"] = n
+    verdicts = {v.claim_id: v for v in judgement.verdicts}
+    found = {q.claim: q for q in reversed(result.quotes) if q.claim}  # the first quote of each claim
+    for i, claim in enumerate(judgement.claims):
+        v, quote = verdicts.get(claim.id), found.get(claim.id)
+        at = f"sourcegate.claim.{i}"
+        pairs.update({
+            f"{at}.id": claim.id,
+            f"{at}.text": claim.text,
+            f"{at}.citations": claim.citations,
+            f"{at}.verdict": (v.verdict if v is not None else None) or "unscored",
+            f"{at}.unscored_reason": None if v is None else v.unscored_reason,
+            f"{at}.evidence": None if v is None else v.evidence,
+            f"{at}.located": None if v is None else v.located,
+            f"{at}.located_url": None if v is None else v.located_url,
+            f"{at}.overruled": None if v is None or not v.overruled else True,
+            f"{at}.judge_verdict": None if v is None or not v.overruled else v.judge_verdict,
+            f"{at}.overrule_reason": None if v is None else v.overrule_reason,
+            f"{at}.quote": None if quote is None else quote.quote,
+            f"{at}.quote_url": None if quote is None else quote.url,
+        })
     return pairs
 
 
@@ -259,7 +281,7 @@ def _page_attributes(page: Page, facts: SourceFacts, when: Window) -> Mapping[st
 
 
 def _llm_attributes(run: Run, facts: SourceFacts, call: ModelCall, when: Window, final: bool,
-                    index: int | None) -> Mapping[str, AttributeValue]:
+                    index: int | None, claims: Mapping[str, AttributeValue | None]) -> Mapping[str, AttributeValue]:
     pairs: dict[str, AttributeValue | None] = {
         KIND: "LLM",
         TIMING: when.timing,
@@ -276,6 +298,7 @@ def _llm_attributes(run: Run, facts: SourceFacts, call: ModelCall, when: Window,
             "llm.output_messages.0.message.role": "assistant",
             "llm.output_messages.0.message.content": run.answer,
             "sourcegate.citations": facts.cited_urls,
+            **claims,
         })
     return _attrs(pairs)
 
