@@ -29,7 +29,8 @@ from gate.deliver.spans.model import AttributeValue, SpanEvent, SpanSpec
 from gate.deliver.spans.sources import SourceFacts, source_facts
 from gate.deliver.spans.timing import TIMING, Window, nanos, window
 from gate.model import ModelCall, Page, Run, SearchResult
-from gate.results import CaseResult
+from gate.results import CaseResult, SearchCharge
+from gate.usage.search import search_charges, total_cost
 from gate.verdict.report import Report
 
 __all__ = ["KIND", "build_spans"]
@@ -72,6 +73,9 @@ def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[Spa
     start = _run_start(run)
     children: list[SpanSpec] = []
     timed = {c.query: c for c in run.searches}
+    charges = _charges(result, run)
+    by_query = {c.query: c for c in charges if c.query is not None}
+    by_url = {c.url: c for c in reversed(charges) if c.url is not None}
     for index, query in _searches(run):
         place = search_place(index)
         retriever = span_id(trace, place)
@@ -89,29 +93,52 @@ def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[Spa
                 "input.mime_type": "application/json" if query is not None else None,
                 "sourcegate.results": len(shown), TIMING: when.timing,
                 "sourcegate.latency_ms": call.duration_ms if call is not None else None,
-                "sourcegate.cost_usd": call.cost_usd if call is not None else None})))
+                "sourcegate.search.depth": call.depth if call is not None else None,
+                **_charged(by_query.get(index) if index is not None else None)})))
     for i, page in enumerate(run.pages):
         fetched = nanos(page.fetched_at)
         when = window(page.started_at, page.duration_ms, start if fetched is None else fetched)
         bad = page.status is not None and page.status >= 400
         children.append(SpanSpec(
             name="fetch_page", trace_id=trace, span_id=span_id(trace, f"fetch/{i}"), parent_id=root,
-            start_ns=when.start, end_ns=when.end, attributes=_page_attributes(page, facts, when),
+            start_ns=when.start, end_ns=when.end,
+            attributes=_page_attributes(page, facts, when, by_url.get(page.url) if page.provider else None),
             error=f"HTTP {page.status}" if bad else None))
     last = max([start, *(c.end_ns for c in children)])
     children.extend(_llm_spans(run, facts, trace, root, last, _claims(result)))
     whole = Window(min([start, *(c.start_ns for c in children)]), max([start, *(c.end_ns for c in children)]),
                    False)
-    return [_root(report, result, run, trace, root, whole, run.model_calls), *children]
+    return [_root(report, result, run, trace, root, whole, run.model_calls, charges), *children]
+
+
+def _charges(result: CaseResult, run: Run) -> tuple[SearchCharge, ...]:
+    """What the run's calls to search APIs cost, as the report priced them; for a case the report did not
+    price (one of an earlier version), what the APIs' replies said they billed, the others without a price."""
+    return result.search_charges or search_charges(run, {})
+
+
+def _charged(charge: SearchCharge | None) -> dict[str, AttributeValue | None]:
+    """A call to a search API: its provider, the kind of call, and its cost and where that comes from
+    (``billed``, ``price_table``, or ``no_price``, with no cost)."""
+    if charge is None:
+        return {}
+    return {"sourcegate.search.provider": charge.provider, "sourcegate.search.operation": charge.operation,
+            "sourcegate.search.credits": charge.credits, "sourcegate.cost_usd": charge.cost_usd,
+            "sourcegate.cost_basis": charge.basis}
 
 
 def _root(report: Report, result: CaseResult, run: Run | None, trace: int, root: int, whole: Window,
-          calls: Sequence[ModelCall]) -> SpanSpec:
+          calls: Sequence[ModelCall], charges: Sequence[SearchCharge] = ()) -> SpanSpec:
     attributes = dict(_root_attributes(report, result, run))
-    costs = [c.cost_usd for c in calls] + ([] if run is None else [c.cost_usd for c in run.searches])
+    costs = [c.cost_usd for c in calls] + [c.cost_usd for c in charges]
     known = [c for c in costs if c is not None]
     if known:
         attributes["sourcegate.cost_usd"] = sum(known)
+    if charges:
+        spent, unpriced = total_cost(tuple(charges))
+        attributes["sourcegate.search.unpriced"] = unpriced
+        if spent is not None:
+            attributes["sourcegate.search.cost_usd"] = spent
     return SpanSpec(
         name=f"case {result.id}", trace_id=trace, span_id=root, parent_id=None, start_ns=whole.start,
         end_ns=whole.end, attributes=MappingProxyType(attributes), events=_events(result, whole.end),
@@ -258,7 +285,8 @@ def _query_scores(result: CaseResult, index: int | None) -> dict[str, AttributeV
     }
 
 
-def _page_attributes(page: Page, facts: SourceFacts, when: Window) -> Mapping[str, AttributeValue]:
+def _page_attributes(page: Page, facts: SourceFacts, when: Window,
+                     charge: SearchCharge | None) -> Mapping[str, AttributeValue]:
     source = facts.describe(page.url)
     pairs: dict[str, AttributeValue | None] = {
         KIND: "TOOL",
@@ -276,6 +304,8 @@ def _page_attributes(page: Page, facts: SourceFacts, when: Window) -> Mapping[st
         "sourcegate.page.fetched_at": None if page.fetched_at is None else _iso(page.fetched_at),
         "sourcegate.page.published": None if page.published is None else page.published.isoformat(),
         **{f"sourcegate.source.{k}": v for k, v in source.items()},
+        "sourcegate.search.depth": page.depth,
+        **_charged(charge),
     }
     return _attrs(pairs)
 
