@@ -46,7 +46,8 @@ class SearchCharge:
 
     ``basis`` says where the cost comes from: ``billed`` (the API's reply said it, Exa's
     ``costDollars``), ``price_table`` (the provider's credits for ``operation`` times its credit price,
-    ``search_prices`` in ``sourcegate.yaml``) or ``no_price`` (no provider recorded, or none in the table
+    ``search_prices`` in ``sourcegate.yaml``), ``replayed`` (``sourcegate run``'s replay server answered
+    it from the snapshot: nothing billed) or ``no_price`` (no provider recorded, or none in the table
     for it: ``cost_usd`` is None, never 0).
     """
 

@@ -20,7 +20,7 @@ from gate.deliver.spans.otel import encode_json_lines
 from gate.errors import InputError
 from gate.importers import convert
 from gate.load.golden import parse_trace
-from gate.model import Case, Page, Run, SearchCall
+from gate.model import Case, Page, Replay, Run, SearchCall
 from gate.record import Recorder
 from gate.score.evaluate import evaluate_run
 from gate.store.serialise import case_from_dict, case_to_dict
@@ -153,3 +153,14 @@ def test_spans_imported_back_keep_the_provider_and_only_what_the_api_billed() ->
         {"provider": "exa", "depth": None, "cost_usd": 0.005}]  # billed in its reply: kept
     page = back["pages"][0]
     assert (page["provider"], page["depth"]) == ("tavily", "basic")
+
+
+def test_a_run_the_replay_server_answered_spent_nothing_on_search() -> None:
+    recorded = _record([("tavily", _response("tavily-search.response.cell19.3.json"), {"search_depth": "advanced"})],
+                       extract="basic")
+    rerun = replace(recorded, replay=Replay(command=("agent",)))  # as sourcegate run writes it
+    case, spans = _checked(rerun)
+    assert [(c["provider"], c["basis"], c["cost_usd"]) for c in case["search_charges"]] == [
+        ("tavily", "replayed", 0.0), ("tavily", "replayed", 0.0)]
+    assert case["figures"]["search_cost_usd"] == 0.0 and case["figures"]["unpriced_searches"] == 0
+    assert spans["web_search/0"]["sourcegate.cost_basis"] == "replayed"
