@@ -25,6 +25,7 @@ from gate.record import Recorder
 from gate.score.evaluate import evaluate_run
 from gate.store.serialise import case_from_dict, case_to_dict
 from gate.usage.search import search_charges, total_cost
+from gate.verdict.configdiff import config_changes
 from gate.verdict.report import Report
 
 APIS = Path(__file__).parent / "fixtures" / "search-apis"
@@ -164,3 +165,9 @@ def test_a_run_the_replay_server_answered_spent_nothing_on_search() -> None:
         ("tavily", "replayed", 0.0), ("tavily", "replayed", 0.0)]
     assert case["figures"]["search_cost_usd"] == 0.0 and case["figures"]["unpriced_searches"] == 0
     assert spans["web_search/0"]["sourcegate.cost_basis"] == "replayed"
+
+
+def test_a_pull_request_that_changes_a_search_price_says_so_and_moves_no_bar() -> None:
+    pr = parse_config("search_prices:\n  brave: {credit_usd: 0.009, credits: {search: 1}}\n", "sourcegate.yaml")
+    changes = [(c.setting, c.base, c.pr, c.effect) for c in config_changes(Config(), pr)]
+    assert changes == [("search_prices.brave.credit_usd", 0.005, 0.009, "neutral")]
