@@ -119,7 +119,7 @@ def _charges(result: CaseResult, run: Run) -> tuple[SearchCharge, ...]:
 
 def _charged(charge: SearchCharge | None) -> dict[str, AttributeValue | None]:
     """A call to a search API: its provider, the kind of call, and its cost and where that comes from
-    (``billed``, ``price_table``, or ``no_price``, with no cost)."""
+    (``billed``, ``price_table``, ``replayed``, or ``no_price``, with no cost)."""
     if charge is None:
         return {}
     return {"sourcegate.search.provider": charge.provider, "sourcegate.search.operation": charge.operation,
