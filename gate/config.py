@@ -59,6 +59,34 @@ DEFAULT_PRICES: Mapping[str, Mapping[str, float]] = MappingProxyType({
 
 
 @dataclass(frozen=True)
+class SearchPrice:
+    """What one search provider's calls cost: the price of a credit, and the credits each kind of call
+    takes (``search``, ``advanced_search``, ``extract`` and ``advanced_extract``, per page read). A plan
+    billed per request is a credit of the request's price and one credit a ``search``."""
+
+    credit_usd: float
+    credits: Mapping[str, float]
+
+
+SEARCH_OPERATIONS = ("search", "advanced_search", "extract", "advanced_extract")
+"""The kinds of call a search price counts credits for."""
+
+DEFAULT_SEARCH_PRICES: Mapping[str, SearchPrice] = MappingProxyType({
+    # Tavily, docs.tavily.com/documentation/api-credits (2026): pay as you go, $0.008 a credit; a basic
+    # search takes 1 credit and an advanced one 2; an extract 1 credit per 5 pages read (2 advanced).
+    "tavily": SearchPrice(0.008, MappingProxyType({"search": 1.0, "advanced_search": 2.0, "extract": 0.2,
+                                                   "advanced_extract": 0.4})),
+    # Brave Search API, its Search plan (api-dashboard.search.brave.com/app/plans, 2026): $5.00 per 1,000 requests.
+    "brave": SearchPrice(0.005, MappingProxyType({"search": 1.0})),
+    # SerpApi, its Developer plan (serpapi.com/pricing, 2026): $75 a month for 5,000 searches.
+    "serpapi": SearchPrice(0.015, MappingProxyType({"search": 1.0})),
+})
+"""What a search costs at each provider that does not say it in its reply (Exa bills in its reply:
+``costDollars``); the dates and sources are in docs/costs.md. ``search_prices`` in ``sourcegate.yaml``
+replaces a provider's entry, or adds one; a provider in neither has no price, never $0."""
+
+
+@dataclass(frozen=True)
 class JudgeConfig:
     """How the LLM judges run."""
 
@@ -174,6 +202,8 @@ class Config:
     compare: CompareConfig = field(default_factory=CompareConfig)
     record: RecordConfig = field(default_factory=RecordConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
+    search_prices: Mapping[str, SearchPrice] = field(default_factory=lambda: DEFAULT_SEARCH_PRICES)
+    """what a search API's calls cost, by provider (:data:`DEFAULT_SEARCH_PRICES`, then the file's entries)"""
     source: str | None = None
 
     def blocks(self, check: str) -> bool:
@@ -207,6 +237,7 @@ SETTINGS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "compare": ("compare",),
     "record": ("record",),
     "replay": ("replay",),
+    "search_prices": ("search_prices",),
 })
 """Where each field of :class:`Config` (all but ``source``) is written in ``sourcegate.yaml``, in the
 order ``sourcegate init`` writes them. :func:`config_from_dict` reads through it and
@@ -242,9 +273,17 @@ def _replay(data: Mapping[str, Any]) -> ReplayConfig:
     return ReplayConfig(**{**data, **({"allow": tuple(data["allow"])} if "allow" in data else {})})
 
 
+def _search_prices(data: Mapping[str, Any]) -> Mapping[str, SearchPrice]:
+    """The default table, each provider the file prices replaced whole by its entry."""
+    return MappingProxyType({**DEFAULT_SEARCH_PRICES, **{
+        name: SearchPrice(float(entry["credit_usd"]),
+                          MappingProxyType({k: float(v) for k, v in entry["credits"].items()}))
+        for name, entry in data.items()}})
+
+
 _SECTIONS: Mapping[str, Callable[[Mapping[str, Any]], Any]] = MappingProxyType({
     "judge": _judge, "soft": _soft, "record": lambda d: _record(d),
-    "compare": lambda d: CompareConfig(**d), "replay": lambda d: _replay(d),
+    "compare": lambda d: CompareConfig(**d), "replay": lambda d: _replay(d), "search_prices": _search_prices,
 })
 """A section written as a whole (empty or null: every default), by the Config field it makes."""
 

@@ -57,7 +57,11 @@ class ClaimVerdict:
 
 @dataclass(frozen=True)
 class QueryScore:
-    """Judged quality of one literal query the agent sent (both scores 1-5)."""
+    """Judged quality of one literal query the agent sent (both scores 1-5).
+
+    ``index`` is the query's number in the judge's prompt, from 1; :attr:`position` is its place among
+    the run's queries, from 0, as a search result's ``query`` and the spans count them.
+    """
 
     index: int
     query: str
@@ -69,6 +73,11 @@ class QueryScore:
     def score(self) -> float:
         """The mean of the two scores."""
         return (self.constraint_preservation + self.entity_recall) / 2
+
+    @property
+    def position(self) -> int:
+        """The query's place among the run's queries, from 0 (``index`` counts from 1)."""
+        return self.index - 1
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,11 @@ class RunJudgement:
     """parts other than claims the judge could not answer (query quality, regime, source types)"""
     claims_error: str | None = None
     estimated_claims: int = 0
+
+    def query_score(self, position: int) -> QueryScore | None:
+        """The scores of the run's query at ``position`` (from 0, as the run lists its queries); None when
+        the judge gave it none."""
+        return next((q for q in self.query_scores if q.position == position), None)
 
     @property
     def claim_count(self) -> int:

@@ -55,6 +55,11 @@ class Page:
     links: tuple[str, ...] = ()
     """links the reader showed beside the text (an extraction's anchors, a scraper's link list); the
     links written in the text itself are found in it (:func:`gate.urls.anchors.extract_anchors`)"""
+    provider: str | None = None
+    """the search provider whose extraction API read the page (``tavily``: its extract), if one did;
+    None for a page the agent fetched itself"""
+    depth: str | None = None
+    """the extraction's depth as the provider bills it (Tavily's ``extract_depth``: ``basic`` or ``advanced``)"""
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,11 @@ class SearchCall:
     started_at: datetime | None = None
     duration_ms: float | None = None
     cost_usd: float | None = None
+    """what the provider billed for the call, when its response says (Exa's ``costDollars.total``)"""
+    provider: str | None = None
+    """the search provider that answered it (``tavily``, ``brave``, ``serpapi``, ...), if recorded"""
+    depth: str | None = None
+    """the search's depth as the provider bills it (Tavily's ``search_depth``: ``basic`` or ``advanced``)"""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gate.judgement import RunJudgement
 
 __all__ = ["ANSWER_KEPT", "CHECK_ERROR", "CITATION_MARKS", "INPUT_ERROR", "CaseResult", "CaseWarning", "CheckStatus",
-           "CitationMark", "Counts", "PageQuote", "Verdict"]
+           "CitationMark", "Counts", "PageQuote", "QuerySurvival", "SearchCharge", "Verdict"]
 INPUT_ERROR = "input_error"
 CHECK_ERROR = "check_error"
 """The finding of a check that raised on a run: our bug, reported for that case (exit 4), never a pass."""
@@ -32,6 +32,34 @@ class Counts:
     quoted_citations: int = 0
     retrieval_succeeded: bool = False
     median_source_age_days: float | None = None
+    search_cost_usd: float | None = None
+    """what the run spent on search APIs (searches, and pages read through a provider's extraction API),
+    when every such call has a price (0 when it made none); None when one has none (``unpriced_searches``)"""
+    unpriced_searches: int = 0
+    """the run's calls to search APIs that have no price: the provider is not recorded, or not in the table"""
+
+
+@dataclass(frozen=True)
+class SearchCharge:
+    """What one call to a search API cost: a search (``query``, its index) or a page read through a
+    provider's extraction API (``url``).
+
+    ``basis`` says where the cost comes from: ``billed`` (the API's reply said it, Exa's
+    ``costDollars``), ``price_table`` (the provider's credits for ``operation`` times its credit price,
+    ``search_prices`` in ``sourcegate.yaml``), ``replayed`` (``sourcegate run``'s replay server answered
+    it from the snapshot: nothing billed) or ``no_price`` (no provider recorded, or none in the table
+    for it: ``cost_usd`` is None, never 0).
+    """
+
+    operation: str
+    """``search``, ``advanced_search``, ``extract`` or ``advanced_extract``"""
+    basis: str
+    cost_usd: float | None = None
+    provider: str | None = None
+    query: int | None = None
+    url: str | None = None
+    credits: float | None = None
+    """the credits the table counts for the call (``price_table`` only)"""
 
 
 @dataclass(frozen=True)
@@ -93,6 +121,21 @@ class PageQuote:
 
 
 @dataclass(frozen=True)
+class QuerySurvival:
+    """One literal query the agent sent, and the case's constraints and entities it did not keep (checked
+    without a model, as :func:`gate.checks.survival.survives` reads a query)."""
+
+    query: str
+    dropped_constraints: tuple[str, ...] = ()
+    dropped_entities: tuple[str, ...] = ()
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """Everything of the question the query lost: its constraints, then its entities."""
+        return (*self.dropped_constraints, *self.dropped_entities)
+
+
+@dataclass(frozen=True)
 class CaseResult:
     """Everything the gate found for one case."""
 
@@ -125,6 +168,12 @@ class CaseResult:
     """each URL the answer cites, in order, with what became of it"""
     quotes: tuple[PageQuote, ...] = ()
     """the judge's verified quotes (and the answer's own quotes) inside their page's text"""
+    queries: tuple[QuerySurvival, ...] = ()
+    """each query the agent sent, in the order it sent them (the judge's query scores number them from
+    1), with what of the case's constraints and entities it did not keep"""
+    search_charges: tuple[SearchCharge, ...] = ()
+    """what each of the run's calls to a search API cost (its searches, then its pages read through a
+    provider's extraction API); ``counts.search_cost_usd`` is their sum, when each has a price"""
 
     @property
     def failed(self) -> bool:

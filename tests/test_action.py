@@ -22,13 +22,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import pytest
 
 from gate import action, cli
+from gate.action import check as action_check
 from gate.action.plan import plan_check
 from gate.errors import InputError
 from gate.github import MARKER_PREFIX, marker, pr_context_from_env
+from gate.load.gated import GatedRuns
 from gate.model import Finding, Verdict
 from gate.pipeline import MergeRequest, SetRequest
 from gate.results import CaseResult, Counts
@@ -724,6 +727,31 @@ def test_the_traces_of_an_agent_s_job_are_read_from_their_own_folder(
     assert code == 1 and runner.outputs()["verdict"] == "fail"
     [failure] = [a for a in annotations(log) if "fabricated_url" in a]
     assert failure.startswith("::error file=sourcegate-traces/moons.json,")
+
+
+def test_the_delivery_of_an_agent_s_job_gets_the_traces_it_gated(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What is written about the runs (spans, when asked for) is about the traces of input 'runs',
+    # not the committed runs/ beside them.
+    golden = write_set(runner.ws, "t", {"moons": GOOD})
+    base = runner.commit()
+    traces = runner.ws / "sourcegate-traces"
+    traces.mkdir()
+    rerun = json.loads((runner.ws / golden / "runs" / "moons.json").read_text(encoding="utf-8"))
+    rerun["answer"] += " (re-run)"
+    (traces / "moons.json").write_text(json.dumps(rerun), encoding="utf-8")
+    handed: list[GatedRuns] = []
+    real = action_check.deliver
+
+    def deliver(report: Report, gated: GatedRuns, *rest: Any) -> int:
+        handed.append(gated)
+        return real(report, gated, *rest)
+
+    monkeypatch.setattr(action_check, "deliver", deliver)
+    run(runner.env(runner.event(base), golden_set=golden, runs="sourcegate-traces", comment="false", judge="off"))
+    [gated] = handed
+    assert gated.load()["moons"].answer == rerun["answer"]
 
 
 def test_a_missing_folder_of_traces_fails_the_step_saying_so(

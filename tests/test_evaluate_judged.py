@@ -180,10 +180,25 @@ def test_dropped_constraints_and_entities_are_reported_without_a_judge() -> None
         result.dropped_constraints, result.dropped_entities, result.warnings)
 
 
+def test_each_query_says_what_it_lost_though_another_query_kept_it() -> None:
+    case = Case(id="a", question=CASE.question, constraints=("Rust 1.80", "July 2024"), entities=("LazyLock",))
+    result = evaluate_run(make_run(("rust 1.80 release stabilised", "LazyLock July 2024")), case, Config())
+    assert result.dropped_constraints == () and result.dropped_entities == ()  # together they keep everything
+    assert [(q.query, q.dropped_constraints, q.dropped_entities) for q in result.queries] == [
+        ("rust 1.80 release stabilised", ("July 2024",), ("LazyLock",)),
+        ("LazyLock July 2024", ("Rust 1.80",), ())]
+    report = build_report("demo", 1, [result], Config())
+    case_json = json.loads(JsonReporter().render(report))["cases"][0]
+    assert case_json["queries"][1] == {"query": "LazyLock July 2024", "dropped_constraints": ["Rust 1.80"],
+                                       "dropped_entities": []}
+    assert report_from_dict(json.loads(JsonReporter().render(report))).cases[0].queries == result.queries
+
+
 def test_a_run_without_queries_reports_nothing_dropped() -> None:
     case = Case(id="a", question=CASE.question, constraints=("July 2024",))
     result = evaluate_run(make_run(queries=()), case, Config())
-    assert result.dropped_constraints == () and result.warnings == ()
+    assert result.dropped_constraints == () and result.warnings == () and result.queries == ()
+    assert "queries" not in json.loads(JsonReporter().render(build_report("demo", 1, [result], Config())))["cases"][0]
 
 
 def test_the_example_set_reports_dropped_constraints_with_the_judge_off(tmp_path: Path) -> None:

@@ -198,3 +198,54 @@ def test_a_figure_status_the_page_has_no_words_for_is_shown_by_its_name() -> Non
     assert f"<td>{first.label}</td>" in page
     row = page[page.index(f"<td>{first.label}</td>"):]
     assert row[:row.index("</tr>")].endswith("<td>unheard-of</td>")
+
+
+class _QueryTables(HTMLParser):
+    """The rows of each case's table of search queries, as the reader sees their cells."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: dict[str, list[list[str]]] = {}
+        self.case = ""
+        self.rows: list[list[str]] | None = None
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "span" and a.get("class") == "cid":
+            self.cell = []
+        elif tag == "table" and a.get("class") == "queries":
+            self.rows = self.tables.setdefault(self.case, [])
+        elif tag == "tr" and self.rows is not None:
+            self.rows.append([])
+        elif tag == "td" and self.rows is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span" and self.cell is not None and self.rows is None:
+            self.case, self.cell = "".join(self.cell), None
+        elif tag == "td" and self.rows is not None and self.cell is not None:
+            self.rows[-1].append("".join(self.cell))
+            self.cell = None
+        elif tag == "table":
+            self.rows = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def test_each_case_lists_its_queries_with_their_scores_and_what_each_dropped(example: Report) -> None:
+    tables = _QueryTables()
+    tables.feed(HtmlReporter().render(example))
+    assert len(tables.tables) == len(example.cases)
+    for case in example.cases:
+        rows = [r for r in tables.tables[case.id] if r]  # the header row has no cells
+        assert [r[0] for r in rows] == [str(i) for i in range(1, len(case.queries) + 1)]
+        for row, kept in zip(rows, case.queries, strict=True):
+            score = case.judgement.query_score(int(row[0]) - 1) if case.judgement is not None else None
+            assert row[1].startswith(kept.query)
+            assert row[2:4] == ([str(score.constraint_preservation), str(score.entity_recall)] if score else ["–", "–"])
+            assert all(f"«{d}»" in row[4] for d in kept.dropped) and (row[4] == "nothing") == (not kept.dropped)
+    ecb = tables.tables["ecb-deposit-rate-now"]
+    assert ecb[-1][4] == "the constraint(s) «right now» and the entity(ies) «deposit facility rate»"

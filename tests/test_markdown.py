@@ -72,3 +72,14 @@ def test_the_markdown_report_carries_the_comparison_the_comment_shows() -> None:
             "`cached-snapshots/demo/runs/delta.json`") in text
     assert "written 2026\\-01\\-15, ⚠️ forced over a failing run." in text
     assert "- 🆕 new `fabricated_url`: " in text and "- baseline `domain_cap`: " in text
+
+
+def test_the_vector_section_says_which_query_lost_a_constraint(example_report: Report) -> None:
+    text = MarkdownReporter().render(example_report)
+    lost = text[text.index("Queries that lost a constraint or an entity"):]
+    lost = lost[:lost.index("</details>")]
+    assert ("- `ecb-deposit-rate-now` query 2 «ECB deposit rate latest decision» lost the constraint\\(s\\) "
+            "«right now» and the entity\\(ies\\) «deposit facility rate» (constraint preservation 3, "
+            "entity recall 3)") in lost
+    assert "`storm-dervla-disruption` query 2 «Storm Dervla matches postponed» lost the constraint\\(s\\)" in lost
+    assert "`storm-dervla-disruption` query 1 " not in lost  # it kept everything

@@ -77,7 +77,8 @@ def test_a_50_ms_search_and_a_30_ms_read_give_tool_spans_of_those_durations() ->
     rec = _recorder(timer)
     _agent(rec, timer)
     data = rec.trace()
-    assert data["searches"] == [{"query": 0, "started_at": "2026-10-02T09:14:00.005000Z", "duration_ms": 50.0}]
+    assert data["searches"] == [{"query": 0, "started_at": "2026-10-02T09:14:00.005000Z", "duration_ms": 50.0,
+                                 "provider": "brave"}]  # the provider prices the call
     page = data["pages"][0]
     assert page["started_at"] == "2026-10-02T09:14:00.057000Z" and page["duration_ms"] == 30.0
     spans = _spans(rec)

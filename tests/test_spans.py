@@ -16,7 +16,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from gate.cli import main
-from gate.deliver.spans import traces_endpoint
+from gate.deliver.spans import load_runs, traces_endpoint
 from gate.deliver.spans.ids import span_id, trace_id
 from gate.errors import InputError
 from tests.support.fresh_import import FreshImport
@@ -149,15 +149,31 @@ def test_the_root_carries_verdict_figures_checks_and_hard_failures(written: tupl
         assert s.status.code == s.status.STATUS_CODE_ERROR and s.status.message.startswith("hard failures: ")
 
 
-def test_ids_are_derived_from_the_golden_set_and_case_so_reruns_match(written: tuple[int, str], sent: Sent) -> None:
-    again = sent.text  # a second run of the same check
+def test_a_trace_id_names_the_run_so_the_same_run_sent_again_is_the_same_trace(written: tuple[int, str],
+                                                                             sent: Sent) -> None:
+    again = sent.text  # a second check of the same runs
     assert again == written[1]
     spans = _case(written[1], "ecb-deposit-rate-now")
     [root] = [s for s in spans if not s.parent_span_id]
     golden = attributes(root)
     tid = trace_id(golden["sourcegate.golden_set.name"], golden["sourcegate.golden_set.version"],
-                   "ecb-deposit-rate-now")
+                   "ecb-deposit-rate-now", load_runs([str(EXAMPLE)])["ecb-deposit-rate-now"])
     assert root.trace_id == tid.to_bytes(16, "big") and root.span_id == span_id(tid, "case").to_bytes(8, "big")
+
+
+def test_a_re_run_of_a_case_is_another_trace(written: tuple[int, str], tmp_path: Path) -> None:
+    traces = tmp_path / "traces"
+    shutil.copytree(EXAMPLE / "runs", traces)
+    rerun = dict(RUN, answer=RUN["answer"] + " (re-run)")
+    (traces / "ecb-deposit-rate-now.json").write_text(json.dumps(rerun), encoding="utf-8")
+    code, text = _check(tmp_path, "--runs", str(traces))
+    before = {attributes(s)["sourcegate.case.id"]: s.trace_id for s in spans_of(decode_json_lines(written[1]))
+              if not s.parent_span_id}
+    after = {attributes(s)["sourcegate.case.id"]: s.trace_id for s in spans_of(decode_json_lines(text))
+             if not s.parent_span_id}
+    assert after["ecb-deposit-rate-now"] != before["ecb-deposit-rate-now"]  # another run, another trace
+    assert {c: t for c, t in after.items() if c != "ecb-deposit-rate-now"} == {
+        c: t for c, t in before.items() if c != "ecb-deposit-rate-now"}  # the same runs, the same traces
 
 
 def test_the_exporter_sends_the_same_spans_over_otlp_http(written: tuple[int, str], sent: Sent) -> None:

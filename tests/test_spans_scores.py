@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.deliver.spans import case_scores
-from gate.deliver.spans.ids import span_id, trace_id
+from gate.deliver.spans import case_scores, load_runs
+from gate.deliver.spans.ids import search_place, span_id, trace_id
 from gate.load.golden import load_golden
 from tests.support.tracing_tools import langfuse, phoenix
 
@@ -32,7 +32,13 @@ def _check(tmp_path: Path, endpoint: str) -> tuple[int, str]:
 def example_scores() -> int:
     from gate.pipeline import run_paths
 
-    return len(case_scores(run_paths([str(EXAMPLE)], None)))
+    return len(case_scores(run_paths([str(EXAMPLE)], None), load_runs([str(EXAMPLE)])))
+
+
+def _trace(case: str) -> int:
+    """The trace of the example set's committed run of ``case``."""
+    golden = load_golden(str(EXAMPLE))
+    return trace_id(golden.name, golden.version, case, load_runs([str(EXAMPLE)])[case])
 
 
 def test_phoenix_behind_the_otlp_endpoint_gets_each_case_s_scores_as_span_annotations(
@@ -41,8 +47,7 @@ def test_phoenix_behind_the_otlp_endpoint_gets_each_case_s_scores_as_span_annota
         code, err = _check(tmp_path, tool.url)
         assert code in (0, 1) and f"{example_scores} span annotations sent to Phoenix" in err
     assert tool.refusals >= 1  # it answered 404 until the spans were stored: the gate sent again
-    golden = load_golden(str(EXAMPLE))
-    trace = trace_id(golden.name, golden.version, "who-physical-activity-adults")
+    trace = _trace("who-physical-activity-adults")
     root = f"{span_id(trace, 'case'):016x}"
     mine = {name: a for (span, name, _), a in tool.annotations.items() if span == root}
     assert mine["verdict"]["result"] == {"label": "fail", "score": 0.0,
@@ -52,6 +57,12 @@ def test_phoenix_behind_the_otlp_endpoint_gets_each_case_s_scores_as_span_annota
     failure = mine["hard_failure.fabricated_url"]
     assert failure["result"]["label"] == "fail" and "no search result" in failure["result"]["explanation"]
     assert failure["metadata"]["url"].startswith("https://www.who.int/")
+    # each query's scores on its own RETRIEVER span, explained by what it dropped of the question
+    second_query = {name: a for (span, name, _), a in tool.annotations.items()
+                    if span == f"{span_id(trace, search_place(1)):016x}"}
+    assert set(second_query) == {"constraint_preservation", "entity_recall"}
+    assert second_query["entity_recall"]["metadata"]["query"] == "adult physical activity guidelines minutes per week"
+    assert "dropped «WHO»" in second_query["entity_recall"]["result"]["explanation"]
     assert len(tool.annotations) == example_scores
     again = dict(tool.annotations)
     with phoenix() as second:
@@ -68,10 +79,10 @@ def test_langfuse_gets_scores_on_the_case_observation_with_the_exporter_s_key(
         code, err = _check(tmp_path, f"{tool.url}/api/public/otel/v1/traces")
     assert f"{example_scores} scores sent to Langfuse" in err and SECRET not in err and basic not in err
     assert len(tool.scores) == example_scores
-    golden = load_golden(str(EXAMPLE))
-    trace = trace_id(golden.name, golden.version, "storm-dervla-disruption")
+    trace = _trace("storm-dervla-disruption")
     mine = [s for s in tool.scores.values() if s["traceId"] == f"{trace:032x}"]
-    assert {s["observationId"] for s in mine} == {f"{span_id(trace, 'case'):016x}"}
+    on_case = [s for s in mine if s["name"] not in ("constraint_preservation", "entity_recall")]
+    assert {s["observationId"] for s in on_case} == {f"{span_id(trace, 'case'):016x}"}
     verdict = next(s for s in mine if s["name"] == "verdict")
     assert verdict["value"] == 0.0 and verdict["dataType"] == "NUMERIC" and verdict["metadata"]["label"] == "fail"
     assert any(s["name"] == "hard_failure.domain_cap" for s in mine)

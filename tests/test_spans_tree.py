@@ -161,3 +161,18 @@ def test_restamping_moves_each_trace_whole_to_the_export_time() -> None:
     assert [(s.end_ns - s.start_ns) for s in moved] == [(s.end_ns - s.start_ns) for s in spans]
     assert [s.start_ns - spans[i].start_ns for i, s in enumerate(moved)] == [now - spans[0].end_ns] * len(spans)
     assert moved[0].events[0].time_ns == now
+
+
+def test_a_trace_id_names_one_run_whatever_file_it_was_read_from() -> None:
+    from dataclasses import replace
+
+    from gate.deliver.spans.ids import run_identity
+
+    same = replace(RUN, source="elsewhere/q1.json")  # the same run, read from another file
+    assert build_spans(_report(_result("q1")), {"q1": same})[0].trace_id == \
+        build_spans(_report(_result("q1")), {"q1": RUN})[0].trace_id
+    assert run_identity(same) == run_identity(RUN)
+    for other in (replace(RUN, answer=RUN.answer + " Again."), replace(RUN, started_at=START.replace(hour=13)),
+                  replace(RUN, pages=RUN.pages[:1]), replace(RUN, queries=("rain today", "rain now"))):
+        assert build_spans(_report(_result("q1")), {"q1": other})[0].trace_id != \
+            build_spans(_report(_result("q1")), {"q1": RUN})[0].trace_id

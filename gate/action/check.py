@@ -43,6 +43,7 @@ from gate.exitcodes import ExitCode, combined_exit
 from gate.files.outputs import resolve_within
 from gate.files.paths import real_is_below
 from gate.git.revision import has_commit
+from gate.load.gated import GatedRuns
 from gate.load.golden import load_golden
 from gate.load.goldensets import GoldenSetPaths, file_name, split_sets
 from gate.pipeline import TRACES_NAME, MergeRequest, SetRequest, merged_report, run_set
@@ -326,7 +327,8 @@ def _run_set(golden: GoldenSetPaths, plan: SetPlan, fail_on: str, env: Mapping[s
         authors = comment_authors(plan.comment_authors or None, env) if plan.comment else ()
         report = gate(plan.request, PlainProgress(out))
         reports.append(report)
-        code = deliver(report, golden.paths, Outputs(plan.files), Delivery(plan.comment, authors, env=env, err=out))
+        gated = GatedRuns(tuple(golden.paths), plan.request.runs)  # the traces of input 'runs', when given
+        code = deliver(report, gated, Outputs(plan.files), Delivery(plan.comment, authors, env=env, err=out))
         shard = isinstance(plan.request, SetRequest) and plan.request.shard is not None
         return ExitCode.PASS if shard else code  # a shard does not gate: the merge job does
 

@@ -12,7 +12,7 @@ from rapidfuzz import fuzz
 
 from gate.checks.passage import normalise, terms
 
-__all__ = ["FUZZY_SURVIVAL", "dropped", "survives"]
+__all__ = ["FUZZY_SURVIVAL", "dropped", "dropped_by_each", "survives"]
 
 FUZZY_SURVIVAL = 90
 
@@ -32,3 +32,8 @@ def survives(phrase: str, queries: Sequence[str]) -> bool:
 def dropped(phrases: Sequence[str], queries: Sequence[str]) -> tuple[str, ...]:
     """The phrases (case constraints or entities) that no query kept."""
     return tuple(p for p in phrases if not survives(p, queries))
+
+
+def dropped_by_each(phrases: Sequence[str], queries: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """For each query in turn, the phrases it does not keep on its own."""
+    return tuple(dropped(phrases, [q]) for q in queries)

@@ -33,6 +33,7 @@ from gate.deliver.targets import Target, check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.exitcodes import ExitCode
 from gate.files.outputs import is_stdout
+from gate.load.gated import GatedRuns
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, default_paths, require_name_field, split_sets
 from gate.load.shards import Shard, parse_shard
 from gate.load.subset import Pick
@@ -240,6 +241,8 @@ def _check_one(golden: GoldenSetPaths, args: argparse.Namespace, planned: CheckP
                      rules=rules, held=held)
     # {name} works with one set too; on a terminal the terminal report replaces the default markdown
     out = Outputs.of(args, golden.name or report.golden_name, default_markdown=not terminal_mode(args))
-    code = deliver(report, golden.paths, out, Delivery.of(args, authors))
+    # The spans are of the runs the report gated: --runs DIR's, or those run --check holds.
+    gated = GatedRuns(tuple(golden.paths), getattr(args, "runs", None), held.runs if held is not None else None)
+    code = deliver(report, gated, out, Delivery.of(args, authors))
     # A shard does not gate: `sourcegate merge` decides, for every shard at once.
     return ExitCode.PASS if shard is not None else code

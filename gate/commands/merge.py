@@ -19,6 +19,7 @@ from gate.deliver.delivery import Delivery, Outputs, deliver
 from gate.deliver.publish import comment_authors
 from gate.deliver.targets import check_targets, reads_of, set_name
 from gate.errors import InputError
+from gate.load.gated import GatedRuns
 from gate.pipeline import MergeRequest, merged_report
 
 __all__ = ["add_parser", "run"]
@@ -51,4 +52,4 @@ def run(args: argparse.Namespace) -> int:
                   reads_of(request))
     report = merged_report(request, now=datetime.now(UTC))
     out = Outputs.of(flags, report.golden_name, default_markdown=not terminal_mode(args))
-    return deliver(report, [args.golden], out, Delivery.of(args, authors))
+    return deliver(report, GatedRuns((args.golden,), args.runs), out, Delivery.of(args, authors))

@@ -22,6 +22,7 @@ from gate.deliver.spans import otlp_deadline, phoenix_url, prepare, span_time
 from gate.deliver.targets import Target
 from gate.errors import InputError
 from gate.files.outputs import TEMP_PREFIX, is_stdout, write_file
+from gate.load.gated import GatedRuns
 from gate.load.goldensets import per_set_file
 from gate.report.registry import REPORTERS, file_reporters, rendering
 from gate.results import CHECK_ERROR
@@ -95,12 +96,13 @@ class Delivery:
         return cls(bool(args.comment), tuple(authors), getattr(args, "otlp_endpoint", None), args)
 
 
-def deliver(report: Report, paths: Sequence[str], out: Outputs, how: Delivery) -> int:
-    """Render and write the reports of one set, then publish; the verdict's exit code."""
+def deliver(report: Report, gated: GatedRuns, out: Outputs, how: Delivery) -> int:
+    """Render and write the reports of one set, then publish; the verdict's exit code. ``gated`` names
+    the runs the report gated: its spans are theirs."""
     # Render everything before writing anything: a rendering error leaves no file behind.
     spans = None
     if out.otlp_json is not None or how.otlp_endpoint is not None:
-        spans = prepare(report, paths, json_file=out.otlp_json, endpoint=how.otlp_endpoint,
+        spans = prepare(report, gated, json_file=out.otlp_json, endpoint=how.otlp_endpoint,
                         deadline_seconds=otlp_deadline(how.env), phoenix=phoenix_url(how.env),
                         stamp=span_time(how.env))
     url = run_url(how.env)

@@ -80,9 +80,11 @@ class TraceBuilder:
         self.pages.append(entry)
 
     def timed_search(self, query: int, started_at: str | None, duration_ms: float | None,
-                     cost_usd: float | None = None) -> None:
-        """Record when the search of query ``query`` ran (RFC 3339 start, milliseconds), if the record says."""
-        entry = _given({"query": query, "started_at": started_at, "duration_ms": duration_ms, "cost_usd": cost_usd})
+                     cost_usd: float | None = None, provider: str | None = None, depth: str | None = None) -> None:
+        """Record when the search of query ``query`` ran (RFC 3339 start, milliseconds), what its provider
+        billed for it and which provider answered it at which depth, where the record says."""
+        entry = _given({"query": query, "started_at": started_at, "duration_ms": duration_ms, "cost_usd": cost_usd,
+                        "provider": provider, "depth": depth})
         if len(entry) > 1:
             self.searches.append(entry)
 

@@ -17,6 +17,10 @@
                                       moved back)
     sourcegate.citations           -> the citations (as ``sourcegate check --otlp-json`` writes them);
                                       otherwise the gate extracts them from the answer
+    sourcegate.search.provider, .depth, sourcegate.cost_usd (basis ``billed``) of a web_search or a
+                                   -> the search's provider, depth and billed cost; a page's provider
+      fetch_page span                 (read through its extraction API); a cost the gate priced from
+                                      its table is left out: the table prices the trace again
 
 A file may hold several traces (one per line, as sourcegate writes one per case): ``--case`` then
 picks the one whose root says ``sourcegate.case.id``. A span id recorded twice is one span, read
@@ -57,14 +61,13 @@ class OtlpImporter:
         root = _root(spans)
         ordered = [s for _, s in sorted(enumerate(spans), key=lambda pair: (pair[1].start or "", pair[0]))]
         clock = _Clock.of(root)
-        costs = {s.parent: _cost(s, "sourcegate.cost_usd") for s in spans
-                 if s.attributes.get("tool.name") == "web_search"}  # the wire call's, under its search
+        calls = {s.parent: s for s in spans if s.attributes.get("tool.name") == "web_search"}  # under its search
         trace = TraceBuilder()
         models = _ModelCalls(answer=_text(root.attributes.get("output.value")))
         for span in ordered:
             kind = span.attributes.get(_KIND)
             if kind == "RETRIEVER":
-                _retriever(span, trace, clock, costs.get(span.id))
+                _retriever(span, trace, clock, calls.get(span.id))
             elif kind == "TOOL" and span.attributes.get("tool.name") == "fetch_page":
                 _page(span, trace, clock)
             elif kind == "LLM":
@@ -225,11 +228,17 @@ def _cost(span: Span, name: str) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _retriever(span: Span, trace: TraceBuilder, clock: _Clock, cost: float | None) -> None:
+def _retriever(span: Span, trace: TraceBuilder, clock: _Clock, call: Span | None) -> None:
     query = _query_text(span, "input.value")
     index = None if query is None else trace.query(query)
     if index is not None:
-        trace.timed_search(index, *clock.times(span), cost_usd=cost)
+        said = {} if call is None else call.attributes
+        # a cost the gate priced from its table is not what the API billed: the table prices it again
+        billed = _cost(call, "sourcegate.cost_usd") if call is not None and said.get(
+            "sourcegate.cost_basis") in (None, "billed") else None
+        trace.timed_search(index, *clock.times(span), cost_usd=billed,
+                           provider=_text(said.get("sourcegate.search.provider")),
+                           depth=_text(said.get("sourcegate.search.depth")))
     n = 0
     while f"retrieval.documents.{n}.document.id" in span.attributes or \
             f"retrieval.documents.{n}.document.content" in span.attributes:
@@ -283,3 +292,9 @@ def _read(span: Span, trace: TraceBuilder, link: str) -> None:
     published = publication_date(_text(span.attributes.get("sourcegate.page.published")))
     if published is not None and "published" not in entry:
         entry["published"] = published
+    provider = _text(span.attributes.get("sourcegate.search.provider"))  # read through a provider's extraction
+    if provider is not None and "provider" not in entry:
+        entry["provider"] = provider
+        depth = _text(span.attributes.get("sourcegate.search.depth"))
+        if depth is not None:
+            entry["depth"] = depth

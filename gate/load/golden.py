@@ -66,7 +66,8 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
         Page(url=p["url"], text=p["text"], final_url=p.get("final_url"), status=p.get("status"),
              truncated=p.get("truncated", False), fetched_at=_datetime(p.get("fetched_at")),
              published=_date(p.get("published")), started_at=_datetime(p.get("started_at")),
-             duration_ms=p.get("duration_ms"), links=tuple(p.get("links", ())))
+             duration_ms=p.get("duration_ms"), links=tuple(p.get("links", ())), provider=p.get("provider"),
+             depth=p.get("depth"))
         for p in data["pages"]
     )
     searches = []
@@ -75,7 +76,8 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
             raise InputError(f"query index {c['query']} but the trace has {len(queries)} queries",
                              file=file, path=f"$.searches[{i}].query")
         searches.append(SearchCall(query=c["query"], started_at=_datetime(c.get("started_at")),
-                                   duration_ms=c.get("duration_ms"), cost_usd=c.get("cost_usd")))
+                                   duration_ms=c.get("duration_ms"), cost_usd=c.get("cost_usd"),
+                                   provider=c.get("provider"), depth=c.get("depth")))
     model_calls = tuple(
         ModelCall(started_at=_datetime(c.get("started_at")), duration_ms=c.get("duration_ms"), model=c.get("model"),
                   input_tokens=c.get("input_tokens"), output_tokens=c.get("output_tokens"),

@@ -118,18 +118,19 @@ class Recorder:
         The function returns the search API's JSON (a dict, the Anthropic result block, or an SDK
         object with ``model_dump``); ``provider`` is an id of :data:`gate.record.PARSERS`, or
         None to tell it by its shape. Use as ``@rec.search`` or ``@rec.search(provider="brave")``.
+        Each call records the provider, and its ``search_depth`` keyword (Tavily's), which price it.
         """
         def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
             query_of = argument_of(f, arg, "query")
 
-            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, str | None]:
                 query = query_of(args, kwargs)
                 with self._lock:
                     self._queries.append(query)
-                    return len(self._queries) - 1
+                    return len(self._queries) - 1, _depth(kwargs, "search_depth")
 
-            def after(index: int, returned: Any, took: Took) -> Any:
-                self._record_search(index, returned, provider, took)
+            def after(asked: tuple[int, str | None], returned: Any, took: Took) -> Any:
+                self._record_search(asked, returned, provider, took)
                 return returned
 
             return wrapped(f, before, after, self._timer)
@@ -138,30 +139,38 @@ class Recorder:
 
     @overload
     def read(self, fn: Callable[P, _R], *, max_chars: int | None = None, arg: str | None = None,
-             ) -> Callable[P, _R]: ...
+             provider: str | None = None) -> Callable[P, _R]: ...
 
     @overload
     def read(self, fn: None = None, *, max_chars: int | None = None, arg: str | None = None,
-             ) -> Callable[[Callable[P, _R]], Callable[P, _R]]: ...
+             provider: str | None = None) -> Callable[[Callable[P, _R]], Callable[P, _R]]: ...
 
     def read(self, fn: Callable[P, _R] | None = None, *, max_chars: int | None = None,
-             arg: str | None = None) -> Any:
+             arg: str | None = None, provider: str | None = None) -> Any:
         """Record every call of a page-reading function: what the model read, and whether it was cut.
 
         The function returns the text the model reads, or a mapping with ``text`` and any of
         ``status``, ``final_url``, ``truncated``, ``published``, ``links`` (the URLs the page showed
         beside its text, as a scraper lists them), or a :class:`gate.model.Page`.
         With ``max_chars`` a longer text is cut here, recorded as truncated, and returned cut.
+        ``provider`` names the search provider whose extraction API reads the page (``tavily``:
+        its extract, billed per page read, with the call's ``extract_depth``); None: the agent
+        fetches pages itself.
         """
         if max_chars is not None and max_chars < 0:
             raise RecordError(f"max_chars must be 0 or more, got {max_chars}")
 
         def wrap(f: Callable[P, _R]) -> Callable[P, _R]:
-            before = argument_of(f, arg, "URL")
+            url_of = argument_of(f, arg, "URL")
 
-            def after(link: str, returned: Any, took: Took) -> Any:
+            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, str | None]:
+                return url_of(args, kwargs), _depth(kwargs, "extract_depth")
+
+            def after(asked: tuple[str, str | None], returned: Any, took: Took) -> Any:
+                link, depth = asked
                 page, out = _page(link, returned, max_chars, self._now())
-                page = replace(page, started_at=self._at(took[0]), duration_ms=duration_of(took))
+                page = replace(page, started_at=self._at(took[0]), duration_ms=duration_of(took),
+                               provider=provider, depth=depth if provider is not None else None)
                 with self._lock:
                     self._pages.append(page)
                 return out
@@ -205,11 +214,12 @@ class Recorder:
         """The time ``moment`` of the timer stands for: the recording's start plus the time since."""
         return self.started_at + timedelta(seconds=moment - self._zero)
 
-    def _record_search(self, index: int, returned: Any, provider: str | None, took: Took) -> None:
+    def _record_search(self, asked: tuple[int, str | None], returned: Any, provider: str | None, took: Took) -> None:
+        index, depth = asked
         response = returned.model_dump(mode="json") if hasattr(returned, "model_dump") else returned
         query = self._queries[index]
         timed = SearchCall(query=index, started_at=self._at(took[0]), duration_ms=duration_of(took),
-                           cost_usd=search_cost(response))
+                           cost_usd=search_cost(response), provider=provider, depth=depth)
         with self._lock:
             self._search_calls.append(timed)
         why = search_failure(response) or _block_failure(response)
@@ -218,6 +228,10 @@ class Recorder:
                 self._notes.append(f"search {query!r} failed ({why}): no results recorded")
             return
         chosen = provider or detect(response)
+        if provider is None:  # told by the response's shape: the call is priced as that provider's
+            with self._lock:
+                at = next(i for i, c in enumerate(self._search_calls) if c is timed)
+                self._search_calls[at] = replace(timed, provider=chosen)
         parsed = parse_results(response, chosen)
         with self._lock:
             self._results.extend(SearchResult(query=index, position=r.position, title=r.title, url=r.url,
@@ -315,6 +329,12 @@ def _block_failure(response: Any) -> str | None:
 
 
 _PAGE_KEYS = frozenset({"text", "status", "final_url", "truncated", "published", "links"})
+
+
+def _depth(kwargs: Mapping[str, Any], name: str) -> str | None:
+    """The depth a call asked its provider for (``search_depth``, ``extract_depth``), when it says one."""
+    value = kwargs.get(name)
+    return value if isinstance(value, str) and value else None
 
 
 def _page(link: str, returned: Any, max_chars: int | None, now: datetime) -> tuple[Page, Any]:

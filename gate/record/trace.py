@@ -39,14 +39,16 @@ def trace_dict(run: Run) -> dict[str, Any]:
     data["pages"] = [
         {"url": p.url, "final_url": p.final_url, "status": p.status, "text": p.text, "truncated": p.truncated,
          "fetched_at": _time(p.fetched_at), "published": _day(p.published),
-         **_present({"started_at": _time(p.started_at), "duration_ms": p.duration_ms})}
+         **_present({"started_at": _time(p.started_at), "duration_ms": p.duration_ms, "provider": p.provider,
+                     "depth": p.depth})}
         # links only when the reader gave some, so a page's entry is what it always was
         | ({"links": list(p.links)} if p.links else {})
         for p in run.pages
     ]
     if run.searches:
         data["searches"] = [_present({"query": c.query, "started_at": _time(c.started_at),
-                                      "duration_ms": c.duration_ms, "cost_usd": c.cost_usd}) for c in run.searches]
+                                      "duration_ms": c.duration_ms, "cost_usd": c.cost_usd,
+                                      "provider": c.provider, "depth": c.depth}) for c in run.searches]
     if run.model_calls:
         data["model_calls"] = [_present({
             "started_at": _time(c.started_at), "duration_ms": c.duration_ms, "model": c.model,

@@ -1,5 +1,6 @@
-"""One case of the HTML report: its summary line, vector chart, failures, answer with each citation
-marked, claims table and, when its answer changed, the diff against the baseline's. Pure.
+"""One case of the HTML report: its summary line, vector chart, failures, search queries with their
+scores and what each dropped, answer with each citation marked, claims table and, when its answer
+changed, the diff against the baseline's. Pure.
 
 Every string of a run, a page or the judge passes through :func:`gate.text.escape.html_text` once;
 a URL becomes a link only when it is http(s) (:func:`link`).
@@ -15,6 +16,7 @@ from dataclasses import dataclass, replace
 from gate.judge.model import RunJudgement
 from gate.model import Finding
 from gate.report.html_chart import axis_chart, axis_strip
+from gate.report.queries import lost_words, query_rows
 from gate.results import CITATION_MARKS, CaseResult, PageQuote
 from gate.text.escape import html_text, short_url
 from gate.urls import canonical
@@ -136,6 +138,25 @@ def _claims(c: CaseResult) -> str:
             + (f'<ul class="why">{notes}</ul>' if notes else ""))
 
 
+def _queries(c: CaseResult) -> str:
+    """Each query the agent sent, the judge's two scores of it, and what it dropped of the question."""
+    rows = query_rows(c)
+    if not rows:
+        return ""
+    cells = []
+    for r in rows:
+        note = f'<br><small class="why">{html_text(r.score.note, max_len=400)}</small>' if r.score and r.score.note \
+            else ""
+        scores = ((str(r.score.constraint_preservation), str(r.score.entity_recall)) if r.score is not None
+                  else ("–", "–"))
+        lost = "–" if r.kept is None else html_text(lost_words(r.kept), max_len=600) if r.lost else "nothing"
+        cells.append(f'<tr><td class="n">{r.number}</td><td>{html_text(r.query, max_len=600)}{note}</td>'
+                     f'<td class="n">{scores[0]}</td><td class="n">{scores[1]}</td><td>{lost}</td></tr>')
+    return ('<h3>Search queries</h3><div class="scroll"><table class="queries"><thead><tr><th>#</th><th>query</th>'
+            "<th>constraint preservation</th><th>entity recall</th><th>dropped from the question</th></tr></thead>"
+            f'<tbody>{"".join(cells)}</tbody></table></div>')
+
+
 @dataclass(frozen=True)
 class CaseView:
     """How the page shows one case: where it stands against the baseline, and its HTML."""
@@ -195,7 +216,7 @@ def case_view(c: CaseResult, index: int, change: CaseChange | None, compared: bo
             f'<div class="charts">{axis_chart(c.soft, change)}<ul class="why">'
             + "".join(f"<li>{html_text(k.replace('_', ' '))}: {html_text(v, max_len=400)}</li>"
                       for k, v in c.axes.items()) + "</ul></div>",
-            _findings(c, view, change), _answer(c), _claims(c)]
+            _findings(c, view, change), _queries(c), _answer(c), _claims(c)]
     if diff is not None and c.answer is not None:
         body.append('<h3>The answer against the baseline\'s</h3><div class="diff">'
                     f"{answer_diff(diff, c.answer)}</div>")

@@ -25,14 +25,15 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gate.checks.survival import dropped
+from gate.checks.survival import dropped, dropped_by_each
 from gate.model import Case, Run
-from gate.results import CaseWarning
+from gate.results import CaseWarning, QuerySurvival
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
 
-__all__ = ["CAVEAT_REGIMES", "case_warnings", "dated", "dropped_terms", "question_differs", "states_figures"]
+__all__ = ["CAVEAT_REGIMES", "case_warnings", "dated", "dropped_terms", "query_survival", "question_differs",
+           "states_figures"]
 
 CAVEAT_REGIMES = ("realtime", "fast")
 
@@ -93,6 +94,14 @@ def dropped_terms(case: Case, run: Run) -> tuple[tuple[str, ...], tuple[str, ...
     if not run.queries:
         return (), ()
     return dropped(case.constraints, run.queries), dropped(case.entities, run.queries)
+
+
+def query_survival(case: Case, run: Run) -> tuple[QuerySurvival, ...]:
+    """Each literal query of the run, in order, with the constraints and entities of the case it does not
+    keep on its own (a case that lists none: every query keeps everything)."""
+    constraints = dropped_by_each(case.constraints, run.queries)
+    entities = dropped_by_each(case.entities, run.queries)
+    return tuple(QuerySurvival(q, c, e) for q, c, e in zip(run.queries, constraints, entities, strict=True))
 
 
 def _quoted(items: Sequence[str]) -> str:

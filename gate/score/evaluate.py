@@ -20,11 +20,12 @@ from gate.load.golden import Pairing
 from gate.model import SENTENCE_KEPT, Case, Finding, Freshness, Outcome, Run
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts
 from gate.score.alignment import citation_validity
-from gate.score.case_warnings import case_warnings, dropped_terms
+from gate.score.case_warnings import case_warnings, dropped_terms, query_survival
 from gate.score.citations import citation_marks, kept_answer, page_quotes
 from gate.score.figures import diversity, freshness
 from gate.urls import canonical
 from gate.urls.supported import sentences_by_citation
+from gate.usage.search import search_charges, total_cost
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
@@ -129,7 +130,10 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
             failures.extend(outcome.findings)
             statuses.append(_status(check_id, outcome.status, outcome.not_checked))
         notes.extend(f"{check_id}: {n}" for n in outcome.notes)
-    counted = counts(subject, judgement.retrieval_relevance if judgement is not None else None)
+    charges = search_charges(run, config.search_prices)
+    spent, unpriced = total_cost(charges)
+    counted = replace(counts(subject, judgement.retrieval_relevance if judgement is not None else None),
+                      search_cost_usd=spent, unpriced_searches=unpriced)
     axes = {"freshness": freshness(subject), "diversity": diversity(subject),
             "citation_validity": citation_validity(subject, tuple(failures), judgement)}
     soft = {
@@ -148,6 +152,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         dropped_constraints=constraints, dropped_entities=entities,
         warnings=(*case_warnings(case, run, judgement), *warned),
         answer=answer, answer_dropped=dropped, citations=marks, quotes=page_quotes(subject, judgement),
+        queries=query_survival(case, run), search_charges=charges,
     )
 
 

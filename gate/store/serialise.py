@@ -23,7 +23,16 @@ from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.load.shards import ShardMark
 from gate.load.subset import Subset
 from gate.model import Finding
-from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote
+from gate.results import (
+    CaseResult,
+    CaseWarning,
+    CheckStatus,
+    CitationMark,
+    Counts,
+    PageQuote,
+    QuerySurvival,
+    SearchCharge,
+)
 from gate.verdict.claimdiff import ClaimFlip
 from gate.verdict.comparison import (
     BaselineOrigin,
@@ -67,8 +76,16 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         "answer_dropped": c.answer_dropped,
         "citations": [{"url": m.url, "mark": m.mark} for m in c.citations],
         "quotes": [asdict(q) for q in c.quotes],
+        # only when the run sent queries, so a case without any reads as it always did
+        **({"queries": [_query_to_dict(q) for q in c.queries]} if c.queries else {}),
+        **({"search_charges": [asdict(charge) for charge in c.search_charges]} if c.search_charges else {}),
         **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
+
+
+def _query_to_dict(q: QuerySurvival) -> dict[str, Any]:
+    return {"query": q.query, "dropped_constraints": list(q.dropped_constraints),
+            "dropped_entities": list(q.dropped_entities)}
 
 
 CASE_INDENT = "    "
@@ -137,6 +154,10 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
         citations=tuple(CitationMark(m["url"], m["mark"]) for m in d.get("citations", ())),
         quotes=tuple(PageQuote(q["claim"], q["url"], q["before"], q["quote"], q["after"])
                      for q in d.get("quotes", ())),
+        queries=tuple(QuerySurvival(q["query"], tuple(q.get("dropped_constraints", ())),
+                                    tuple(q.get("dropped_entities", ()))) for q in d.get("queries", ())),
+        search_charges=tuple(SearchCharge(**{k: v for k, v in charge.items() if k in SearchCharge.__dataclass_fields__})
+                             for charge in d.get("search_charges", ())),
     )
 
 

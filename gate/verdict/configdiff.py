@@ -9,7 +9,8 @@ adding a file that only restates a default changes nothing), each marked:
   tolerance or age limit raised, ``block`` switched off, ``block_on`` from ``all`` to ``new``, the
   judge switched off, a larger unscored share tolerated, more cases needed to block);
 - ``tightening``: the opposite change;
-- ``neutral``: a setting that does not move the bar (the judge's model, prices, concurrency, ...).
+- ``neutral``: a setting that does not move the bar (the judge's model, prices, search prices,
+  concurrency, ...).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ _RANKED: dict[str, tuple[str, ...]] = {
     "judge.mode": ("off", "replay", "live"),
 }
 _NEUTRAL = ("judge.provider", "judge.base_url", "judge.model", "judge.max_tokens", "judge.concurrency",
-            "judge.deadline_seconds", "judge.max_retries", "judge.max_evidence_chars", "judge.prices.*", "retrieval.*")
+            "judge.deadline_seconds", "judge.max_retries", "judge.max_evidence_chars", "judge.prices.*", "retrieval.*",
+            "search_prices.*")
 
 
 def _settings(c: Config, checks: frozenset[str], classes: frozenset[str] = frozenset()) -> Iterator[tuple[str, Value]]:
@@ -79,6 +81,9 @@ def _settings(c: Config, checks: frozenset[str], classes: frozenset[str] = froze
     for figure, bound in sorted(c.soft.items()):
         yield from ((f"soft.{figure}.{f.name}", getattr(bound, f.name)) for f in fields(bound))
     yield from ((f"compare.{f.name}", getattr(c.compare, f.name)) for f in fields(c.compare))
+    for provider, search in sorted(c.search_prices.items()):
+        yield f"search_prices.{provider}.credit_usd", search.credit_usd
+        yield from ((f"search_prices.{provider}.credits.{k}", v) for k, v in sorted(search.credits.items()))
 
 
 def _matches(setting: str, patterns: tuple[str, ...]) -> bool:

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from gate.config import DEFAULT_SOFT, Config, SoftBound
 from gate.judge.model import NOT_IN_CACHE, QUOTE_NOT_FOUND, Claim, ClaimVerdict, QueryScore, RunJudgement, Usage
 from gate.model import Finding
-from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote
+from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote, QuerySurvival
 from gate.score.evaluate import with_sentences
 from gate.verdict.compare import BaselineOrigin, Comparison, compare
 from gate.verdict.decide import decide
@@ -71,7 +71,7 @@ def judgement(states: Sequence[tuple[str | None, str | None]], calls: int = 2) -
                   cache_write_tokens=1500 if calls else 0, cost_usd=0.025 * calls,
                   judge_cache_hits=0 if calls else 2 - missed, judge_cache_misses=missed)
     return RunJudgement(claims=claims, verdicts=verdicts, usage=usage,
-                        query_scores=(QueryScore(0, "rust 1.80 release", 4, 4),))
+                        query_scores=(QueryScore(1, "rust 1.80 release", 4, 4),))
 
 
 CONFIG = Config(soft=MappingProxyType({**DEFAULT_SOFT, "query_quality": SoftBound(floor=3.5, tolerance=0.25,
@@ -126,6 +126,8 @@ def regression_pair() -> tuple[Report, Report]:
                        "citation_validity": 1.0}, []),
         replace(case("delta", {"query_quality": 2.5, "diversity": 0.25}, [UNREAD]),
                 dropped_constraints=("July 2024",),
+                queries=(QuerySurvival("rust 1.80 LazyLock release notes", ("July 2024",)),
+                         QuerySurvival("rust release schedule", ("July 2024",), ("LazyLock",))),
                 warnings=(CaseWarning("dropped_constraints", "no query kept the constraint(s) «July 2024»"),
                           CaseWarning("missing_recency_caveat", "a fast answer states current figures without a "
                                                                 "date or \"as of\""))),

@@ -3,11 +3,13 @@
     write_otlp_json(report, runs, "spans.jsonl")           # what a collector's file exporter writes
     export_otlp(report, runs, "http://localhost:6006/v1/traces")   # Phoenix, Langfuse, Jaeger, a collector
 
-``runs`` maps case ids to the recorded runs the report judged (:func:`load_runs` reads them from the
-paths the report was run on). One trace per case: a CHAIN root with the verdict, the soft figures
-and every hard failure, a RETRIEVER span per search, a TOOL span per search call and page fetch, an
-LLM span for the answer (:mod:`gate.deliver.spans.tree`; the attributes are listed in docs/spans.md). Ids
-are derived from the golden set and the case, so a re-run gives the same trace.
+``runs`` maps case ids to the recorded runs the report judged: the runs it gated, wherever the gate read
+them (:class:`gate.load.gated.GatedRuns`: the set's ``runs/``, ``check --runs DIR``, the runs ``run
+--check`` holds; :func:`load_runs` reads them from paths). One trace per case: a CHAIN root with the
+verdict, the soft figures and every hard failure, a RETRIEVER span per search, a TOOL span per search
+call and page fetch, an LLM span for the answer (:mod:`gate.deliver.spans.tree`; the attributes are
+listed in docs/spans.md). A trace id names one run (:mod:`gate.deliver.spans.ids`): the same run sent
+twice is one trace, a re-run of the case another.
 
 Building spans is pure; writing and sending them needs the optional extra
 (``pip install '.[otel]'`` in a checkout), imported only then (:mod:`gate.deliver.spans.otel`). The
@@ -39,6 +41,7 @@ from gate.deliver.spans.scores import Score, case_scores
 from gate.deliver.spans.timing import SPAN_TIMES, restamp
 from gate.deliver.spans.tree import build_spans
 from gate.errors import InputError
+from gate.load.gated import GatedRuns
 from gate.model import Run
 from gate.verdict.report import Report
 
@@ -94,14 +97,10 @@ def phoenix_url(env: Mapping[str, str]) -> str | None:
     return raw.rstrip("/")
 
 
-def load_runs(paths: Sequence[str]) -> dict[str, Run]:
-    """The runs of one golden-set folder, or of trace files, by case id (as the gate loads them)."""
-    from gate.load.golden import load_golden, load_trace, run_files
-
-    files = (run_files(load_golden(paths[0]).root) if len(paths) == 1 and os.path.isdir(paths[0])
-             else list(paths))
-    runs = (load_trace(f) for f in files)
-    return {run.case: run for run in runs}
+def load_runs(paths: Sequence[str], runs_dir: str | None = None) -> dict[str, Run]:
+    """The runs of one golden-set folder (its ``runs/``, or ``runs_dir``), or of trace files, by case id
+    (as the gate loads them)."""
+    return GatedRuns(tuple(paths), runs_dir).load()
 
 
 def otlp_json(report: Report, runs: Mapping[str, Run]) -> str:
@@ -148,14 +147,15 @@ def export_otlp(report: Report, runs: Mapping[str, Run], endpoint: str, *,
     send(stamped_spans(report, runs, stamp), traces_endpoint(endpoint), deadline_seconds=deadline_seconds)
 
 
-def send_case_scores(report: Report, *, endpoint: str | None, phoenix: str | None,
+def send_case_scores(report: Report, runs: Mapping[str, Run], *, endpoint: str | None, phoenix: str | None,
                      env: Mapping[str, str] | None = None, deadline_seconds: float = DEFAULT_DEADLINE) -> str | None:
-    """Send the cases' scores to the Phoenix at ``phoenix``, else to the OTLP ``endpoint``'s receiver when
-    it is Phoenix or Langfuse, all within ``deadline_seconds``; what was sent, in a line (None: nothing,
-    the receiver takes no scores). Raises SpanExportError."""
+    """Send the cases' scores, on the traces of ``runs`` (the runs the report gated), to the Phoenix at
+    ``phoenix``, else to the OTLP ``endpoint``'s receiver when it is Phoenix or Langfuse, all within
+    ``deadline_seconds``; what was sent, in a line (None: nothing, the receiver takes no scores).
+    Raises SpanExportError."""
     from gate.deliver.spans.annotate import send_scores
 
-    scores = case_scores(report)
+    scores = case_scores(report, runs)
     environ = os.environ if env is None else env
     try:
         return call_by(time.monotonic() + deadline_seconds, lambda: send_scores(
@@ -179,14 +179,15 @@ def preflight(endpoint: str | None, env: Mapping[str, str] | None = None) -> Non
     phoenix_url(environ)
 
 
-def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,
+def prepare(report: Report, gated: GatedRuns, *, json_file: str | None,
             endpoint: str | None, deadline_seconds: float = DEFAULT_DEADLINE, phoenix: str | None = None,
             stamp: str = "recorded") -> Callable[[], None]:
     """For ``sourcegate check``: encode now (a missing extra or bad URL stops before any report is
     written), write and send when called, then the scores (to ``phoenix``, or the endpoint's Phoenix
     or Langfuse). A refused send, or one not done within ``deadline_seconds``, is said on stderr and
-    changes no exit code: the gate's verdict does not depend on a tracing tool being up."""
-    runs = load_runs(paths)
+    changes no exit code: the gate's verdict does not depend on a tracing tool being up. The spans are of
+    the runs ``gated`` names: those the report gated, wherever they were read from."""
+    runs = gated.load()
     specs = stamped_spans(report, runs, stamp)
     url = None if endpoint is None else traces_endpoint(endpoint)
     body = encode_json_lines(specs)
@@ -204,7 +205,8 @@ def prepare(report: Report, paths: Sequence[str], *, json_file: str | None,
                 print(f"sourcegate: warning: spans not sent: {e}", file=sys.stderr)
         if sent and (phoenix is not None or url is not None):
             try:
-                said = send_case_scores(report, endpoint=url, phoenix=phoenix, deadline_seconds=deadline_seconds)
+                said = send_case_scores(report, runs, endpoint=url, phoenix=phoenix,
+                                        deadline_seconds=deadline_seconds)
             except SpanExportError as e:
                 print(f"sourcegate: warning: scores not sent: {e}", file=sys.stderr)
             else:

@@ -8,7 +8,8 @@ Per case, one trace::
     │   └── web_search   TOOL       the call to the search API: its latency and, where known, its cost
     ├── fetch_page       TOOL       one per page read: URL, HTTP status, final URL, the source's facts
     ├── llm              LLM        one per model call the trace recorded, but the last: model, tokens, cost
-    └── synthesis        LLM        the last model call (or the answer alone): the answer and its citations
+    └── synthesis        LLM        the last model call (or the answer alone): the answer, its citations,
+                                    and the judged claims it made, each with its verdict and verified quote
 
 Times come from the recording (:mod:`gate.deliver.spans.timing`): a timed search, page read or model
 call is a span of its recorded start and duration; one the trace did not time is an instant at the
@@ -22,18 +23,15 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
-from gate.deliver.spans.ids import span_id, trace_id
+from gate.deliver.spans.ids import search_place, span_id, trace_id
 from gate.deliver.spans.model import AttributeValue, SpanEvent, SpanSpec
 from gate.deliver.spans.sources import SourceFacts, source_facts
 from gate.deliver.spans.timing import TIMING, Window, nanos, window
 from gate.model import ModelCall, Page, Run, SearchResult
-from gate.results import CaseResult
+from gate.results import CaseResult, SearchCharge
+from gate.usage.search import search_charges, total_cost
 from gate.verdict.report import Report
-
-if TYPE_CHECKING:
-    from gate.judge.model import RunJudgement
 
 __all__ = ["KIND", "build_spans"]
 
@@ -67,7 +65,7 @@ def _run_start(run: Run) -> int:
 
 
 def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[SpanSpec]:
-    trace = trace_id(report.golden_name, report.golden_version, result.id)
+    trace = trace_id(report.golden_name, report.golden_version, result.id, run)
     root = span_id(trace, "case")
     if run is None:
         return [_root(report, result, None, trace, root, Window(0, 0, False), ())]
@@ -75,8 +73,11 @@ def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[Spa
     start = _run_start(run)
     children: list[SpanSpec] = []
     timed = {c.query: c for c in run.searches}
+    charges = _charges(result, run)
+    by_query = {c.query: c for c in charges if c.query is not None}
+    by_url = {c.url: c for c in reversed(charges) if c.url is not None}
     for index, query in _searches(run):
-        place = f"search/{'unattributed' if index is None else index}"
+        place = search_place(index)
         retriever = span_id(trace, place)
         shown = [r for r in run.results if r.query == index]
         call = timed.get(index) if index is not None else None
@@ -92,38 +93,62 @@ def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[Spa
                 "input.mime_type": "application/json" if query is not None else None,
                 "sourcegate.results": len(shown), TIMING: when.timing,
                 "sourcegate.latency_ms": call.duration_ms if call is not None else None,
-                "sourcegate.cost_usd": call.cost_usd if call is not None else None})))
+                "sourcegate.search.depth": call.depth if call is not None else None,
+                **_charged(by_query.get(index) if index is not None else None)})))
     for i, page in enumerate(run.pages):
         fetched = nanos(page.fetched_at)
         when = window(page.started_at, page.duration_ms, start if fetched is None else fetched)
         bad = page.status is not None and page.status >= 400
         children.append(SpanSpec(
             name="fetch_page", trace_id=trace, span_id=span_id(trace, f"fetch/{i}"), parent_id=root,
-            start_ns=when.start, end_ns=when.end, attributes=_page_attributes(page, facts, when),
+            start_ns=when.start, end_ns=when.end,
+            attributes=_page_attributes(page, facts, when, by_url.get(page.url) if page.provider else None),
             error=f"HTTP {page.status}" if bad else None))
     last = max([start, *(c.end_ns for c in children)])
-    children.extend(_llm_spans(run, facts, trace, root, last))
+    children.extend(_llm_spans(run, facts, trace, root, last, _claims(result)))
     whole = Window(min([start, *(c.start_ns for c in children)]), max([start, *(c.end_ns for c in children)]),
                    False)
-    return [_root(report, result, run, trace, root, whole, run.model_calls), *children]
+    return [_root(report, result, run, trace, root, whole, run.model_calls, charges), *children]
+
+
+def _charges(result: CaseResult, run: Run) -> tuple[SearchCharge, ...]:
+    """What the run's calls to search APIs cost, as the report priced them; for a case the report did not
+    price (one of an earlier version), what the APIs' replies said they billed, the others without a price."""
+    return result.search_charges or search_charges(run, {})
+
+
+def _charged(charge: SearchCharge | None) -> dict[str, AttributeValue | None]:
+    """A call to a search API: its provider, the kind of call, and its cost and where that comes from
+    (``billed``, ``price_table``, ``replayed``, or ``no_price``, with no cost)."""
+    if charge is None:
+        return {}
+    return {"sourcegate.search.provider": charge.provider, "sourcegate.search.operation": charge.operation,
+            "sourcegate.search.credits": charge.credits, "sourcegate.cost_usd": charge.cost_usd,
+            "sourcegate.cost_basis": charge.basis}
 
 
 def _root(report: Report, result: CaseResult, run: Run | None, trace: int, root: int, whole: Window,
-          calls: Sequence[ModelCall]) -> SpanSpec:
+          calls: Sequence[ModelCall], charges: Sequence[SearchCharge] = ()) -> SpanSpec:
     attributes = dict(_root_attributes(report, result, run))
-    costs = [c.cost_usd for c in calls] + ([] if run is None else [c.cost_usd for c in run.searches])
+    costs = [c.cost_usd for c in calls] + [c.cost_usd for c in charges]
     known = [c for c in costs if c is not None]
     if known:
         attributes["sourcegate.cost_usd"] = sum(known)
+    if charges:
+        spent, unpriced = total_cost(tuple(charges))
+        attributes["sourcegate.search.unpriced"] = unpriced
+        if spent is not None:
+            attributes["sourcegate.search.cost_usd"] = spent
     return SpanSpec(
         name=f"case {result.id}", trace_id=trace, span_id=root, parent_id=None, start_ns=whole.start,
         end_ns=whole.end, attributes=MappingProxyType(attributes), events=_events(result, whole.end),
         error=("hard failures: " + ", ".join(_failed_checks(result))) if result.failed else None)
 
 
-def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int) -> list[SpanSpec]:
-    """One LLM span per recorded model call (the last one gives the answer: ``synthesis``), or one
-    ``synthesis`` span at the end of the run when the trace recorded none."""
+def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int,
+               claims: Mapping[str, AttributeValue | None]) -> list[SpanSpec]:
+    """One LLM span per recorded model call (the last one gives the answer: ``synthesis``, with the
+    judged ``claims`` of it), or one ``synthesis`` span at the end of the run when the trace recorded none."""
     calls = run.model_calls or (ModelCall(),)
     out = []
     for i, call in enumerate(calls):
@@ -132,7 +157,8 @@ def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int) -
         out.append(SpanSpec(
             name="synthesis" if final else "llm", trace_id=trace, parent_id=root,
             span_id=span_id(trace, "synthesis" if final else f"llm/{i}"), start_ns=when.start, end_ns=when.end,
-            attributes=_llm_attributes(run, facts, call, when, final, i if run.model_calls else None)))
+            attributes=_llm_attributes(run, facts, call, when, final, i if run.model_calls else None,
+                                       claims if final else {})))
     return out
 
 
@@ -175,17 +201,40 @@ def _root_attributes(report: Report, result: CaseResult, run: Run | None) -> Map
         pairs[f"sourcegate.soft.{name}"] = value
     for status in result.checks:
         pairs[f"sourcegate.check.{status.check}"] = status.status
-    if result.judgement is not None:
-        pairs.update(_claims(result.judgement))
     if run is not None:
         pairs.update({f"sourcegate.agent.{k}": v for k, v in run.agent})
     return _attrs(pairs)
 
 
-def _claims(judgement: RunJudgement) -> dict[str, AttributeValue | None]:
+def _claims(result: CaseResult) -> dict[str, AttributeValue | None]:
+    """The judged claims of the answer: how many of each verdict, then each claim with its verdict, what
+    the judge quoted and where, and the quote the code found on a page it read (``quote``: verified)."""
+    judgement = result.judgement
+    if judgement is None:
+        return {}
     pairs: dict[str, AttributeValue | None] = {"sourcegate.claims.count": judgement.claim_count}
     for verdict, n in judgement.counts.items():
         pairs[f"sourcegate.claims.{verdict}"] = n
+    verdicts = {v.claim_id: v for v in judgement.verdicts}
+    found = {q.claim: q for q in reversed(result.quotes) if q.claim}  # the first quote of each claim
+    for i, claim in enumerate(judgement.claims):
+        v, quote = verdicts.get(claim.id), found.get(claim.id)
+        at = f"sourcegate.claim.{i}"
+        pairs.update({
+            f"{at}.id": claim.id,
+            f"{at}.text": claim.text,
+            f"{at}.citations": claim.citations,
+            f"{at}.verdict": (v.verdict if v is not None else None) or "unscored",
+            f"{at}.unscored_reason": None if v is None else v.unscored_reason,
+            f"{at}.evidence": None if v is None else v.evidence,
+            f"{at}.located": None if v is None else v.located,
+            f"{at}.located_url": None if v is None else v.located_url,
+            f"{at}.overruled": None if v is None or not v.overruled else True,
+            f"{at}.judge_verdict": None if v is None or not v.overruled else v.judge_verdict,
+            f"{at}.overrule_reason": None if v is None else v.overrule_reason,
+            f"{at}.quote": None if quote is None else quote.quote,
+            f"{at}.quote_url": None if quote is None else quote.url,
+        })
     return pairs
 
 
@@ -209,11 +258,7 @@ def _retriever_attributes(result: CaseResult, index: int | None, query: str | No
         "sourcegate.regime": result.regime,
         "sourcegate.results": len(shown),
     }
-    if result.judgement is not None and index is not None:
-        for score in result.judgement.query_scores:
-            if score.index == index:
-                pairs["sourcegate.query.constraint_preservation"] = score.constraint_preservation
-                pairs["sourcegate.query.entity_recall"] = score.entity_recall
+    pairs.update(_query_scores(result, index))
     for j, r in enumerate(shown):
         doc = f"retrieval.documents.{j}.document"
         pairs[f"{doc}.id"] = r.url
@@ -225,7 +270,23 @@ def _retriever_attributes(result: CaseResult, index: int | None, query: str | No
     return _attrs(pairs)
 
 
-def _page_attributes(page: Page, facts: SourceFacts, when: Window) -> Mapping[str, AttributeValue]:
+def _query_scores(result: CaseResult, index: int | None) -> dict[str, AttributeValue | None]:
+    """The judge's scores of the query at ``index`` and what of the case's constraints and entities it
+    did not keep (each, where known)."""
+    if index is None:
+        return {}
+    score = result.judgement.query_score(index) if result.judgement is not None else None
+    kept = result.queries[index] if index < len(result.queries) else None
+    return {
+        "sourcegate.query.constraint_preservation": None if score is None else score.constraint_preservation,
+        "sourcegate.query.entity_recall": None if score is None else score.entity_recall,
+        "sourcegate.query.dropped_constraints": None if kept is None else kept.dropped_constraints,
+        "sourcegate.query.dropped_entities": None if kept is None else kept.dropped_entities,
+    }
+
+
+def _page_attributes(page: Page, facts: SourceFacts, when: Window,
+                     charge: SearchCharge | None) -> Mapping[str, AttributeValue]:
     source = facts.describe(page.url)
     pairs: dict[str, AttributeValue | None] = {
         KIND: "TOOL",
@@ -243,12 +304,14 @@ def _page_attributes(page: Page, facts: SourceFacts, when: Window) -> Mapping[st
         "sourcegate.page.fetched_at": None if page.fetched_at is None else _iso(page.fetched_at),
         "sourcegate.page.published": None if page.published is None else page.published.isoformat(),
         **{f"sourcegate.source.{k}": v for k, v in source.items()},
+        "sourcegate.search.depth": page.depth,
+        **_charged(charge),
     }
     return _attrs(pairs)
 
 
 def _llm_attributes(run: Run, facts: SourceFacts, call: ModelCall, when: Window, final: bool,
-                    index: int | None) -> Mapping[str, AttributeValue]:
+                    index: int | None, claims: Mapping[str, AttributeValue | None]) -> Mapping[str, AttributeValue]:
     pairs: dict[str, AttributeValue | None] = {
         KIND: "LLM",
         TIMING: when.timing,
@@ -265,6 +328,7 @@ def _llm_attributes(run: Run, facts: SourceFacts, call: ModelCall, when: Window,
             "llm.output_messages.0.message.role": "assistant",
             "llm.output_messages.0.message.content": run.answer,
             "sourcegate.citations": facts.cited_urls,
+            **claims,
         })
     return _attrs(pairs)
 
