@@ -10,7 +10,7 @@ from gate.cli import main
 from gate.errors import InputError
 from gate.model import Confinement
 from gate.runner import network
-from gate.runner.network import NETWORK_MODES, NetworkPlan, plan_network
+from gate.runner.network import NETWORK_MODES, NetworkPlan, plan_network, resolvers
 
 
 def _never() -> tuple[str | None, str]:
@@ -62,3 +62,14 @@ def test_the_resolvers_are_read_from_resolv_conf(tmp_path: Path) -> None:
     conf.write_text("nameserver 127.0.0.53\nsearch example.internal\n", encoding="utf-8")
     assert network.read_resolvers(str(conf)) == ("127.0.0.53",)
     assert network.read_resolvers(str(tmp_path / "missing")) == ()
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("nameserver 127.0.0.53\noptions edns0 trust-ad\nsearch example.internal\n", ("127.0.0.53",)),
+    ("nameserver 10.0.0.2\nnameserver 8.8.8.8\n", ()),  # not loopback: a look-up fails unseen
+    ("nameserver ::1\nnameserver 127.0.0.11 # docker\n; nameserver 127.0.0.9\n", ("::1", "127.0.0.11")),
+    ("search example.internal\n", ("127.0.0.1",)),  # none named: the C library asks 127.0.0.1
+    ("nameserver 127.1\nnameserver 127.0.0.300\nnameserver 127.0.0.53\nnameserver 127.0.0.53\n", ("127.0.0.53",)),
+])
+def test_the_loopback_resolvers_of_resolv_conf(text: str, found: tuple[str, ...]) -> None:
+    assert resolvers(text) == found

@@ -17,6 +17,7 @@ run is confined in every case or in none; a keeper that still cannot make one fa
 
 from __future__ import annotations
 
+import ipaddress
 import subprocess
 import sys
 from collections.abc import Callable
@@ -24,9 +25,8 @@ from dataclasses import dataclass
 
 from gate.errors import InputError
 from gate.model import Confinement
-from gate.runner.dns import resolvers
 
-__all__ = ["NETWORK_MODES", "NetworkPlan", "plan_network", "probe"]
+__all__ = ["NETWORK_MODES", "NetworkPlan", "plan_network", "probe", "resolvers"]
 
 NETWORK_MODES = {
     "auto": "a network namespace per agent where one can be made, else proxy (said in the report)",
@@ -114,3 +114,23 @@ def plan_network(mode: str, linux: bool = sys.platform.startswith("linux"),
     if mode == "confined":
         raise InputError(f"--network confined: {why}")
     return NetworkPlan(mode, reason=why)
+
+
+def resolvers(resolv_conf: str) -> tuple[str, ...]:
+    """The loopback resolvers a ``resolv.conf`` names (``nameserver 127.0.0.53``, ``::1``): the ones a
+    namespace can answer. With no ``nameserver`` line at all, the C library asks 127.0.0.1."""
+    named = []
+    for line in resolv_conf.splitlines():
+        words = line.split("#", 1)[0].split(";", 1)[0].split()
+        if len(words) >= 2 and words[0] == "nameserver":
+            named.append(words[1].split("%", 1)[0])
+    if not named:
+        return ("127.0.0.1",)
+    return tuple(dict.fromkeys(a for a in named if _loopback(a)))
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:  # "127.1", "127.0.0.300": not what the C library reads as an address
+        return False

@@ -54,7 +54,6 @@ from gate.replay.serve import ReplayServer
 from gate.replay.tls import CertificateAuthority, ca_env, write_bundle
 from gate.runner.assemble import Finished, assemble
 from gate.runner.clock import CaseTimes, case_times, recorded_traces
-from gate.runner.doors import Doors
 from gate.runner.frozen import RunServer
 from gate.runner.network import NetworkPlan, plan_network
 from gate.runner.owners import CrossCase
@@ -66,6 +65,7 @@ from gate.term.progress import NullProgress, Progress
 
 if TYPE_CHECKING:
     from gate.replay.recording import Session
+    from gate.runner.doors import Doors
 
 _RECORD_ALL = "record"
 """``RunOptions.record`` for ``--record all`` (gate.replay.recording's mode ``record``, not imported: slow)."""
@@ -184,6 +184,9 @@ def _doors(server: ReplayServer, plan: NetworkPlan) -> contextlib.AbstractContex
     """The confined cases' doors out of their namespaces (None: the run is not confined)."""
     if not plan.confined:
         return contextlib.nullcontext()
+    # on first use: the doors load the DNS parser (dnspython), which an unconfined run never needs
+    from gate.runner.doors import Doors  # noqa: PLC0415
+
     return Doors(server, int(server.server_address[1]), plan, own_names=(socket.gethostname(),))
 
 
