@@ -40,17 +40,20 @@ def _one(request: Request, name: str) -> str:
     return values[0]
 
 
-_LAYERS = {"page": "pages", "extraction": "extractions"}
+_LAYERS = {"page": "pages", "extraction": "extractions", "exchange": "exchanges"}
 """A snapshot layer's name -> the name a case's calls give it"""
 
 
-def _miss(layer: str, key: str, what: str, provider: str | None, request: Request, error: SnapshotMiss) -> Reply:
-    served = Served(_LAYERS.get(layer, layer), what, provider, None, False, request.target, NOT_IN_SNAPSHOT)
-    return Reply(404, {"error": str(error), "layer": layer, "key": key, "miss": True}, served=(served,))
+def miss_reply(layer: str, key: str, what: str, provider: str | None, asked: str, error: SnapshotMiss,
+               headers: tuple[tuple[str, str], ...] = ()) -> Reply:
+    """What the snapshot lacks: a 404 ``{"error", "layer", "key", "miss": true}``, and the miss the case keeps."""
+    served = Served(_LAYERS.get(layer, layer), what, provider, None, False, asked, NOT_IN_SNAPSHOT)
+    return Reply(404, {"error": str(error), "layer": layer, "key": key, "miss": True}, served=(served,),
+                 headers=headers)
 
 
-def _failed(layer: str, key: str, what: str, provider: str | None, asked: str, error: LiveWebError,
-            web: FrozenWeb) -> Reply:
+def failed_reply(layer: str, key: str, what: str, provider: str | None, asked: str, error: LiveWebError,
+                 web: FrozenWeb) -> Reply:
     """Record mode: the live web gave nothing to record; the client is told why, nothing is stored, and
     the case lacks it (a miss)."""
     message = redact(str(error), web.secrets)
@@ -65,9 +68,9 @@ def _entry(request: Request, web: FrozenWeb, layer: Layer, what: str, provider: 
     try:
         body = lookup()
     except SnapshotMiss as e:
-        return _miss(layer.name, key, what, provider, request, e)
+        return miss_reply(layer.name, key, what, provider, request.target, e)
     except LiveWebError as e:
-        return _failed(layer.name, key, what, provider, request.target, e, web)
+        return failed_reply(layer.name, key, what, provider, request.target, e, web)
     served = Served(_LAYERS.get(layer.name, layer.name), what, provider, body, True, request.target)
     return Reply(200, body, served=(served,))
 
@@ -108,11 +111,9 @@ def page_reply(url: str, asked: str, web: FrozenWeb, final_header: str) -> Reply
     try:
         page = web.source.page(url)
     except SnapshotMiss as e:
-        served = Served("pages", url, "page", None, False, asked, NOT_IN_SNAPSHOT)
-        return Reply(404, {"error": str(e), "layer": PAGES.name, "key": url_key(url), "miss": True},
-                     served=(served,), headers=((MISS_HEADER, "1"),))
+        return miss_reply(PAGES.name, url_key(url), url, "page", asked, e, ((MISS_HEADER, "1"),))
     except LiveWebError as e:
-        return _failed(PAGES.name, url_key(url), url, "page", asked, e, web)
+        return failed_reply(PAGES.name, url_key(url), url, "page", asked, e, web)
     entry = public_entry(page_entry(page))
     headers = ((final_header, page.final_url),) if page.final_url else ()
     return Reply(page.status or 200, page.body.encode("utf-8"), content_type=utf8(page.content_type),

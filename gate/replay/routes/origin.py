@@ -15,13 +15,11 @@ answered is kept.
 from __future__ import annotations
 
 from gate.errors import LiveWebError, SnapshotMiss
-from gate.model import NOT_IN_SNAPSHOT, NOT_RECORDED
-from gate.replay.routes.base import Reply, live_status
+from gate.replay.routes.base import Reply
 from gate.replay.routes.frozen import FrozenWeb
-from gate.replay.routes.native import MISS_HEADER, page_reply, utf8
+from gate.replay.routes.native import MISS_HEADER, failed_reply, miss_reply, page_reply, utf8
 from gate.replay.routes.wire import Origin, Request, Served
 from gate.snapshot.records import EXCHANGES, exchange_key
-from gate.text.redact import redact
 
 __all__ = ["EXCHANGE_CALLS", "PAGE_METHODS", "answer_page"]
 
@@ -37,17 +35,12 @@ def answer_page(origin: Origin, request: Request, web: FrozenWeb, raw_query: str
     asked = f"{request.method} {url}"
     if request.method in PAGE_METHODS:
         return page_reply(url, asked, web, "Content-Location")
+    key = exchange_key(request.method, url, request.raw.decode("utf-8", "replace"))
     try:
         found = web.source.exchange(request.method, url, request.raw, request.headers)
     except SnapshotMiss as e:
-        served = Served(EXCHANGE_CALLS, url, None, None, False, asked, NOT_IN_SNAPSHOT)
-        return Reply(404, {"error": str(e), "layer": EXCHANGES.name, "key": exchange_key(
-            request.method, url, request.raw.decode("utf-8", "replace")), "miss": True},
-            served=(served,), headers=((MISS_HEADER, "1"),))
+        return miss_reply(EXCHANGES.name, key, url, None, asked, e, ((MISS_HEADER, "1"),))
     except LiveWebError as e:
-        message = redact(str(e), web.secrets)
-        served = Served(EXCHANGE_CALLS, url, None, None, False, asked, f"{NOT_RECORDED}: {message}")
-        return Reply(live_status(e), {"error": message, "layer": EXCHANGES.name, "live": True}, served=(served,),
-                     notes=(f"sourcegate snapshot: NOT RECORDED {message}",))
+        return failed_reply(EXCHANGES.name, key, url, None, asked, e, web)
     served = Served(EXCHANGE_CALLS, url, None, None, True, asked)
     return Reply(found.status, found.body.encode("utf-8"), served=(served,), content_type=utf8(found.content_type))
