@@ -25,6 +25,7 @@ import ssl
 import tempfile
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import certifi
 from cryptography import x509
@@ -32,7 +33,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-__all__ = ["BUNDLE_VARIABLES", "EXTRA_CA_VARIABLES", "CertificateAuthority", "ca_env", "write_bundle"]
+__all__ = ["BUNDLE_VARIABLES", "EXTRA_CA_VARIABLES", "CertificateAuthority", "Roots", "ca_env", "trusted_roots",
+           "write_bundle"]
 
 BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "DENO_CERT")
 """Variables that name the whole set of roots a client trusts: OpenSSL's default (Python's ``ssl``,
@@ -141,22 +143,39 @@ class CertificateAuthority:
         return context
 
 
-def write_bundle(folder: str, authority: CertificateAuthority, environ: Mapping[str, str]) -> tuple[str, str]:
-    """Write the authority's certificate and the agent's bundle into ``folder``; their paths.
+@dataclass(frozen=True)
+class Roots:
+    """The roots an agent trusted already, read once per run (:func:`trusted_roots`): the whole set its
+    :data:`BUNDLE_VARIABLES` name (else certifi's), and the extra ones its :data:`EXTRA_CA_VARIABLES` name."""
 
-    The bundle holds the roots the agent trusted already (the files its environment names in
-    :data:`BUNDLE_VARIABLES`, else certifi's) and then the authority's certificate; the certificate's
-    file, the extra roots the environment names in :data:`EXTRA_CA_VARIABLES` before it (Node reads
-    one such file, so the roots an agent was given there stay trusted)."""
+    bundle: bytes
+    extra: bytes
+
+
+def trusted_roots(environ: Mapping[str, str]) -> Roots:
+    """What the files (or folders) ``environ`` names for the agent's roots hold, each root once."""
     named = [environ[v] for v in BUNDLE_VARIABLES if environ.get(v)]
     roots = dict.fromkeys(root for path in dict.fromkeys(named or [certifi.where()]) for root in _roots(path))
     extra = dict.fromkeys(root for v in EXTRA_CA_VARIABLES if environ.get(v) for root in _roots(environ[v]))
+    return Roots(b"".join(roots), b"".join(extra))
+
+
+def write_bundle(folder: str, authority: CertificateAuthority, environ: Mapping[str, str],
+                 roots: Roots | None = None) -> tuple[str, str]:
+    """Write the authority's certificate and the agent's bundle into ``folder``; their paths.
+
+    The bundle holds the roots the agent trusted already (``roots``, read from ``environ`` when not given:
+    the files its environment names in :data:`BUNDLE_VARIABLES`, else certifi's) and then the authority's
+    certificate; the certificate's file, the extra roots the environment names in
+    :data:`EXTRA_CA_VARIABLES` before it (Node reads one such file, so the roots an agent was given
+    there stay trusted)."""
+    roots = trusted_roots(environ) if roots is None else roots
     ca_file = os.path.join(folder, "sourcegate-ca.pem")
     bundle_file = os.path.join(folder, "sourcegate-bundle.pem")
     with open(ca_file, "wb") as f:
-        f.write(b"".join(extra) + authority.pem)
+        f.write(roots.extra + authority.pem)
     with open(bundle_file, "wb") as f:
-        f.write(b"".join(roots) + authority.pem)
+        f.write(roots.bundle + authority.pem)
     return ca_file, bundle_file
 
 

@@ -51,7 +51,7 @@ from gate.record.recorder import CASE_ENV, QUESTION_ENV, TRACE_FILE_ENV
 from gate.record.trace import trace_dict
 from gate.replay.proxy import Reach, proxy_env
 from gate.replay.serve import ReplayServer
-from gate.replay.tls import CertificateAuthority, ca_env, write_bundle
+from gate.replay.tls import CertificateAuthority, ca_env, trusted_roots, write_bundle
 from gate.runner.assemble import Finished, assemble
 from gate.runner.clock import CaseTimes, case_times, recorded_traces
 from gate.runner.frozen import RunServer
@@ -267,6 +267,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
     network = plan.confinement()
 
     # what the traces say of the command: no path of this machine (the one that runs is opts.command)
+    roots = trusted_roots(env)  # the agent's own roots, read once for every case's bundle
     shown = portable_command(opts.command, os.getcwd(), lambda name: shutil.which(name, path=env.get("PATH")))
 
     def one(index: int, case: Case) -> _Done:
@@ -279,7 +280,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
         trace_file = os.path.join(work, f"{index}.json")
         started = times.of(case.id)
         try:
-            ca = write_bundle(_case_folder(work, index), authority, env)
+            ca = write_bundle(_case_folder(work, index), authority, env, roots)
             with doors.case(case.id, scope) if doors is not None else contextlib.nullcontext() as door:
                 finished = procs.run(opts.command, case_env(env, case, f"{server.url}/case/{token}", trace_file,
                                                             started, (server.url, token), ca), opts.timeout,
