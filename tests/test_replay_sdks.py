@@ -24,7 +24,7 @@ import pytest
 
 from gate.cli import main
 from tests.support.preloaded import Preloaded
-from tests.support.run_golden import faithful_plan, make_golden
+from tests.support.run_golden import failures_of, faithful_plan, make_golden, trace_of
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = Path(__file__).resolve().parent / "support" / "sdk_agents"
@@ -66,17 +66,6 @@ def _run(golden: Path, agent: str, plans: dict[str, Any], tmp_path: Path,
     return data
 
 
-def _trace(golden: Path, case: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((golden / "runs" / f"{case}.json").read_text(encoding="utf-8"))
-    return data
-
-
-def _failures(report: dict[str, Any], case: str) -> list[dict[str, Any]]:
-    found = next(c for c in report["cases"] if c["id"] == case)
-    failures: list[dict[str, Any]] = found["hard_failures"]
-    return failures
-
-
 @pytest.mark.parametrize("agent", ["tavily_agent.py", "exa_agent.py", "langchain_tavily_agent.py"])
 def test_an_sdk_agent_re_runs_a_built_set_and_passes(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     python: Preloaded) -> None:
@@ -84,7 +73,7 @@ def test_an_sdk_agent_re_runs_a_built_set_and_passes(agent: str, tmp_path: Path,
     report = _run(golden, agent, {EURO: _plan(EURO), SLOTS: _plan(SLOTS)}, tmp_path, monkeypatch, python)
     assert (report["exit"], report["verdict"]) == (0, "pass"), report
     for case in (EURO, SLOTS):
-        trace = _trace(golden, case)
+        trace = trace_of(golden, case)
         assert trace["replay"]["misses"] == [] and trace["replay"]["agent_error"] is None
         assert trace["queries"] == faithful_plan(case)["search"]
         assert trace["results"] and {r["query"] for r in trace["results"]} == set(range(len(trace["queries"])))
@@ -105,7 +94,7 @@ def test_a_search_sdk_with_a_plain_page_fetch_re_runs_and_passes(agent: str, tmp
     golden = _built(tmp_path, [EURO])
     report = _run(golden, agent, {EURO: _plan(EURO)}, tmp_path, monkeypatch)
     assert (report["exit"], report["verdict"]) == (0, "pass"), report
-    trace = _trace(golden, EURO)
+    trace = trace_of(golden, EURO)
     assert trace["replay"]["misses"] == [] and trace["queries"] == faithful_plan(EURO)["search"]
     assert [p["url"] for p in trace["pages"]] == faithful_plan(EURO)["fetch"]
     assert trace["pages"][0]["status"] == 200 and "eurozone" in trace["pages"][0]["text"]
@@ -119,7 +108,7 @@ def test_what_the_snapshot_cannot_answer_is_a_miss_and_the_sdk_s_own_error(
     plan["read"] = [*plan["read"], "https://example.org/not-recorded"]
     report = _run(golden, "tavily_agent.py", {EURO: plan}, tmp_path, monkeypatch)
     assert report["exit"] == 1 and report["verdict"] == "fail"
-    trace = _trace(golden, EURO)
+    trace = trace_of(golden, EURO)
     assert trace["replay"]["misses"] == [
         {"layer": "search", "key": "euro adoption 2027 candidates", "provider": "tavily",
          "request": "POST /search", "reason": "not in the snapshot"},
@@ -130,7 +119,7 @@ def test_what_the_snapshot_cannot_answer_is_a_miss_and_the_sdk_s_own_error(
     ]
     assert "SDK error: BadRequestError" in trace["answer"]  # the SDK raised its own error type
     assert "failed: https://example.org/not-recorded" in trace["answer"]
-    messages = [f["message"] for f in _failures(report, EURO) if f["check"] == "replay_miss"]
+    messages = [f["message"] for f in failures_of(report, EURO) if f["check"] == "replay_miss"]
     assert len(messages) == 3
     assert "'euro adoption 2027 candidates' (tavily, POST /search) is not in the snapshot" in messages[0]
     # the agent's command as this machine's paths would not say it: a script inside the working folder
@@ -147,10 +136,10 @@ def test_a_parameter_that_changes_the_answer_is_a_miss_and_a_timeout_is_not(
     plans = {EURO: _plan(EURO, options={"topic": "news", "timeout": 30})}
     report = _run(golden, "tavily_agent.py", plans, tmp_path, monkeypatch)
     assert report["verdict"] == "fail"
-    misses = _trace(golden, EURO)["replay"]["misses"]
+    misses = trace_of(golden, EURO)["replay"]["misses"]
     news = "topic 'news' differs from the recording's (none: the provider's default)"
     assert [m["reason"] for m in misses] == [news, news]
     assert [m["key"] for m in misses] == faithful_plan(EURO)["search"]
     plans = {EURO: _plan(EURO, options={"timeout": 30, "include_answer": True, "max_results": 5})}
     report = _run(golden, "tavily_agent.py", plans, tmp_path, monkeypatch)
-    assert report["verdict"] == "pass" and _trace(golden, EURO)["replay"]["misses"] == []
+    assert report["verdict"] == "pass" and trace_of(golden, EURO)["replay"]["misses"] == []

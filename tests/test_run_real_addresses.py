@@ -25,7 +25,7 @@ import pytest
 
 from gate.cli import main
 from tests.support.preloaded import Preloaded
-from tests.support.run_golden import as_traced, faithful_plan, make_golden
+from tests.support.run_golden import as_traced, failures_of, faithful_plan, make_golden, trace_of
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = ROOT / "tests" / "support" / "sdk_agents"
@@ -62,17 +62,6 @@ def _run(golden: Path, command: list[str], plans: dict[str, Any], tmp_path: Path
     return data
 
 
-def _trace(golden: Path, case: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((golden / "runs" / f"{case}.json").read_text(encoding="utf-8"))
-    return data
-
-
-def _failures(report: dict[str, Any], case: str) -> list[dict[str, Any]]:
-    found = next(c for c in report["cases"] if c["id"] == case)
-    failures: list[dict[str, Any]] = found["hard_failures"]
-    return failures
-
-
 @pytest.fixture(scope="module")
 def python() -> Iterator[Preloaded]:
     """The interpreter the Python agents' processes are forked from: the guard installed, then the clients
@@ -97,7 +86,7 @@ def _client(name: str, python: Preloaded) -> list[str]:
 
 def _assert_served_as_recorded(golden: Path, case: str) -> None:
     """The case's trace holds its queries and its pages, each read at its own URL, and nothing past them."""
-    trace = _trace(golden, case)
+    trace = trace_of(golden, case)
     assert trace["replay"]["misses"] == [] and trace["replay"]["agent_error"] is None
     assert "live_requests" not in trace["replay"]
     assert trace["queries"] == faithful_plan(case)["search"]
@@ -115,7 +104,7 @@ def test_a_plain_http_client_at_the_real_addresses_re_runs_a_built_set_and_passe
     assert (report["exit"], report["verdict"]) == (0, "pass"), report
     for case in (EURO, SLOTS):
         _assert_served_as_recorded(golden, case)
-        pages = _trace(golden, case)["pages"]
+        pages = trace_of(golden, case)["pages"]
         assert [p["url"] for p in pages] == faithful_plan(case)["fetch"]  # each at its own URL, in order
         assert {p["status"] for p in pages} == {200}
 
@@ -131,7 +120,7 @@ def test_a_provider_s_own_client_at_its_default_host_re_runs_a_built_set_and_pas
     assert (report["exit"], report["verdict"]) == (0, "pass"), report
     for case in (EURO, SLOTS):
         _assert_served_as_recorded(golden, case)
-        read = [p["url"] for p in _trace(golden, case)["pages"]]
+        read = [p["url"] for p in trace_of(golden, case)["pages"]]
         assert set(faithful_plan(case)["fetch"]) <= set(read)  # the provider's contents and the pages themselves
 
 
@@ -145,20 +134,20 @@ def test_an_unrecorded_page_is_a_miss_naming_its_url_and_a_recorded_404_is_serve
     plans = {EURO: {**euro, "read": [*euro["read"], unrecorded]}, FOMC: _plan(FOMC)}
     report = _run(golden, command, plans, tmp_path, monkeypatch)
     assert (report["exit"], report["verdict"]) == (1, "fail")
-    assert _trace(golden, EURO)["replay"]["misses"] == [
+    assert trace_of(golden, EURO)["replay"]["misses"] == [
         {"layer": "pages", "key": unrecorded, "provider": "page", "request": f"GET {unrecorded}",
          "reason": "not in the snapshot"}]
-    assert f"HTTP 404: {unrecorded}" in _trace(golden, EURO)["answer"]  # what the agent was answered
-    [message] = [f["message"] for f in _failures(report, EURO) if f["check"] == "replay_miss"]
+    assert f"HTTP 404: {unrecorded}" in trace_of(golden, EURO)["answer"]  # what the agent was answered
+    [message] = [f["message"] for f in failures_of(report, EURO) if f["check"] == "replay_miss"]
     assert unrecorded in message
     assert f"`sourcegate run {golden} --record -- {shlex.join(as_traced(command))}`" in message
     # the page Reuters answered 404 when it was recorded: the agent is answered 404, the trace says so,
     # and the gate finds what it found in the committed run
-    fomc = _trace(golden, FOMC)
+    fomc = trace_of(golden, FOMC)
     assert fomc["replay"]["misses"] == [] and f"HTTP 404: {REUTERS_404}" in fomc["answer"]
     assert {p["url"]: p["status"] for p in fomc["pages"]}[REUTERS_404] == 404
     assert any(f["check"] == "url_unresolved" and "returned HTTP 404" in f["message"]
-               for f in _failures(report, FOMC))
+               for f in failures_of(report, FOMC))
 
 
 CA_AGENT = r'''
@@ -185,7 +174,7 @@ def test_each_case_trusts_an_authority_of_its_own_whose_key_is_never_on_disk(
     golden = _built(tmp_path, [EURO, SLOTS])
     page = faithful_plan(EURO)["fetch"][0]
     assert main(["run", str(golden), "--", sys.executable, str(script), str(seen), page]) == 0
-    assert {_trace(golden, c)["answer"] for c in (EURO, SLOTS)} == {"read 200"}
+    assert {trace_of(golden, c)["answer"] for c in (EURO, SLOTS)} == {"read 200"}
     authorities = {}
     for case in (EURO, SLOTS):
         files = {f.name: f.read_bytes() for f in (seen / case).iterdir()}

@@ -131,3 +131,16 @@ def as_traced(command: Sequence[str]) -> list[str]:
     the tests' interpreter and temporary files are outside it, and stay as they are."""
     here = os.getcwd() + os.sep
     return [os.path.relpath(a) if os.path.isabs(a) and a.startswith(here) else a for a in command]
+
+
+def trace_of(golden: Path, case: str) -> dict[str, Any]:
+    """The trace ``sourcegate run`` wrote for ``case`` into the set's ``runs/``."""
+    data: dict[str, Any] = json.loads((golden / "runs" / f"{case}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def failures_of(report: dict[str, Any], case: str) -> list[dict[str, Any]]:
+    """The hard failures of ``case`` in a JSON report."""
+    found = next(c for c in report["cases"] if c["id"] == case)
+    failures: list[dict[str, Any]] = found["hard_failures"]
+    return failures
