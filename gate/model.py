@@ -222,6 +222,9 @@ class GoldenSet:
     definitions: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
     """each case's definition as ``golden.yaml`` gives it, by id: what a base revision's is compared
     with (a case redefined by the pull request is listed)"""
+    kept_from_base: frozenset[str] = frozenset()
+    """cases of the base revision's ``golden.yaml`` that this one removes, checked as the base defines
+    them until the merge (:func:`gate.load.basecases.under_base`); empty without a base revision"""
 
     @property
     def snapshot_time(self) -> datetime | None:

@@ -9,7 +9,10 @@ comes from that revision, so nothing in a pull request can weaken the gate that 
   applies from the next pull request after the merge. A ``--config`` file that REV does not have is
   used only with ``--trust-config`` (the pull request that adds the gate);
 - the baseline is read at REV (:func:`gate.store.baseline.read_at_ref`); the cases are the working tree's
-  ``golden.yaml``, REV's only says which of them the pull request redefined;
+  ``golden.yaml`` under REV's bar: a case REV has is checked with REV's class, freshness, domains,
+  constraints and entities, and a case the pull request removes is still checked, as REV defines it
+  (:mod:`gate.load.basecases`); what the pull request changes in them is listed beside the
+  configuration's changes and applies after the merge (:func:`gate.verdict.casediff.case_changes`);
 - judge-cache entries are trusted only when REV has them with the same content
   (:class:`gate.judge.cache.TrustedEntries`).
 
@@ -30,8 +33,10 @@ from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.errors import InputError
 from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
-from gate.model import GoldenSet
+from gate.load.golden import load_golden
+from gate.model import Case, GoldenSet
 from gate.store.baseline import Watched, baseline_file, read_at_ref, read_baseline
+from gate.verdict.casediff import case_changes
 from gate.verdict.comparison import BaselineOrigin
 from gate.verdict.configdiff import ConfigChange, config_changes
 from gate.verdict.report import Report
@@ -55,6 +60,9 @@ class Rules:
     warnings: tuple[str, ...] = ()
     watched: Watched | None = None
     """the golden-set files whose changes against the revision the comparison lists (with a revision only)"""
+    base_cases: tuple[Case, ...] | None = None
+    """the revision's cases, whose bar the set's cases are checked under (:func:`gate.load.basecases.under_base`;
+    None: no revision, or it has no ``golden.yaml`` for the set)"""
 
 
 def _golden_root(paths: Sequence[str]) -> str | None:
@@ -119,5 +127,19 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
     at = read_at_ref(root, ref, baseline, [config_file] if config_file else [], revision=revision, golden=golden)
     judgements = base_path(revision, os.path.join(root, JUDGEMENTS_DIR), within=os.path.realpath(root))
     trusted = TrustedEntries(tree_blobs(revision.top, revision.commit, judgements))
-    return Rules(config, at.report, at.origin, config_changes(config, load_config(config_file, beside=root)),
-                 trusted, warnings, at.watched)
+    changes = config_changes(config, load_config(config_file, beside=root))
+    if at.cases is not None:
+        pr = (golden if golden is not None else load_golden(root)).cases
+        changes += case_changes(config, at.cases, pr)
+        warnings += _removed(at.cases, pr, ref)
+    return Rules(config, at.report, at.origin, changes, trusted, warnings, at.watched, at.cases)
+
+
+def _removed(base: Sequence[Case], pr: Sequence[Case], ref: str) -> tuple[str, ...]:
+    """A note naming the cases of the revision the pull request removes (none: no note)."""
+    ids = {c.id for c in pr}
+    gone = [c.id for c in base if c.id not in ids]
+    if not gone:
+        return ()
+    return (f"{len(gone)} case(s) of the base revision {ref}'s golden.yaml removed by this pull request are "
+            f"checked as the base defines them until the merge (a missing run fails): {', '.join(gone)}",)

@@ -189,6 +189,26 @@ def load_trace(file: str, root: str | None = None) -> Run:
     return parse_trace(data, file, stem, surrogates=surrogates)
 
 
+def case_from_definition(c: Mapping[str, Any]) -> Case:
+    """A case from its definition in a ``golden.yaml`` that passed its schema (the working tree's, or
+    a base revision's)."""
+    return Case(id=c["id"], question=c["question"], cls=c.get("class"), freshness=c.get("freshness"),
+                about_domains=tuple(c.get("about_domains", ())), constraints=tuple(c.get("constraints", ())),
+                entities=tuple(c.get("entities", ())))
+
+
+def missing_run(golden: GoldenSet, case: Case, *, expected: bool = True) -> str:
+    """The problem of a case of ``golden`` no trace ran: which file was ``expected`` (when the traces
+    are files), and, for a case the pull request removes (:attr:`GoldenSet.kept_from_base`), why it is
+    checked at all."""
+    where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
+    problem = f"no run recorded for case {case.id!r}" + (f" (expected {where}/{case.id}.json)" if expected else "")
+    if case.id not in golden.kept_from_base:
+        return problem
+    return (f"{problem}; this pull request removes the case from golden.yaml, and until the merge it is "
+            "checked as the base revision defines it: keep its run to retire it")
+
+
 def load_golden(root: str) -> GoldenSet:
     """Load ``golden.yaml`` from a golden-set folder (a link that leaves the folder is refused)."""
     file = os.path.join(root, GOLDEN_NAME)
@@ -202,11 +222,7 @@ def load_golden(root: str) -> GoldenSet:
         if c["id"] in seen:
             raise InputError(f"duplicate case id {c['id']!r}", file=file, path=f"$.cases[{i}].id")
         seen.add(c["id"])
-        cases.append(Case(
-            id=c["id"], question=c["question"], cls=c.get("class"), freshness=c.get("freshness"),
-            about_domains=tuple(c.get("about_domains", ())), constraints=tuple(c.get("constraints", ())),
-            entities=tuple(c.get("entities", ())),
-        ))
+        cases.append(case_from_definition(c))
     snapshot_at = data.get("snapshot_at")
     return GoldenSet(name=data["name"], version=data["version"], cases=tuple(cases), root=root,
                      snapshot_at=str(snapshot_at) if snapshot_at is not None else None,
@@ -322,7 +338,7 @@ def held_pairings(golden: GoldenSet, runs: Sequence[Run]) -> Iterator[Pairing]:
             yield Pairing(case, run)
     for case in golden.cases:
         if case.id not in ran:
-            yield Pairing(case, None, f"no run recorded for case {case.id!r}")
+            yield Pairing(case, None, missing_run(golden, case, expected=False))
 
 
 OTHER_SHARD = "in another shard"
@@ -382,9 +398,7 @@ def in_run_order(golden: GoldenSet | None, read: Iterable[tuple[str, Pairing, _T
         return
     for case in golden.cases:
         if case.id not in ran:
-            where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
-            problem = f"no run recorded for case {case.id!r} (expected {where}/{case.id}.json)"
-            yield missing(Pairing(case, None, problem))
+            yield missing(Pairing(case, None, missing_run(golden, case)))
 
 
 def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) -> Iterator[Pairing]:
