@@ -163,6 +163,9 @@ class Replay:
     """requests past the frozen web (another host than the replay server's), refused, by host"""
     unserved_searches: tuple[str, ...] = ()
     """queries the agent's own trace records that the replay server never answered"""
+    unserved_pages: tuple[str, ...] = ()
+    """URLs of pages the agent's own trace records that the replay server never served (as a page or
+    an extraction)"""
 
 
 @dataclass(frozen=True)

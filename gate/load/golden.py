@@ -105,7 +105,8 @@ def _replay(data: Mapping[str, Any]) -> Replay:
                   golden=data.get("golden"),
                   live_requests=tuple(LiveRequest(r["host"], r["request"], r["count"])
                                       for r in data.get("live_requests", ())),
-                  unserved_searches=tuple(data.get("unserved_searches", ())))
+                  unserved_searches=tuple(data.get("unserved_searches", ())),
+                  unserved_pages=tuple(data.get("unserved_pages", ())))
 
 
 def _minimal(data: Mapping[str, Any], file: str, default_case: str) -> Run:
