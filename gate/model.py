@@ -169,6 +169,18 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class FrozenPages:
+    """What a base revision's snapshot recorded for the pages one run read: the texts it holds for each
+    URL (its page's body, its extraction's text), by canonical URL; a URL it never recorded is absent.
+    Read at the edge (:class:`gate.snapshot.revision.BaseSnapshot`), compared in the pure core
+    (:mod:`gate.checks.frozen_web`)."""
+
+    ref: str
+    """the revision, as the user named it"""
+    texts: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
 class Run:
     """One recorded agent run: what it searched, saw, read and answered.
 

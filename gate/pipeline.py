@@ -39,7 +39,7 @@ from gate.files.digests import recorded_reads
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
 from gate.load.basecases import under_base
-from gate.load.golden import Pairing, TraceReader, held_pairings, in_run_order, load_golden, run_files
+from gate.load.golden import BasePages, Pairing, TraceReader, held_pairings, in_run_order, load_golden, run_files
 from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
 from gate.load.subset import Pick, Subset, select_cases
@@ -129,7 +129,7 @@ class _Source:
         """Each case with its run, one file at a time, in the run's order (only the shard's, with one;
         only the subset's cases, with one)."""
         if self.held is not None:
-            yield from self.picked(held_pairings(self.held.golden, self.held.runs), _case_id)
+            yield from self.picked(held_pairings(self.held.golden, self.held.runs, self.reader.frozen), _case_id)
             return
         read = self.reader
         pairings = ((f, p, p) for f in self.files() for p in (read(f),))
@@ -173,9 +173,10 @@ def _golden(paths: Sequence[str], runs: str | None = None, held: Held | None = N
 
 
 def _source(paths: Sequence[str], golden: GoldenSet | None, shard: ShardSelection | None = None,
-            held: Held | None = None, pick: Pick | None = None) -> _Source:
+            held: Held | None = None, pick: Pick | None = None, frozen: BasePages | None = None) -> _Source:
     """What runs: ``golden`` (:func:`_golden`) and its traces, or the trace files in ``paths``; or the
-    set ``golden`` with the runs ``held`` in memory.
+    set ``golden`` with the runs ``held`` in memory; with ``frozen``, each run's pages as the frozen web
+    (the base revision's snapshot) recorded them.
 
     With ``shard``, only that shard's pairings; the others are read for their case ids alone (a
     golden set's runs of other shards are not validated), so the shard notes the whole run's order.
@@ -183,8 +184,9 @@ def _source(paths: Sequence[str], golden: GoldenSet | None, shard: ShardSelectio
     if held is not None:
         assert golden is not None
         held = replace(held, golden=golden)
-        source = _Source(golden.name, golden.version, golden.root, golden, lambda: (), TraceReader(golden),
-                         None, os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), held)
+        source = _Source(golden.name, golden.version, golden.root, golden, lambda: (),
+                         TraceReader(golden, frozen=frozen), None, os.path.join(golden.root, JUDGEMENTS_DIR),
+                         len(golden.cases), held)
         return source if pick is None else _picked(source, _subset(golden, pick))
     if golden is not None:
         if pick is not None:
@@ -192,9 +194,10 @@ def _source(paths: Sequence[str], golden: GoldenSet | None, shard: ShardSelectio
             # The other cases' runs are neither read nor validated: only their ids are looked at.
             return _picked(_Source(golden.name, golden.version, golden.root, golden,
                                    lambda: run_files(golden.root, golden.runs_dir),
-                                   TraceReader(golden, keep=frozenset(subset.cases).__contains__), None,
+                                   TraceReader(golden, keep=frozenset(subset.cases).__contains__, frozen=frozen),
+                                   None,
                                    os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases)), subset)
-        reader = TraceReader(golden, keep=shard.keeps if shard is not None else None)
+        reader = TraceReader(golden, keep=shard.keeps if shard is not None else None, frozen=frozen)
         return _Source(golden.name, golden.version, golden.root, golden,
                        lambda: run_files(golden.root, golden.runs_dir), reader, shard,
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
@@ -365,7 +368,7 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
         if rules is None:
             rules = set_rules(request, golden.name if golden is not None else TRACES_NAME, golden)
         barred = under_rules(golden, rules) if golden is not None else None
-        source = _source(request.paths, barred, shard, held, request.pick)
+        source = _source(request.paths, barred, shard, held, request.pick, rules.snapshot)
         if source.subset is not None:
             return _run_subset(source, source.subset, rules, request, now, checks, progress)
         # The mark names the configuration the merge resolves too: the one before --judge-provider.
@@ -459,6 +462,6 @@ def _merged(request: MergeRequest, now: datetime) -> Report:
     merged = merge_cases(partials, spill, golden_name=name, golden_version=version,
                          config=config_digest(rules.config), baseline=rules_baseline_digest(rules))
     # The partial reports are claims of other jobs: every case is checked again from its trace.
-    rederive(merged, golden, rules.config)
+    rederive(merged, golden, rules.config, rules.snapshot)
     return decide_set(merged.golden_name, merged.golden_version, merged.cases, rules, merged.judge_mode,
                       warnings=merged.warnings, now=now)

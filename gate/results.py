@@ -125,6 +125,9 @@ class CaseResult:
     """each URL the answer cites, in order, with what became of it"""
     quotes: tuple[PageQuote, ...] = ()
     """the judge's verified quotes (and the answer's own quotes) inside their page's text"""
+    unrecorded_pages: tuple[str, ...] = ()
+    """URLs of pages the run read that the base revision's snapshot never recorded: recorded in the pull
+    request (:mod:`gate.checks.frozen_web`; empty without a base revision)"""
 
     @property
     def failed(self) -> bool:

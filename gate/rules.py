@@ -14,7 +14,9 @@ comes from that revision, so nothing in a pull request can weaken the gate that 
   (:mod:`gate.load.basecases`); what the pull request changes in them is listed beside the
   configuration's changes and applies after the merge (:func:`gate.verdict.casediff.case_changes`);
 - judge-cache entries are trusted only when REV has them with the same content
-  (:class:`gate.judge.cache.TrustedEntries`).
+  (:class:`gate.judge.cache.TrustedEntries`);
+- the pages the runs read are compared with REV's snapshot (:class:`gate.snapshot.revision.BaseSnapshot`,
+  :mod:`gate.checks.frozen_web`): what a source says is what REV recorded.
 
 Each of these is read at REV by its path as given, never through a symbolic link: a link the pull
 request put in place of a file REV has, a link out of the set, a link at REV, or a set that is a link
@@ -31,10 +33,11 @@ from dataclasses import dataclass
 
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.errors import InputError
-from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file, tree_blobs
+from gate.git.revision import Revision, base_folder, base_path, read_folders, resolve_set, show_file, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
-from gate.load.golden import load_golden
+from gate.load.golden import SNAPSHOT_DIR, load_golden
 from gate.model import Case, GoldenSet
+from gate.snapshot.revision import BaseSnapshot, base_snapshot
 from gate.store.baseline import Watched, baseline_file, read_at_ref, read_baseline
 from gate.verdict.casediff import case_changes
 from gate.verdict.comparison import BaselineOrigin
@@ -63,6 +66,9 @@ class Rules:
     base_cases: tuple[Case, ...] | None = None
     """the revision's cases, whose bar the set's cases are checked under (:func:`gate.load.basecases.under_base`;
     None: no revision, or it has no ``golden.yaml`` for the set)"""
+    snapshot: BaseSnapshot | None = None
+    """the revision's snapshot of the set, the frozen web the runs' pages are compared with (None: no
+    revision, or it has no snapshot of the set)"""
 
 
 def _golden_root(paths: Sequence[str]) -> str | None:
@@ -122,7 +128,7 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
     if root is None:
         raise InputError("--baseline-ref needs a golden-set folder, not trace files")
     revision = resolve_set(root, ref)
-    base_folder(revision, root)
+    read_folders(revision.top, revision.commit, base_folder(revision, root))  # the set's folders in one read
     config, warnings = _base_config(revision, root, config_file, ref, trust_config)
     at = read_at_ref(root, ref, baseline, [config_file] if config_file else [], revision=revision, golden=golden)
     judgements = base_path(revision, os.path.join(root, JUDGEMENTS_DIR), within=os.path.realpath(root))
@@ -132,7 +138,11 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
         pr = (golden if golden is not None else load_golden(root)).cases
         changes += case_changes(config, at.cases, pr)
         warnings += _removed(at.cases, pr, ref)
-    return Rules(config, at.report, at.origin, changes, trusted, warnings, at.watched, at.cases)
+    snapshot = base_snapshot(revision, root)
+    if snapshot is None and os.path.isdir(os.path.join(root, SNAPSHOT_DIR)):
+        warnings += (f"the base revision {ref} has no snapshot of this golden set: the pages the runs read were "
+                     "not compared with a frozen web (the snapshot of this pull request is the bar once merged)",)
+    return Rules(config, at.report, at.origin, changes, trusted, warnings, at.watched, at.cases, snapshot)
 
 
 def _removed(base: Sequence[Case], pr: Sequence[Case], ref: str) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from gate.report.registry import REPORTERS
 from gate.results import CitationMark, PageQuote
 from gate.verdict.comparison import FigureStatus
 from gate.verdict.report import Report
-from tests.support.report_factory import assert_golden, regression_report
+from tests.support.report_factory import assert_golden, frozen_web_report, regression_report
 from tests.support.synthetic_report import HOSTILE, hostile_report, many_cases
 
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
@@ -198,3 +198,15 @@ def test_a_figure_status_the_page_has_no_words_for_is_shown_by_its_name() -> Non
     assert f"<td>{first.label}</td>" in page
     row = page[page.index(f"<td>{first.label}</td>"):]
     assert row[:row.index("</tr>")].endswith("<td>unheard-of</td>")
+
+
+def test_the_report_with_its_pages_against_the_base_snapshot_matches_its_golden_file() -> None:
+    page = HtmlReporter().render(frozen_web_report())
+    assert_golden("html_frozen_web.html", page)
+    section = page.split('<section id="unrecorded">', 1)[1].split("</section>", 1)[0]
+    assert section.startswith("<h2>Pages recorded in this pull request (2)</h2>")
+    assert section.count('<a href="#case-3" class="cid">delta</a>') == 2
+
+
+def test_without_pages_the_base_never_recorded_there_is_no_such_section(example: Report) -> None:
+    assert 'id="unrecorded"' not in HtmlReporter().render(example)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import yaml
 
@@ -22,6 +22,7 @@ from gate.files.jsonio import inside, load_yaml, parse_json, parse_time, read_te
 from gate.model import (
     Case,
     Citation,
+    FrozenPages,
     GoldenSet,
     LiveRequest,
     ModelCall,
@@ -292,6 +293,24 @@ class Pairing:
     case: Case
     run: Run | None
     problem: str | None = None
+    frozen: FrozenPages | None = None
+    """what the base revision's snapshot recorded for the pages the run read (None: nothing to compare
+    with: no base revision, or it has no snapshot of the set)"""
+
+
+class BasePages(Protocol):
+    """The frozen web the runs' pages are compared with: a base revision's snapshot
+    (:class:`gate.snapshot.revision.BaseSnapshot`)."""
+
+    def pages_of(self, run: Run) -> FrozenPages:
+        """What the snapshot recorded for the pages ``run`` read."""
+        ...
+
+
+def _with_frozen(pairing: Pairing, frozen: BasePages | None) -> Pairing:
+    if frozen is None or pairing.run is None:
+        return pairing
+    return replace(pairing, frozen=frozen.pages_of(pairing.run))
 
 
 def run_files(root: str, folder: str | None = None) -> list[str]:
@@ -324,9 +343,10 @@ def trace_case_id(data: Any, default_case: str) -> str | None:
     return case if isinstance(case, str) else None
 
 
-def held_pairings(golden: GoldenSet, runs: Sequence[Run]) -> Iterator[Pairing]:
+def held_pairings(golden: GoldenSet, runs: Sequence[Run], frozen: BasePages | None = None) -> Iterator[Pairing]:
     """Each case with its run, from runs already in memory (``sourcegate run --check``: the traces it
-    has just written are not read back), in the order :func:`iter_pairings` gives them from files."""
+    has just written are not read back), in the order :func:`iter_pairings` gives them from files;
+    with ``frozen``, each run's pages as the frozen web recorded them."""
     by_id = {c.id: c for c in golden.cases}
     ran: set[str] = set()
     for run in sorted(runs, key=lambda r: f"{r.case}.json"):
@@ -336,7 +356,7 @@ def held_pairings(golden: GoldenSet, runs: Sequence[Run]) -> Iterator[Pairing]:
             yield Pairing(Case(id=run.case, question=run.question), run,
                           f"run for case {run.case!r}, which golden.yaml does not list")
         else:
-            yield Pairing(case, run)
+            yield _with_frozen(Pairing(case, run), frozen)
     for case in golden.cases:
         if case.id not in ran:
             yield Pairing(case, None, missing_run(golden, case, expected=False))
@@ -354,13 +374,16 @@ class TraceReader:
     :func:`in_run_order`'s to refuse, once the files are in order).
 
     With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: its
-    pairing has no run and the problem :data:`OTHER_SHARD`.
+    pairing has no run and the problem :data:`OTHER_SHARD`. With ``frozen``, a run of a case of the set
+    comes with what the frozen web recorded for the pages it read (:attr:`Pairing.frozen`).
     """
 
-    def __init__(self, golden: GoldenSet | None = None, keep: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, golden: GoldenSet | None = None, keep: Callable[[str], bool] | None = None,
+                 frozen: BasePages | None = None) -> None:
         """Read the traces of ``golden`` (None: loose trace files), passing over what ``keep`` refuses."""
         self.golden = golden
         self.keep = keep
+        self.frozen = frozen
         self._by_id = {c.id: c for c in golden.cases} if golden is not None else {}
         # Traces kept outside the set are read only inside their own folder, as runs/ only inside the set.
         self._within = (golden.runs_dir if golden.runs_dir is not None else golden.root) if golden else None
@@ -381,7 +404,7 @@ class TraceReader:
         if case is None:
             return Pairing(Case(id=run.case, question=run.question), run,
                            f"{file}: run for case {run.case!r}, which golden.yaml does not list")
-        return Pairing(case, run)
+        return _with_frozen(Pairing(case, run), self.frozen)
 
 
 def in_run_order(golden: GoldenSet | None, read: Iterable[tuple[str, Pairing, _T]],
@@ -402,13 +425,14 @@ def in_run_order(golden: GoldenSet | None, read: Iterable[tuple[str, Pairing, _T
             yield missing(Pairing(case, None, missing_run(golden, case)))
 
 
-def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) -> Iterator[Pairing]:
+def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None,
+                  frozen: BasePages | None = None) -> Iterator[Pairing]:
     """Each case with its run, streamed one file at a time (memory does not grow with the set).
 
     A run for an unknown case, or a case with no run, is a problem for that case, never skipped.
     With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: it is
     yielded as a pairing without a run (problem :data:`OTHER_SHARD`), so the order stays whole.
     """
-    read = TraceReader(golden, keep)
+    read = TraceReader(golden, keep, frozen)
     pairings = ((f, p, p) for f in run_files(golden.root, golden.runs_dir) for p in (read(f),))
     yield from in_run_order(golden, pairings, lambda p: p)

@@ -67,6 +67,7 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         "answer_dropped": c.answer_dropped,
         "citations": [{"url": m.url, "mark": m.mark} for m in c.citations],
         "quotes": [asdict(q) for q in c.quotes],
+        **({"unrecorded_pages": list(c.unrecorded_pages)} if c.unrecorded_pages else {}),
         **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
 
@@ -137,6 +138,7 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
         citations=tuple(CitationMark(m["url"], m["mark"]) for m in d.get("citations", ())),
         quotes=tuple(PageQuote(q["claim"], q["url"], q["before"], q["quote"], q["after"])
                      for q in d.get("quotes", ())),
+        unrecorded_pages=tuple(d.get("unrecorded_pages", ())),
     )
 
 
