@@ -100,6 +100,9 @@ class SetRequest:
     judge_keys: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     """the judge's API keys by provider name, for a live judge only (None: the SDK's environment
     variable); never shown nor written anywhere (see :class:`gate.judge.session.JudgeSession`)"""
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """the values redacted from every trace as it is read, so no report or comment shows them: the
+    environment's secret-named variables (:func:`gate.text.redact.secret_values`), the judge's keys"""
 
 
 _T = TypeVar("_T")
@@ -173,10 +176,11 @@ def _golden(paths: Sequence[str], runs: str | None = None, held: Held | None = N
 
 
 def _source(paths: Sequence[str], golden: GoldenSet | None, shard: ShardSelection | None = None,
-            held: Held | None = None, pick: Pick | None = None, frozen: BasePages | None = None) -> _Source:
+            held: Held | None = None, pick: Pick | None = None, frozen: BasePages | None = None,
+            secrets: tuple[str, ...] = ()) -> _Source:
     """What runs: ``golden`` (:func:`_golden`) and its traces, or the trace files in ``paths``; or the
     set ``golden`` with the runs ``held`` in memory; with ``frozen``, each run's pages as the frozen web
-    (the base revision's snapshot) recorded them.
+    (the base revision's snapshot) recorded them; ``secrets`` are redacted from every trace read.
 
     With ``shard``, only that shard's pairings; the others are read for their case ids alone (a
     golden set's runs of other shards are not validated), so the shard notes the whole run's order.
@@ -194,14 +198,15 @@ def _source(paths: Sequence[str], golden: GoldenSet | None, shard: ShardSelectio
             # The other cases' runs are neither read nor validated: only their ids are looked at.
             return _picked(_Source(golden.name, golden.version, golden.root, golden,
                                    lambda: run_files(golden.root, golden.runs_dir),
-                                   TraceReader(golden, keep=frozenset(subset.cases).__contains__, frozen=frozen),
+                                   TraceReader(golden, frozenset(subset.cases).__contains__, frozen, secrets),
                                    None,
                                    os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases)), subset)
-        reader = TraceReader(golden, keep=shard.keeps if shard is not None else None, frozen=frozen)
+        reader = TraceReader(golden, shard.keeps if shard is not None else None, frozen, secrets)
         return _Source(golden.name, golden.version, golden.root, golden,
                        lambda: run_files(golden.root, golden.runs_dir), reader, shard,
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
-    return _Source(TRACES_NAME, None, None, None, lambda: paths, TraceReader(), shard, None, len(paths))
+    return _Source(TRACES_NAME, None, None, None, lambda: paths, TraceReader(secrets=secrets), shard, None,
+                   len(paths))
 
 
 def _subset(golden: GoldenSet, pick: Pick) -> Subset:
@@ -368,7 +373,7 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
         if rules is None:
             rules = set_rules(request, golden.name if golden is not None else TRACES_NAME, golden)
         barred = under_rules(golden, rules) if golden is not None else None
-        source = _source(request.paths, barred, shard, held, request.pick, rules.snapshot)
+        source = _source(request.paths, barred, shard, held, request.pick, rules.snapshot, request.secrets)
         if source.subset is not None:
             return _run_subset(source, source.subset, rules, request, now, checks, progress)
         # The mark names the configuration the merge resolves too: the one before --judge-provider.
@@ -381,7 +386,7 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
         # A shard is not compared with the baseline: `sourcegate merge` does that once, for all.
         return replace(report, shard=shard.mark(digest, rules_baseline_digest(rules)))
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
-    source = _source(request.paths, golden, shard, held, request.pick)
+    source = _source(request.paths, golden, shard, held, request.pick, secrets=request.secrets)
     return _run(source, Rules(load_config(request.config_file, beside=source.root)), request.judge_mode, None,
                 checks, progress, keys=request.judge_keys, jobs=request.jobs)
 
@@ -443,6 +448,8 @@ class MergeRequest:
     runs: str | None = None
     """the golden set's traces, when they are not its ``runs/`` (``merge --runs DIR``): the merge checks
     every case again from them (:func:`gate.store.rederive`)"""
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """as :attr:`SetRequest.secrets`, redacted from the traces the merge checks again"""
 
 
 def merged_report(request: MergeRequest, *, now: datetime) -> Report:
@@ -462,6 +469,6 @@ def _merged(request: MergeRequest, now: datetime) -> Report:
     merged = merge_cases(partials, spill, golden_name=name, golden_version=version,
                          config=config_digest(rules.config), baseline=rules_baseline_digest(rules))
     # The partial reports are claims of other jobs: every case is checked again from its trace.
-    rederive(merged, golden, rules.config, rules.snapshot)
+    rederive(merged, golden, rules.config, rules.snapshot, request.secrets)
     return decide_set(merged.golden_name, merged.golden_version, merged.cases, rules, merged.judge_mode,
                       warnings=merged.warnings, now=now)

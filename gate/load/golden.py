@@ -33,6 +33,7 @@ from gate.model import (
     SearchCall,
     SearchResult,
 )
+from gate.text.redact import holds_secret, scrub
 from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
@@ -175,10 +176,14 @@ def may_hold_surrogates(text: str) -> bool:
     return _SURROGATE_ESCAPE.search(text) is not None
 
 
-def _read_json(file: str, root: str | None) -> tuple[Any, bool]:
-    """A JSON file read and parsed (inside ``root``), and whether it may hold a lone surrogate."""
+def _read_json(file: str, root: str | None, secrets: Sequence[str] = ()) -> tuple[Any, bool]:
+    """A JSON file read and parsed (inside ``root``), and whether it may hold a lone surrogate; each of
+    ``secrets`` its text holds is redacted wherever it is (:func:`gate.text.redact.scrub`)."""
     text = read_text(file, root=root)
-    return parse_json(text, file), may_hold_surrogates(text)
+    data = parse_json(text, file)
+    if secrets and holds_secret(text, secrets):
+        data = scrub(data, secrets)
+    return data, may_hold_surrogates(text)
 
 
 def load_trace(file: str, root: str | None = None) -> Run:
@@ -375,26 +380,30 @@ class TraceReader:
 
     With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: its
     pairing has no run and the problem :data:`OTHER_SHARD`. With ``frozen``, a run of a case of the set
-    comes with what the frozen web recorded for the pages it read (:attr:`Pairing.frozen`).
+    comes with what the frozen web recorded for the pages it read (:attr:`Pairing.frozen`). Each of
+    ``secrets`` (the values of the environment's secret-named variables) a trace holds is redacted as
+    it is read: nothing that leaves the gate shows it.
     """
 
     def __init__(self, golden: GoldenSet | None = None, keep: Callable[[str], bool] | None = None,
-                 frozen: BasePages | None = None) -> None:
+                 frozen: BasePages | None = None, secrets: tuple[str, ...] = ()) -> None:
         """Read the traces of ``golden`` (None: loose trace files), passing over what ``keep`` refuses."""
         self.golden = golden
         self.keep = keep
         self.frozen = frozen
+        self.secrets = secrets
         self._by_id = {c.id: c for c in golden.cases} if golden is not None else {}
         # Traces kept outside the set are read only inside their own folder, as runs/ only inside the set.
         self._within = (golden.runs_dir if golden.runs_dir is not None else golden.root) if golden else None
 
     def __call__(self, file: str) -> Pairing:
         """The pairing of one trace file."""
-        if self.golden is None:
-            run = load_trace(file)
-            return Pairing(Case(id=run.case, question=run.question), run)
         stem = os.path.splitext(os.path.basename(file))[0]
-        data, surrogates = _read_json(file, self._within)
+        if self.golden is None:
+            data, surrogates = _read_json(file, None, self.secrets)
+            run = parse_trace(data, file, stem, surrogates=surrogates)
+            return Pairing(Case(id=run.case, question=run.question), run)
+        data, surrogates = _read_json(file, self._within, self.secrets)
         if self.keep is not None:
             cid = trace_case_id(data, stem)
             if cid is not None and not self.keep(cid):
@@ -426,13 +435,13 @@ def in_run_order(golden: GoldenSet | None, read: Iterable[tuple[str, Pairing, _T
 
 
 def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None,
-                  frozen: BasePages | None = None) -> Iterator[Pairing]:
+                  frozen: BasePages | None = None, secrets: tuple[str, ...] = ()) -> Iterator[Pairing]:
     """Each case with its run, streamed one file at a time (memory does not grow with the set).
 
     A run for an unknown case, or a case with no run, is a problem for that case, never skipped.
     With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: it is
     yielded as a pairing without a run (problem :data:`OTHER_SHARD`), so the order stays whole.
     """
-    read = TraceReader(golden, keep, frozen)
+    read = TraceReader(golden, keep, frozen, secrets)
     pairings = ((f, p, p) for f in run_files(golden.root, golden.runs_dir) for p in (read(f),))
     yield from in_run_order(golden, pairings, lambda p: p)

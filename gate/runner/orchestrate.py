@@ -53,6 +53,7 @@ from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
 from gate.snapshot.store import snapshot_dir
 from gate.term.progress import NullProgress, Progress
+from gate.text.redact import redact, scrub, secret_values
 
 if TYPE_CHECKING:
     from gate.replay.recording import Session
@@ -214,6 +215,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
     # Linux: a request under a case's token is served only from that case's processes
     host, port = server.server_address[:2]
     crossing = CrossCase(procs, (str(host), int(port))) if procs.contained else None
+    hidden = secret_values(env)  # the agent is given its keys; its trace, stderr and errors never show them
 
     def one(index: int, case: Case) -> _Done:
         token = secrets.token_urlsafe(16)
@@ -232,12 +234,12 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
             del server.scopes[token], server.authorities[token]
             if crossing is not None:
                 crossing.unregister(case.id)
-        run = _naming_the_set(_case_run(case, opts.command, finished, scope, trace_file, started,
-                                        os.path.join(target, _log_name(case.id))), opts.golden)
+        run = scrub(_naming_the_set(_case_run(case, opts.command, finished, scope, trace_file, started,
+                                              os.path.join(target, _log_name(case.id))), opts.golden), hidden)
         log(_line(run))
         progress.advance(1)
         failed = run.replay is not None and run.replay.agent_error is not None
-        return _Done(run, finished.stderr if failed else None)
+        return _Done(run, redact(finished.stderr, hidden) if failed else None)
 
     pool = ThreadPoolExecutor(max_workers=opts.jobs, thread_name_prefix="sourcegate-agent")
     futures = [pool.submit(one, i, c) for i, c in enumerate(golden.cases)]

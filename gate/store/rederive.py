@@ -79,12 +79,14 @@ def _shown(value: object) -> str:
     return excerpt(json.dumps(value, ensure_ascii=False, allow_nan=False), 160) if value is not None else "absent"
 
 
-def rederive(merged: Merged, golden: GoldenSet, config: Config, frozen: BasePages | None = None) -> None:
+def rederive(merged: Merged, golden: GoldenSet, config: Config, frozen: BasePages | None = None,
+             secrets: tuple[str, ...] = ()) -> None:
     """Check every merged case against its trace (see the module docstring); input errors name the
     partial report, the JSON path of the case and what differs. ``config`` is what the shards ran
     under (their digests were compared with it already); ``frozen``, the base revision's snapshot the
-    pages are compared with, as in the shards."""
-    pairings = iter_pairings(golden, frozen=frozen)
+    pages are compared with, as in the shards; ``secrets``, the values redacted from the traces, as the
+    shards redacted them."""
+    pairings = iter_pairings(golden, frozen=frozen, secrets=secrets)
     for i, (p, record) in enumerate(zip_longest(pairings, merged.cases.records())):
         if p is None or record is None:
             more = "fewer" if p is None else "more"
