@@ -173,6 +173,9 @@ class ReplayConfig:
 
     on_miss: str = "fail"
     """``fail``: a request the snapshot does not hold is a hard failure ``replay_miss``; ``warn``: a warning."""
+    unrecorded_pages: str = "list"
+    """With a base revision, a page a run read that the base's snapshot never recorded: ``list`` (shown as
+    recorded in the pull request) or ``fail`` (a hard failure ``page_unrecorded`` as well)."""
     allow: tuple[str, ...] = MODEL_HOSTS
     """Hosts (``name`` or ``name:port``) the agent may reach past the frozen web: its model's API."""
 

@@ -16,17 +16,20 @@
     └── GitHubError           never changes the verdict: reported, the job summary is kept
 
 The numbers are the exit codes of :class:`gate.exitcodes.ExitCode`; :func:`guarded` is the one place
-where an exception becomes one.
+where an exception becomes one, and the message (and the trace of our bug) it writes holds no value of
+the environment's secret-named variables (:func:`gate.text.redact.secret_values`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Callable
 from typing import TextIO
 
 from gate.exitcodes import ExitCode
+from gate.text.redact import redact, secret_values
 
 
 class GateError(Exception):
@@ -138,11 +141,12 @@ def guarded(run: Callable[[], int], label: str = "", *, err: TextIO | None = Non
     try:
         return run()
     except Exception as e:  # the last resort: a GateError is the user's, anything else our bug
+        hidden = secret_values(os.environ)  # a message can quote what an agent or an SDK printed
         if say is None:
-            print(error_line(e, label), file=stream)
+            print(redact(error_line(e, label), hidden), file=stream)
         else:
             say(e)
         if isinstance(e, GateError):
             return e.exit_code
-        traceback.print_exc(file=stream)
+        stream.write(redact(traceback.format_exc(), hidden))
         return ExitCode.INTERNAL

@@ -185,6 +185,21 @@ class Replay:
     """queries the agent's own trace records that the replay server never answered"""
     network: Confinement | None = None
     """whether the agent ran confined to the replay server (None: a trace written before runs said)"""
+    unserved_pages: tuple[str, ...] = ()
+    """URLs of pages the agent's own trace records that the replay server never served (as a page or
+    an extraction)"""
+
+
+@dataclass(frozen=True)
+class FrozenPages:
+    """What a base revision's snapshot recorded for the pages one run read: the texts it holds for each
+    URL (its page's body, its extraction's text), by canonical URL; a URL it never recorded is absent.
+    Read at the edge (:class:`gate.snapshot.revision.BaseSnapshot`), compared in the pure core
+    (:mod:`gate.checks.frozen_web`)."""
+
+    ref: str
+    """the revision, as the user named it"""
+    texts: Mapping[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -244,6 +259,9 @@ class GoldenSet:
     definitions: Mapping[str, object] = field(default_factory=dict, compare=False, repr=False)
     """each case's definition as ``golden.yaml`` gives it, by id: what a base revision's is compared
     with (a case redefined by the pull request is listed)"""
+    kept_from_base: frozenset[str] = frozenset()
+    """cases of the base revision's ``golden.yaml`` that this one removes, checked as the base defines
+    them until the merge (:func:`gate.load.basecases.under_base`); empty without a base revision"""
 
     @property
     def snapshot_time(self) -> datetime | None:

@@ -38,7 +38,8 @@ from gate.errors import InputError
 from gate.files.digests import recorded_reads
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
 from gate.judge.session import JudgeSession
-from gate.load.golden import Pairing, TraceReader, held_pairings, in_run_order, load_golden, run_files
+from gate.load.basecases import under_base
+from gate.load.golden import BasePages, Pairing, TraceReader, held_pairings, in_run_order, load_golden, run_files
 from gate.load.goldensets import per_set_file, split_sets
 from gate.load.shards import Shard, ShardSelection, config_digest
 from gate.load.subset import Pick, Subset, select_cases
@@ -59,7 +60,7 @@ from gate.verdict.goldenage import snapshot_age_warning
 from gate.verdict.report import Report
 
 __all__ = ["TRACES_NAME", "Held", "MergeRequest", "SetRequest", "decide_set", "golden_with_runs", "merged_report",
-           "rules_baseline_digest", "run_paths", "run_set", "set_rules"]
+           "rules_baseline_digest", "run_paths", "run_set", "set_rules", "under_rules"]
 
 TRACES_NAME = "traces"
 """The name of the report of loose trace files (they have no golden.yaml to name them)."""
@@ -99,6 +100,9 @@ class SetRequest:
     judge_keys: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
     """the judge's API keys by provider name, for a live judge only (None: the SDK's environment
     variable); never shown nor written anywhere (see :class:`gate.judge.session.JudgeSession`)"""
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """the values redacted from every trace as it is read, so no report or comment shows them: the
+    environment's secret-named variables (:func:`gate.text.redact.secret_values`), the judge's keys"""
 
 
 _T = TypeVar("_T")
@@ -128,7 +132,7 @@ class _Source:
         """Each case with its run, one file at a time, in the run's order (only the shard's, with one;
         only the subset's cases, with one)."""
         if self.held is not None:
-            yield from self.picked(held_pairings(self.held.golden, self.held.runs), _case_id)
+            yield from self.picked(held_pairings(self.held.golden, self.held.runs, self.reader.frozen), _case_id)
             return
         read = self.reader
         pairings = ((f, p, p) for f in self.files() for p in (read(f),))
@@ -157,38 +161,52 @@ class Held:
     runs: tuple[Run, ...]
 
 
-def _source(paths: Sequence[str], shard: ShardSelection | None = None, runs: str | None = None,
-            held: Held | None = None, pick: Pick | None = None) -> _Source:
+def _golden(paths: Sequence[str], runs: str | None = None, held: Held | None = None,
+            pick: Pick | None = None) -> GoldenSet | None:
     """The golden set in ``paths`` (its golden.yaml read once, its traces from ``runs`` when given), or
-    its trace files; or the set and runs ``held`` in memory.
-
-    With ``shard``, only that shard's pairings; the others are read for their case ids alone (a
-    golden set's runs of other shards are not validated), so the shard notes the whole run's order.
-    """
+    the one ``held`` in memory; None for trace files."""
     if held is not None:
-        golden = held.golden
-        source = _Source(golden.name, golden.version, golden.root, golden, lambda: (), TraceReader(golden),
-                         None, os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases), held)
-        return source if pick is None else _picked(source, _subset(golden, pick))
+        return held.golden
     dirs = [p for p in paths if os.path.isdir(p)]
     if runs is not None and not dirs:
         raise InputError("--runs takes the traces of a golden set: give the golden-set folder too")
     if pick is not None and not dirs:
         raise InputError("--case and --failed take the cases of a golden set: give the golden-set folder")
-    if dirs:
-        golden = golden_with_runs(dirs[0], runs)
+    return golden_with_runs(dirs[0], runs) if dirs else None
+
+
+def _source(paths: Sequence[str], golden: GoldenSet | None, shard: ShardSelection | None = None,
+            held: Held | None = None, pick: Pick | None = None, frozen: BasePages | None = None,
+            secrets: tuple[str, ...] = ()) -> _Source:
+    """What runs: ``golden`` (:func:`_golden`) and its traces, or the trace files in ``paths``; or the
+    set ``golden`` with the runs ``held`` in memory; with ``frozen``, each run's pages as the frozen web
+    (the base revision's snapshot) recorded them; ``secrets`` are redacted from every trace read.
+
+    With ``shard``, only that shard's pairings; the others are read for their case ids alone (a
+    golden set's runs of other shards are not validated), so the shard notes the whole run's order.
+    """
+    if held is not None:
+        assert golden is not None
+        held = replace(held, golden=golden)
+        source = _Source(golden.name, golden.version, golden.root, golden, lambda: (),
+                         TraceReader(golden, frozen=frozen), None, os.path.join(golden.root, JUDGEMENTS_DIR),
+                         len(golden.cases), held)
+        return source if pick is None else _picked(source, _subset(golden, pick))
+    if golden is not None:
         if pick is not None:
             subset = _subset(golden, pick)
             # The other cases' runs are neither read nor validated: only their ids are looked at.
             return _picked(_Source(golden.name, golden.version, golden.root, golden,
                                    lambda: run_files(golden.root, golden.runs_dir),
-                                   TraceReader(golden, keep=frozenset(subset.cases).__contains__), None,
+                                   TraceReader(golden, frozenset(subset.cases).__contains__, frozen, secrets),
+                                   None,
                                    os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases)), subset)
-        reader = TraceReader(golden, keep=shard.keeps if shard is not None else None)
+        reader = TraceReader(golden, shard.keeps if shard is not None else None, frozen, secrets)
         return _Source(golden.name, golden.version, golden.root, golden,
                        lambda: run_files(golden.root, golden.runs_dir), reader, shard,
                        os.path.join(golden.root, JUDGEMENTS_DIR), len(golden.cases))
-    return _Source(TRACES_NAME, None, None, None, lambda: paths, TraceReader(), shard, None, len(paths))
+    return _Source(TRACES_NAME, None, None, None, lambda: paths, TraceReader(secrets=secrets), shard, None,
+                   len(paths))
 
 
 def _subset(golden: GoldenSet, pick: Pick) -> Subset:
@@ -341,13 +359,21 @@ def run_set(request: SetRequest, *, now: datetime | None = None,
         return _run_request(request, shard, now, checks, progress, rules, held)
 
 
+def under_rules(golden: GoldenSet, rules: Rules) -> GoldenSet:
+    """``golden`` as the rules check it: with a base revision, its cases under the base's bar
+    (:func:`gate.load.basecases.under_base`); else as it is."""
+    return golden if rules.base_cases is None else under_base(golden, rules.base_cases)
+
+
 def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetime | None,
                  checks: Mapping[str, Check], progress: Progress | None, rules: Rules | None,
                  held: Held | None) -> Report:
-    source = _source(request.paths, shard, request.runs, held, request.pick)
+    golden = _golden(request.paths, request.runs, held, request.pick)
     if request.compare:
         if rules is None:
-            rules = set_rules(request, source.name, source.golden)
+            rules = set_rules(request, golden.name if golden is not None else TRACES_NAME, golden)
+        barred = under_rules(golden, rules) if golden is not None else None
+        source = _source(request.paths, barred, shard, held, request.pick, rules.snapshot, request.secrets)
         if source.subset is not None:
             return _run_subset(source, source.subset, rules, request, now, checks, progress)
         # The mark names the configuration the merge resolves too: the one before --judge-provider.
@@ -360,6 +386,7 @@ def _run_request(request: SetRequest, shard: ShardSelection | None, now: datetim
         # A shard is not compared with the baseline: `sourcegate merge` does that once, for all.
         return replace(report, shard=shard.mark(digest, rules_baseline_digest(rules)))
     # A new baseline is recorded as the set is: its snapshot is not dated against the interval.
+    source = _source(request.paths, golden, shard, held, request.pick, secrets=request.secrets)
     config = with_judge_provider(load_config(request.config_file, beside=source.root), request.judge_provider)
     return _run(source, Rules(config), request.judge_mode, None, checks, progress, keys=request.judge_keys,
                 jobs=request.jobs)
@@ -400,7 +427,7 @@ def run_paths(paths: Sequence[str], config_file: str | None, judge_mode: str | N
     sets = split_sets(paths)  # the same rules as the CLI: paths exist, folders and files not mixed
     if len(sets) > 1:
         raise InputError("run_paths takes one golden set; run each of several sets in turn")
-    source = _source(sets[0].paths)
+    source = _source(sets[0].paths, _golden(sets[0].paths))
     if config is None:
         config = load_config(config_file, beside=source.root)
     return _run(source, Rules(config, trusted_judgements=trusted_judgements), judge_mode, now, jobs=jobs)
@@ -422,6 +449,8 @@ class MergeRequest:
     runs: str | None = None
     """the golden set's traces, when they are not its ``runs/`` (``merge --runs DIR``): the merge checks
     every case again from them (:func:`gate.store.rederive`)"""
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """as :attr:`SetRequest.secrets`, redacted from the traces the merge checks again"""
 
 
 def merged_report(request: MergeRequest, *, now: datetime) -> Report:
@@ -435,11 +464,12 @@ def _merged(request: MergeRequest, now: datetime) -> Report:
     name, version = golden.name, golden.version
     rules = resolve_rules([request.golden], request.config_file, baseline=per_set_file(request.baseline, name),
                           ref=request.baseline_ref, trust_config=request.trust_config, golden=golden)
+    golden = under_rules(golden, rules)  # the cases as each shard checked them
     spill = Spill()
     partials: Sequence[Partial] = [read_partial(f, spill) for f in request.partials]
     merged = merge_cases(partials, spill, golden_name=name, golden_version=version,
                          config=config_digest(rules.config), baseline=rules_baseline_digest(rules))
     # The partial reports are claims of other jobs: every case is checked again from its trace.
-    rederive(merged, golden, rules.config)
+    rederive(merged, golden, rules.config, rules.snapshot, request.secrets)
     return decide_set(merged.golden_name, merged.golden_version, merged.cases, rules, merged.judge_mode,
                       warnings=merged.warnings, now=now)

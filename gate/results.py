@@ -174,6 +174,9 @@ class CaseResult:
     search_charges: tuple[SearchCharge, ...] = ()
     """what each of the run's calls to a search API cost (its searches, then its pages read through a
     provider's extraction API); ``counts.search_cost_usd`` is their sum, when each has a price"""
+    unrecorded_pages: tuple[str, ...] = ()
+    """URLs of pages the run read that the base revision's snapshot never recorded: recorded in the pull
+    request (:mod:`gate.checks.frozen_web`; empty without a base revision)"""
 
     @property
     def failed(self) -> bool:

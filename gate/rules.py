@@ -9,9 +9,14 @@ comes from that revision, so nothing in a pull request can weaken the gate that 
   applies from the next pull request after the merge. A ``--config`` file that REV does not have is
   used only with ``--trust-config`` (the pull request that adds the gate);
 - the baseline is read at REV (:func:`gate.store.baseline.read_at_ref`); the cases are the working tree's
-  ``golden.yaml``, REV's only says which of them the pull request redefined;
+  ``golden.yaml`` under REV's bar: a case REV has is checked with REV's class, freshness, domains,
+  constraints and entities, and a case the pull request removes is still checked, as REV defines it
+  (:mod:`gate.load.basecases`); what the pull request changes in them is listed beside the
+  configuration's changes and applies after the merge (:func:`gate.verdict.casediff.case_changes`);
 - judge-cache entries are trusted only when REV has them with the same content
-  (:class:`gate.judge.cache.TrustedEntries`).
+  (:class:`gate.judge.cache.TrustedEntries`);
+- the pages the runs read are compared with REV's snapshot (:class:`gate.snapshot.revision.BaseSnapshot`,
+  :mod:`gate.checks.frozen_web`): what a source says is what REV recorded.
 
 Each of these is read at REV by its path as given, never through a symbolic link: a link the pull
 request put in place of a file REV has, a link out of the set, a link at REV, or a set that is a link
@@ -28,10 +33,13 @@ from dataclasses import dataclass
 
 from gate.config import CONFIG_NAME, Config, load_config, parse_config
 from gate.errors import InputError
-from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file, tree_blobs
+from gate.git.revision import Revision, base_folder, base_path, read_folders, resolve_set, show_file, tree_blobs
 from gate.judge.cache import JUDGEMENTS_DIR, TrustedEntries
-from gate.model import GoldenSet
+from gate.load.golden import SNAPSHOT_DIR, load_golden
+from gate.model import Case, GoldenSet
+from gate.snapshot.revision import BaseSnapshot, base_snapshot
 from gate.store.baseline import Watched, baseline_file, read_at_ref, read_baseline
+from gate.verdict.casediff import case_changes
 from gate.verdict.comparison import BaselineOrigin
 from gate.verdict.configdiff import ConfigChange, config_changes
 from gate.verdict.report import Report
@@ -55,6 +63,12 @@ class Rules:
     warnings: tuple[str, ...] = ()
     watched: Watched | None = None
     """the golden-set files whose changes against the revision the comparison lists (with a revision only)"""
+    base_cases: tuple[Case, ...] | None = None
+    """the revision's cases, whose bar the set's cases are checked under (:func:`gate.load.basecases.under_base`;
+    None: no revision, or it has no ``golden.yaml`` for the set)"""
+    snapshot: BaseSnapshot | None = None
+    """the revision's snapshot of the set, the frozen web the runs' pages are compared with (None: no
+    revision, or it has no snapshot of the set)"""
 
 
 def _golden_root(paths: Sequence[str]) -> str | None:
@@ -114,10 +128,28 @@ def resolve_rules(paths: Sequence[str], config_file: str | None, *, baseline: st
     if root is None:
         raise InputError("--baseline-ref needs a golden-set folder, not trace files")
     revision = resolve_set(root, ref)
-    base_folder(revision, root)
+    read_folders(revision.top, revision.commit, base_folder(revision, root))  # the set's folders in one read
     config, warnings = _base_config(revision, root, config_file, ref, trust_config)
     at = read_at_ref(root, ref, baseline, [config_file] if config_file else [], revision=revision, golden=golden)
     judgements = base_path(revision, os.path.join(root, JUDGEMENTS_DIR), within=os.path.realpath(root))
     trusted = TrustedEntries(tree_blobs(revision.top, revision.commit, judgements))
-    return Rules(config, at.report, at.origin, config_changes(config, load_config(config_file, beside=root)),
-                 trusted, warnings, at.watched)
+    changes = config_changes(config, load_config(config_file, beside=root))
+    if at.cases is not None:
+        pr = (golden if golden is not None else load_golden(root)).cases
+        changes += case_changes(config, at.cases, pr)
+        warnings += _removed(at.cases, pr, ref)
+    snapshot = base_snapshot(revision, root)
+    if snapshot is None and os.path.isdir(os.path.join(root, SNAPSHOT_DIR)):
+        warnings += (f"the base revision {ref} has no snapshot of this golden set: the pages the runs read were "
+                     "not compared with a frozen web (the snapshot of this pull request is the bar once merged)",)
+    return Rules(config, at.report, at.origin, changes, trusted, warnings, at.watched, at.cases, snapshot)
+
+
+def _removed(base: Sequence[Case], pr: Sequence[Case], ref: str) -> tuple[str, ...]:
+    """A note naming the cases of the revision the pull request removes (none: no note)."""
+    ids = {c.id for c in pr}
+    gone = [c.id for c in base if c.id not in ids]
+    if not gone:
+        return ()
+    return (f"{len(gone)} case(s) of the base revision {ref}'s golden.yaml removed by this pull request are "
+            f"checked as the base defines them until the merge (a missing run fails): {', '.join(gone)}",)

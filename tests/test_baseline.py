@@ -130,7 +130,13 @@ def test_ref_lists_added_files_and_redefined_cases(repo: Path, golden: Path, tmp
     assert cmp["version_mismatch"] is True and cmp["added_cases"] == ["d"]
     assert cmp["redefined_cases"] == ["a"]
     assert "cached-snapshots/demo/runs/d.json" in cmp["changed_files"]  # untracked files count too
-    assert code == 1  # a synthesis case needs four domains: a new domain_floor failure
+    # A synthesis case needs four domains, but case a is the base's until the merge: the tightening is
+    # listed, and applies to the next pull request.
+    assert code == 0
+    assert {(c["setting"], c["base"], c["pr"], c["effect"]) for c in report["config_changes"]} == {
+        ("cases.a.class", "lookup", "synthesis", "tightening")}
+    code, local = check_json(tmp_path, str(golden))
+    assert code == 1  # the working tree's cases: a new domain_floor failure
 
 
 def test_a_ref_without_a_baseline_says_so(golden: Path, tmp_path: Path) -> None:

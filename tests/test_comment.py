@@ -22,6 +22,7 @@ from gate.github import ACTIONS_BOT_LOGIN, marker
 from gate.model import Finding
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
 from gate.report.json import JsonReporter
+from gate.report.markdown import MarkdownReporter
 from gate.report.summary import SUMMARY_LIMIT, SummaryReporter
 from gate.verdict.report import Report
 from tests.support.github_server import FIXTURES, FakeGitHub, forbidden_integration
@@ -31,6 +32,7 @@ from tests.support.report_factory import (
     FAB,
     assert_golden,
     case,
+    frozen_web_report,
     judgement,
     regression_pair,
     regression_report,
@@ -492,3 +494,15 @@ def test_the_job_summary_keeps_the_comments_order_and_lists_every_known_failure(
     assert order == sorted(order)
     known = text.split("### Known failures", 1)[1].split("### Cases that changed", 1)[0]
     assert known.count("\n- `") == 13 and "**`four-day-week-evidence`**" in known
+
+
+def test_comment_with_pages_the_base_never_recorded_matches_its_golden_file() -> None:
+    assert_golden("comment_frozen_web.md", CommentReporter().render(frozen_web_report()))
+
+
+def test_markdown_report_lists_the_pages_recorded_in_the_pull_request() -> None:
+    text = MarkdownReporter().render(frozen_web_report())
+    section = text.split("### Pages recorded in this pull request (2)", 1)[1].split("###", 1)[0]
+    assert "- `delta`: [news\\.example\\.com/2024/07/rust\\-1\\-80\\-released]" \
+           "(https://news.example.com/2024/07/rust-1-80-released)" in section
+    assert "read them before approving" in section

@@ -26,7 +26,7 @@ from gate.report.registry import REPORTERS
 from gate.results import CitationMark, PageQuote
 from gate.verdict.comparison import FigureStatus
 from gate.verdict.report import Report
-from tests.support.report_factory import assert_golden, regression_report
+from tests.support.report_factory import assert_golden, frozen_web_report, regression_report
 from tests.support.synthetic_report import HOSTILE, hostile_report, many_cases
 
 EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
@@ -249,3 +249,13 @@ def test_each_case_lists_its_queries_with_their_scores_and_what_each_dropped(exa
             assert all(f"«{d}»" in row[4] for d in kept.dropped) and (row[4] == "nothing") == (not kept.dropped)
     ecb = tables.tables["ecb-deposit-rate-now"]
     assert ecb[-1][4] == "the constraint(s) «right now» and the entity(ies) «deposit facility rate»"
+def test_the_report_with_its_pages_against_the_base_snapshot_matches_its_golden_file() -> None:
+    page = HtmlReporter().render(frozen_web_report())
+    assert_golden("html_frozen_web.html", page)
+    section = page.split('<section id="unrecorded">', 1)[1].split("</section>", 1)[0]
+    assert section.startswith("<h2>Pages recorded in this pull request (2)</h2>")
+    assert section.count('<a href="#case-3" class="cid">delta</a>') == 2
+
+
+def test_without_pages_the_base_never_recorded_there_is_no_such_section(example: Report) -> None:
+    assert 'id="unrecorded"' not in HtmlReporter().render(example)

@@ -13,7 +13,7 @@ from gate.config import Config, ReplayConfig, parse_config
 from gate.errors import InputError
 from gate.files.jsonio import validate
 from gate.load.golden import parse_trace
-from gate.model import Case, Citation, Confinement, Replay, ReplayMiss, Run
+from gate.model import Case, Citation, Confinement, Page, Replay, ReplayMiss, Run
 from gate.record.trace import trace_dict
 from gate.runner.assemble import Finished, assemble, stdout_answer
 from gate.runner.scope import CaseScope, Served
@@ -108,9 +108,21 @@ def test_an_agent_s_own_trace_is_kept_with_the_misses_added() -> None:
     assert run.replay is not None and not run.replay.served and len(run.replay.misses) == 1
 
 
+def test_a_page_of_the_agents_own_trace_that_was_never_served_is_named_each_spelling_counting_once() -> None:
+    own = Run(case="", question="Which?", answer="mine", pages=(
+        Page(url="https://www.example.org/a/", text="as served"), Page(url="https://example.org/made-up", text="mine")))
+    served = [Served("pages", "http://example.org/a", None, {"body": "as served"}, True),
+              Served("extractions", "https://example.org/made-up", None, None, False)]  # asked, not answered
+    run = assemble(CASE, ["agent"], Finished(None, "", ""), served, own, NOW)
+    assert run.replay is not None and run.replay.unserved_pages == ("https://example.org/made-up",)
+    failures, _ = run_findings(run, Config())
+    assert [(f.check, f.url) for f in failures if f.check == "unserved_page"] == [
+        ("unserved_page", "https://example.org/made-up")]
+
+
 def test_run_findings_have_ids_descriptions_and_a_severity_from_the_config() -> None:
     assert set(RUN_FINDINGS) == {"replay_miss", "agent_error", "cross_case_request", "live_request",
-                                 "unserved_search", "agent_output_dropped",
+                                 "unserved_search", "unserved_page", "agent_output_dropped",
                                  "agent_left_processes", "outside_connections", "unconfined"}
     assert all(k.description for k in RUN_FINDINGS.values())
     run = Run(case="c1", question="?", answer="", replay=Replay(

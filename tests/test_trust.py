@@ -372,7 +372,8 @@ def test_dropping_a_class_from_require_primary_is_a_weakening() -> None:
     }
 
 
-# -- cases the pull request removes are decided by the base's baseline ---------------------------
+# -- removed cases: the pull request's are checked as the base defines them, the base's own keep their
+# -- baseline result ------------------------------------------------------------------------------------
 
 FAILING_CASES = ("ecb-deposit-rate-now", "fomc-september-2026-decision", "four-day-week-evidence",
                  "halvorsen-fy2026-revenue", "ibuprofen-paracetamol-together", "nobel-chemistry-2026",
@@ -382,20 +383,37 @@ FAILING_CASES = ("ecb-deposit-rate-now", "fomc-september-2026-decision", "four-d
 last and storm-dervla-disruption."""
 
 
-def remove_cases(repo: GitRepo, ids: tuple[str, ...]) -> None:
-    """The pull request deletes ``ids`` from golden.yaml and their runs, and commits."""
+def remove_cases(repo: GitRepo, ids: tuple[str, ...], *, runs: bool = True) -> None:
+    """Delete ``ids`` from golden.yaml and (with ``runs``) their runs, and commit."""
     golden = repo.root / "set" / "golden.yaml"
     data = yaml.safe_load(golden.read_text(encoding="utf-8"))
     data["cases"] = [c for c in data["cases"] if c["id"] not in ids]
     golden.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    for case_id in ids:
+    for case_id in ids if runs else ():
         (repo.root / "set" / "runs" / f"{case_id}.json").unlink()
-    repo.commit("pr: remove cases")
+    repo.commit("remove cases")
 
 
-def test_a_pr_that_deletes_its_failing_cases_still_fails_under_block_on_all(repo: GitRepo) -> None:
+def test_a_pr_that_deletes_its_failing_cases_still_fails_each_one_named(repo: GitRepo) -> None:
     remove_cases(repo, FAILING_CASES)
     code, report, markdown = check(repo, "--judge", "off")
+    assert code == 1 and report["verdict"] == "fail"
+    failed = {c["id"]: c["hard_failures"] for c in report["cases"] if c["hard_failures"]}
+    assert sorted(failed) == sorted(FAILING_CASES)
+    for case_id, [finding] in failed.items():
+        assert finding["check"] == "input_error"
+        assert finding["message"].startswith(f"no run recorded for case {case_id!r} (expected runs/{case_id}.json); "
+                                             "this pull request removes the case from golden.yaml")
+    assert "removed_results" not in report["comparison"] and report["comparison"]["removed_cases"] == []
+    assert {k for k, (_, pr, effect) in changes(report).items() if pr == "removed" and effect == "weakening"} == {
+        f"cases.{c}" for c in FAILING_CASES}
+    assert "**Why:** 11 hard failures in 11 of 18 cases" in markdown
+    validate(report, "report", "report.json")
+
+
+def test_cases_the_base_dropped_and_its_baseline_has_are_decided_by_their_baseline_result(repo: GitRepo) -> None:
+    remove_cases(repo, FAILING_CASES)  # the base itself: its baseline.json still has them
+    code, report, markdown = check(repo, "--judge", "off", ref="HEAD")
     assert code == 1 and report["verdict"] == "fail"
     assert report["summary"]["hard_failures"] == 0  # what is left of the run passes
     removed = {r["id"]: [f["check"] for f in r["hard_failures"]] for r in report["comparison"]["removed_results"]}
@@ -416,17 +434,18 @@ def test_a_pr_that_deletes_its_failing_cases_still_fails_under_block_on_all(repo
             "failures): ") in " ".join(report["comparison"]["notes"])
     assert "**Why:** 13 hard failures in 9 baseline cases not in this run" in markdown
     assert "**Baseline cases not in this run, decided by their baseline result**" in markdown
+    assert not any("removed by this pull request" in w for w in report["warnings"])
     validate(report, "report", "report.json")
     assert report_from_dict(report).comparison.removed_results[0].id == FAILING_CASES[0]  # type: ignore[union-attr]
 
 
-def test_under_block_on_new_the_deleted_cases_failures_were_not_new_and_do_not_block(repo: GitRepo) -> None:
+def test_under_block_on_new_the_base_dropped_cases_failures_were_not_new_and_do_not_block(repo: GitRepo) -> None:
     (repo.root / "set" / "sourcegate.yaml").write_text("compare:\n  block_on: new\n", encoding="utf-8")
     repo.commit("base: only new failures block")
-    code, report, _ = check(repo, "--judge", "off")  # the base itself: two failures are new
+    code, report, _ = check(repo, "--judge", "off", ref="HEAD")  # two failures are new
     assert code == 1 and "(in storm-dervla-disruption, who-physical-activity-adults)" in report["reasons"][0]
-    remove_cases(repo, FAILING_CASES)
-    code, report, markdown = check(repo, "--judge", "off")
+    remove_cases(repo, FAILING_CASES)  # the base drops them
+    code, report, markdown = check(repo, "--judge", "off", ref="HEAD")
     assert code == 0 and report["verdict"] == "pass"
     assert report["reasons"][0] == "no new hard failure and no soft figure regressed beyond noise"
     removal = report["reasons"][1]
@@ -437,23 +456,22 @@ def test_under_block_on_new_the_deleted_cases_failures_were_not_new_and_do_not_b
     assert "- 11 cases of the baseline are not in this run" in markdown
 
 
-def test_a_pr_that_deletes_a_passing_case_changes_nothing_but_is_listed(repo: GitRepo) -> None:
+def test_a_pr_that_removes_a_passing_case_and_keeps_its_run_changes_nothing_but_is_listed(repo: GitRepo) -> None:
     _, before, _ = check(repo, "--judge", "off", ref="HEAD")
-    remove_cases(repo, ("python-dataclass-slots",))
+    remove_cases(repo, ("python-dataclass-slots",), runs=False)
     code, report, markdown = check(repo, "--judge", "off")
     assert code == 1 and report["verdict"] == before["verdict"] == "fail"
-    removal = ("1 case of the baseline is not in this run and was decided by its baseline result: "
-               "1 without a hard failure (python-dataclass-slots)")
-    assert removal in report["reasons"]
-    # every other reason on hard failures as before, the case count of the first one aside (the soft
-    # figures are means over the cases both runs have, so they move a little)
-    def hard(reasons: list[str]) -> list[str]:
-        return [r for r in reasons if "hard failure" in r and r != removal]
-
-    assert hard(report["reasons"]) == [before["reasons"][0].replace("in 11 of 18 cases", "in 11 of 17 cases"),
-                                       *hard(before["reasons"][1:])]
-    assert report["comparison"]["removed_results"] == [{"id": "python-dataclass-slots", "hard_failures": []}]
-    assert "decided by its baseline result" in markdown
+    assert report["reasons"] == before["reasons"] and report["summary"] == before["summary"]
+    [case] = [c for c in report["cases"] if c["id"] == "python-dataclass-slots"]
+    assert case["hard_failures"] == []  # checked as the base defines it, with its run
+    assert changes(report) == {"cases.python-dataclass-slots": ("defined", "removed", "weakening")}
+    assert "| `cases.python-dataclass-slots` | defined | removed | ⚠️ weakening |" in markdown
+    # Without its run, it fails: a removal cannot hide a case whose run the pull request lost.
+    (repo.root / "set" / "runs" / "python-dataclass-slots.json").unlink()
+    repo.commit("pr: and its run")
+    code, report, _ = check(repo, "--judge", "off", ref="HEAD~2")
+    [case] = [c for c in report["cases"] if c["id"] == "python-dataclass-slots"]
+    assert code == 1 and [f["check"] for f in case["hard_failures"]] == ["input_error"]
 
 
 def test_without_a_revision_deleted_cases_are_only_listed(repo: GitRepo, tmp_path: Path) -> None:
@@ -469,8 +487,7 @@ def test_without_a_revision_deleted_cases_are_only_listed(repo: GitRepo, tmp_pat
     assert f"11 baseline case(s) not in this run: {', '.join(FAILING_CASES)}" in report["comparison"]["notes"]
 
 
-def test_shards_treat_no_case_as_removed_and_their_merge_decides_the_deleted_ones(repo: GitRepo,
-                                                                                   tmp_path: Path) -> None:
+def test_shards_check_the_removed_cases_and_their_merge_decides_as_one_check(repo: GitRepo, tmp_path: Path) -> None:
     remove_cases(repo, FAILING_CASES)
     code, full, _ = check(repo, "--judge", "off")
     assert code == 1
@@ -478,10 +495,10 @@ def test_shards_treat_no_case_as_removed_and_their_merge_decides_the_deleted_one
     for i in (1, 2):
         file = tmp_path / f"shard-{i}.json"
         assert main(["check", str(repo.root / "set"), "--judge", "off", "--baseline-ref", "HEAD~1",
-                     "--shard", f"{i}/2", "--json", str(file)]) == 0
+                     "--shard", f"{i}/2", "--json", str(file)]) == 0  # a shard does not gate: the merge does
         shard = json.loads(file.read_text(encoding="utf-8"))
-        # a shard is not compared: the other shard's cases (and the deleted ones) are not "removed"
-        assert "comparison" not in shard and shard["verdict"] == "pass"
+        # a shard is not compared: the other shard's cases are not "removed"; the deleted ones are its cases
+        assert "comparison" not in shard and shard["verdict"] == "fail"
         assert not [t for t in (*shard["reasons"], *shard["warnings"]) if "not in this run" in t]
         files.append(file)
     merged = tmp_path / "merged.json"
@@ -489,5 +506,104 @@ def test_shards_treat_no_case_as_removed_and_their_merge_decides_the_deleted_one
                  "--json", str(merged)]) == 1
     report = json.loads(merged.read_text(encoding="utf-8"))
     assert report["verdict"] == "fail" and report["reasons"] == full["reasons"]
-    assert report["comparison"]["removed_results"] == full["comparison"]["removed_results"]
+    assert [c["id"] for c in report["cases"]] == [c["id"] for c in full["cases"]]
     assert report["comparison"]["common_cases"] == full["comparison"]["common_cases"]
+
+
+# -- the cases' bar comes from the base revision ---------------------------------------------------
+
+REGRESSED = ("storm-dervla-disruption", "who-physical-activity-adults")
+"""The example set's two cases that fail where its baseline passed (1 domain_cap, 1 fabricated_url)."""
+
+
+def block_on_new(repo: GitRepo) -> None:
+    """The base blocks only on new hard failures: the example set then fails on its two regressed cases."""
+    (repo.root / "set" / "sourcegate.yaml").write_text("compare:\n  block_on: new\n", encoding="utf-8")
+    repo.commit("base: only new failures block")
+
+
+def edit_cases(repo: GitRepo, fields: dict[str, dict[str, Any]]) -> None:
+    """The pull request sets ``fields`` on the cases named (without committing)."""
+    golden = repo.root / "set" / "golden.yaml"
+    data = yaml.safe_load(golden.read_text(encoding="utf-8"))
+    for case in data["cases"]:
+        case.update(fields.get(case["id"], {}))
+    golden.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def test_a_pr_that_rewrites_its_cases_to_lower_the_bar_still_fails(repo: GitRepo) -> None:
+    block_on_new(repo)
+    code, report, _ = check(repo, "--judge", "off", ref="HEAD")
+    assert code == 1 and report["summary"]["hard_failures"] == 15
+    # The hostile pull request: bbc.com is what storm-dervla is "about" (no domain cap), two realtime
+    # cases stop going stale, three classes stop needing four domains or a primary source, and the
+    # other regressed case goes away.
+    edit_cases(repo, {"storm-dervla-disruption": {"about_domains": ["bbc.com"]},
+                      "ecb-deposit-rate-now": {"freshness": "insensitive"},
+                      "uk-fixed-mortgage-rates": {"freshness": "insensitive"},
+                      "four-day-week-evidence": {"class": "lookup"},
+                      "ultra-processed-food-health": {"class": "lookup"},
+                      "ibuprofen-paracetamol-together": {"class": "lookup"}})
+    remove_cases(repo, ("who-physical-activity-adults",))
+    code, report, markdown = check(repo, "--judge", "off")
+    assert code == 1 and report["verdict"] == "fail"
+    by_case = {c["id"]: [f["check"] for f in c["hard_failures"]] for c in report["cases"]}
+    assert by_case["storm-dervla-disruption"] == ["domain_cap"]  # bbc.com is not exempt: the base's case
+    assert by_case["ecb-deposit-rate-now"] == ["stale_sources"]
+    assert by_case["uk-fixed-mortgage-rates"] == ["stale_sources"]
+    assert by_case["four-day-week-evidence"][-1] == "domain_floor"
+    assert by_case["ultra-processed-food-health"] == ["domain_floor"]
+    assert by_case["ibuprofen-paracetamol-together"] == ["no_primary_source"]
+    [missing] = [c for c in report["cases"] if c["id"] == "who-physical-activity-adults"]
+    [finding] = missing["hard_failures"]
+    assert finding["check"] == "input_error" and "removes the case from golden.yaml" in finding["message"]
+    assert "removed_results" not in report["comparison"]
+    assert changes(report) == {
+        "cases.storm-dervla-disruption.about_domains": (None, "bbc.com", "weakening"),
+        "cases.ecb-deposit-rate-now.freshness": ("realtime", "insensitive", "weakening"),
+        "cases.uk-fixed-mortgage-rates.freshness": ("fast", "insensitive", "weakening"),
+        "cases.four-day-week-evidence.class": ("synthesis", "lookup", "weakening"),
+        "cases.ultra-processed-food-health.class": ("synthesis", "lookup", "weakening"),
+        "cases.ibuprofen-paracetamol-together.class": ("medical", "lookup", "weakening"),
+        "cases.who-physical-activity-adults": ("defined", "removed", "weakening"),
+    }
+    assert "| `cases.storm-dervla-disruption.about_domains` | none | bbc\\.com | ⚠️ weakening |" in markdown
+    assert any(w.startswith("1 case(s) of the base revision HEAD~1's golden.yaml removed by this pull request")
+               for w in report["warnings"])
+    validate(report, "report", "report.json")
+
+
+def test_a_pr_that_deletes_its_regressed_cases_still_fails(repo: GitRepo) -> None:
+    block_on_new(repo)
+    remove_cases(repo, REGRESSED)
+    code, report, _ = check(repo, "--judge", "off")
+    assert code == 1 and report["verdict"] == "fail"
+    failed = {c["id"]: [f["check"] for f in c["hard_failures"]] for c in report["cases"] if c["id"] in REGRESSED}
+    assert failed == {case_id: ["input_error"] for case_id in REGRESSED}
+    assert "2 new since the baseline: 2 input_error (in who-physical-activity-adults, storm-dervla-disruption)" \
+        in report["reasons"][0]
+
+
+def test_a_case_the_base_already_dropped_is_not_brought_back(repo: GitRepo) -> None:
+    remove_cases(repo, ("nobel-chemistry-2026",))  # the base drops it (its baseline still has it)
+    code, report, _ = check(repo, "--judge", "off", ref="HEAD")
+    assert "nobel-chemistry-2026" not in [c["id"] for c in report["cases"]]
+    assert [r["id"] for r in report["comparison"]["removed_results"]] == ["nobel-chemistry-2026"]
+    assert not any("removed by this pull request" in w for w in report["warnings"])
+
+
+def test_a_redefined_case_is_checked_as_the_base_defines_it_and_a_tightening_is_listed(repo: GitRepo) -> None:
+    edit_cases(repo, {"python-dataclass-slots": {"about_domains": [], "class": "synthesis"}})
+    repo.commit("pr: python-dataclass-slots is no longer about python.org, and a synthesis")
+    code, report, _ = check(repo, "--judge", "off")
+    [case] = [c for c in report["cases"] if c["id"] == "python-dataclass-slots"]
+    assert case["hard_failures"] == []  # the base's case: python.org exempt, one domain is enough
+    assert changes(report) == {
+        "cases.python-dataclass-slots.class": ("lookup", "synthesis", "tightening"),
+        "cases.python-dataclass-slots.about_domains": ("python.org", None, "tightening"),
+    }
+    # Without a revision, the working tree's cases decide: the three python.org citations pass the cap no more.
+    out = repo.root.parent / "local.json"
+    main(["check", str(repo.root / "set"), "--judge", "off", "--json", str(out)])
+    [local] = [c for c in json.loads(out.read_text(encoding="utf-8"))["cases"] if c["id"] == "python-dataclass-slots"]
+    assert {f["check"] for f in local["hard_failures"]} == {"domain_cap", "domain_floor"}

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gate.config import CALLING_MODES, DEFAULT_PROVIDER, JUDGE_MODES
 from gate.deliver.publish import parse_logins
 from gate.errors import InputError
 from gate.judge.providers import PROVIDERS
 from gate.load.shards import parse_shard
+from gate.text.redact import secret_values
 
 __all__ = [
     "FAIL_ON",
@@ -91,6 +92,9 @@ class Inputs:
     """merge mode: a folder holding every shard's partial report, merged, gated and commented"""
     runs: str | None = None
     """the golden set's traces from this folder (inside the workspace), not its ``runs/``"""
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """the values of the environment's secret-named variables and the keys given as inputs: redacted
+    from every trace the gate reads (:func:`gate.text.redact.secret_values`)"""
 
     @property
     def judge_keys(self) -> dict[str, str]:
@@ -203,6 +207,8 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         shard=shard,
         merge_from=merge_from,
         runs=_relative(env, "runs") or None,
+        secrets=secret_values(env, (_get(env, "anthropic-api-key"), _get(env, "openai-api-key"),
+                                    _get(env, "github-token"))),
     )
 
 

@@ -89,13 +89,13 @@ def plan_check(inputs: Inputs, paths: Sequence[str], pr: PullRequestContext | No
     request: SetRequest | MergeRequest
     if inputs.merge_from:  # the merge judges nothing: the shards did
         request = MergeRequest(paths[0], (*paths[1:], *partials), config_file=inputs.config, baseline_ref=baseline,
-                               trust_config=trust, runs=inputs.runs)
+                               trust_config=trust, runs=inputs.runs, secrets=inputs.secrets)
     else:
         keys = MappingProxyType(inputs.judge_keys) if judge in CALLING_MODES else None
         request = SetRequest(tuple(paths), inputs.config, judge, baseline_ref=baseline, trust_config=trust,
                              judge_provider=inputs.judge_provider,
                              shard=parse_shard(inputs.shard) if inputs.shard else None, judge_keys=keys,
-                             runs=inputs.runs)
+                             runs=inputs.runs, secrets=inputs.secrets)
     notes += _notes(inputs, judge, why, baseline, pr, comment)
     return SetPlan(request, judge, baseline, comment, inputs.comment_authors if comment else (), tuple(notes),
                 MappingProxyType(files))

@@ -21,6 +21,9 @@ Each has a stable id and a description, like the checks of :data:`gate.checks.CH
   the host. Always a hard failure: such a run was not the frozen web's.
 - ``unserved_search``: the agent's own trace records searches the replay server never answered
   (made some other way, or never made). Always a hard failure.
+- ``unserved_page``: the agent's own trace records a page the replay server never served, as a page
+  or an extraction (read some other way, or written by the agent); one finding per URL, naming it.
+  Always a hard failure: the gate would judge quotes against text no frozen web gave.
 - ``agent_output_dropped``: the agent printed more than the gate keeps (:mod:`gate.runner.output`);
   the message says how much was dropped. A warning.
 - ``agent_left_processes``: the agent exited and left processes running, which the gate ended. A
@@ -74,6 +77,7 @@ RUN_FINDINGS: dict[str, RunFindingKind] = {
         RunFindingKind("cross_case_request", "a request crossed from one case's processes to another case's URL"),
         RunFindingKind("live_request", "the agent sent requests past the frozen web, to another host"),
         RunFindingKind("unserved_search", "the agent's trace records searches the replay server never answered"),
+        RunFindingKind("unserved_page", "the agent's trace records a page the replay server never served"),
         RunFindingKind("agent_output_dropped", "the agent printed more than the gate keeps; the rest was counted"),
         RunFindingKind("agent_left_processes", "the agent left processes running when it exited; the gate ended them"),
         RunFindingKind("outside_connections", "the case's URL was used by a process of no running case"),
@@ -138,6 +142,10 @@ def run_findings(run: Run, config: Config) -> tuple[tuple[Finding, ...], tuple[C
         failures.append(Finding("unserved_search", (
             f"the agent's trace records search(es) the replay server never answered: {queries}; made past the "
             "frozen web, or never made")))
+    failures.extend(Finding("unserved_page", (
+        f"the agent's trace records the page {url}, which the replay server never served to this case (as a "
+        "page or an extraction): read past the frozen web, or written by the agent; its text is no evidence"),
+        url=url) for url in replay.unserved_pages)
     dropped = [f"{byte_size(n)} of {stream}" for stream, n in (("stdout", replay.stdout_dropped),
                                                          ("stderr", replay.stderr_dropped)) if n]
     if dropped:

@@ -20,6 +20,7 @@ from gate.exitcodes import ExitCode
 from gate.load.goldensets import NAME_FIELD, GoldenSetPaths, per_set_file, require_name_field, split_sets
 from gate.pipeline import SetRequest, run_set
 from gate.store.baseline import baseline_file, refusal, stamped, write_baseline
+from gate.text.redact import secret_values
 from gate.verdict.report import report_exit
 
 __all__ = ["add_parser", "run"]
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _request(golden: GoldenSetPaths, args: argparse.Namespace) -> SetRequest:
-    return SetRequest(golden.paths, args.config, args.judge, compare=False, judge_provider=args.judge_provider)
+    return SetRequest(golden.paths, args.config, args.judge, compare=False, judge_provider=args.judge_provider,
+                      secrets=secret_values(os.environ))
 
 
 def _target(golden: GoldenSetPaths, args: argparse.Namespace, name: str | None = None) -> str:

@@ -41,6 +41,7 @@ from gate.model import GoldenSet
 from gate.pipeline import Held, SetRequest, run_set, set_rules
 from gate.report.registry import REPORTERS, file_reporters
 from gate.rules import Rules
+from gate.text.redact import secret_values
 
 __all__ = ["CheckPlan", "add_parser", "check_outputs", "check_plan", "file_flags", "plan", "report_flags",
            "request_rules", "run"]
@@ -217,7 +218,7 @@ def _request(golden: GoldenSetPaths, args: argparse.Namespace, shard: Shard | No
     return SetRequest(golden.paths, args.config, args.judge, baseline=args.baseline,
                       baseline_ref=args.baseline_ref, trust_config=args.trust_config,
                       judge_provider=args.judge_provider, shard=shard, runs=getattr(args, "runs", None),
-                      jobs=getattr(args, "check_jobs", None), pick=pick)
+                      jobs=getattr(args, "check_jobs", None), pick=pick, secrets=secret_values(os.environ))
 
 
 def check_outputs(sets: Sequence[GoldenSetPaths], args: argparse.Namespace) -> None:

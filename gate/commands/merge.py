@@ -21,6 +21,7 @@ from gate.deliver.targets import check_targets, reads_of, set_name
 from gate.errors import InputError
 from gate.load.gated import GatedRuns
 from gate.pipeline import MergeRequest, merged_report
+from gate.text.redact import secret_values
 
 __all__ = ["add_parser", "run"]
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     # A malformed author (flag or variable) stops the merge before anything is read.
     authors = comment_authors(args.comment_author, os.environ) if args.comment else ()
     request = MergeRequest(args.golden, tuple(args.partials), args.config, args.baseline, args.baseline_ref,
-                           args.trust_config, args.runs)
+                           args.trust_config, args.runs, secret_values(os.environ))
     flags = argparse.Namespace(otlp_json=None, **vars(args))
     report_flags(flags)
     # Every output path is checked before a partial report is read.

@@ -20,8 +20,8 @@ from gate.errors import InputError
 from gate.files.paths import is_below, real_is_below
 from gate.git import commit_of, entry_at, git, object_id, read_blob, read_trees, walk
 
-__all__ = ["Revision", "base_folder", "base_path", "blob_id", "has_commit", "relative", "resolve_revision",
-           "resolve_commit", "resolve_set", "show_file", "toplevel", "tree_blobs", "tree_entries"]
+__all__ = ["Revision", "base_folder", "base_path", "blob_id", "has_commit", "read_folders", "relative",
+           "resolve_revision", "resolve_commit", "resolve_set", "show_file", "toplevel", "tree_blobs", "tree_entries"]
 
 _FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -208,6 +208,15 @@ def show_file(top: str, commit: str, rel: str, ref: str | None = None) -> str | 
         return data.decode("utf-8", errors="strict")
     except UnicodeDecodeError as e:  # the file's problem, as with a file of the working tree
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=f"{ref or commit}:{rel}") from e
+
+
+def read_folders(top: str, commit: str, rel_dir: str) -> None:
+    """Read the folders directly in ``rel_dir`` at ``commit`` in one ``git cat-file`` (each tree is kept
+    by id, :mod:`gate.git.objects`): what is read of them afterwards (the judge cache, the snapshot, the
+    comparison's hashing of the working tree) asks git nothing more."""
+    entry = entry_at(top, commit, rel_dir)
+    if entry is not None and entry.kind == "tree":
+        read_trees(top, [e.oid for e in read_trees(top, [entry.oid])[entry.oid].values() if e.kind == "tree"])
 
 
 def tree_entries(top: str, commit: str, rel_dir: str) -> Mapping[str, tuple[str, str]]:

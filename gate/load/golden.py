@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import yaml
 
@@ -23,6 +23,7 @@ from gate.model import (
     Case,
     Citation,
     Confinement,
+    FrozenPages,
     GoldenSet,
     LiveRequest,
     ModelCall,
@@ -33,6 +34,7 @@ from gate.model import (
     SearchCall,
     SearchResult,
 )
+from gate.text.redact import holds_secret, scrub
 from gate.urls.hosts import usv
 
 GOLDEN_NAME = "golden.yaml"
@@ -109,7 +111,7 @@ def _replay(data: Mapping[str, Any]) -> Replay:
                   live_requests=tuple(LiveRequest(r["host"], r["request"], r["count"])
                                       for r in data.get("live_requests", ())),
                   unserved_searches=tuple(data.get("unserved_searches", ())),
-                  network=_network(data.get("network")))
+                  network=_network(data.get("network")), unserved_pages=tuple(data.get("unserved_pages", ())))
 
 
 def _network(data: Mapping[str, Any] | None) -> Confinement | None:
@@ -181,10 +183,14 @@ def may_hold_surrogates(text: str) -> bool:
     return _SURROGATE_ESCAPE.search(text) is not None
 
 
-def _read_json(file: str, root: str | None) -> tuple[Any, bool]:
-    """A JSON file read and parsed (inside ``root``), and whether it may hold a lone surrogate."""
+def _read_json(file: str, root: str | None, secrets: Sequence[str] = ()) -> tuple[Any, bool]:
+    """A JSON file read and parsed (inside ``root``), and whether it may hold a lone surrogate; each of
+    ``secrets`` its text holds is redacted wherever it is (:func:`gate.text.redact.scrub`)."""
     text = read_text(file, root=root)
-    return parse_json(text, file), may_hold_surrogates(text)
+    data = parse_json(text, file)
+    if secrets and holds_secret(text, secrets):
+        data = scrub(data, secrets)
+    return data, may_hold_surrogates(text)
 
 
 def load_trace(file: str, root: str | None = None) -> Run:
@@ -195,6 +201,26 @@ def load_trace(file: str, root: str | None = None) -> Run:
     stem = os.path.splitext(os.path.basename(file))[0]
     data, surrogates = _read_json(file, root)
     return parse_trace(data, file, stem, surrogates=surrogates)
+
+
+def case_from_definition(c: Mapping[str, Any]) -> Case:
+    """A case from its definition in a ``golden.yaml`` that passed its schema (the working tree's, or
+    a base revision's)."""
+    return Case(id=c["id"], question=c["question"], cls=c.get("class"), freshness=c.get("freshness"),
+                about_domains=tuple(c.get("about_domains", ())), constraints=tuple(c.get("constraints", ())),
+                entities=tuple(c.get("entities", ())))
+
+
+def missing_run(golden: GoldenSet, case: Case, *, expected: bool = True) -> str:
+    """The problem of a case of ``golden`` no trace ran: which file was ``expected`` (when the traces
+    are files), and, for a case the pull request removes (:attr:`GoldenSet.kept_from_base`), why it is
+    checked at all."""
+    where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
+    problem = f"no run recorded for case {case.id!r}" + (f" (expected {where}/{case.id}.json)" if expected else "")
+    if case.id not in golden.kept_from_base:
+        return problem
+    return (f"{problem}; this pull request removes the case from golden.yaml, and until the merge it is "
+            "checked as the base revision defines it: keep its run to retire it")
 
 
 def load_golden(root: str) -> GoldenSet:
@@ -210,11 +236,7 @@ def load_golden(root: str) -> GoldenSet:
         if c["id"] in seen:
             raise InputError(f"duplicate case id {c['id']!r}", file=file, path=f"$.cases[{i}].id")
         seen.add(c["id"])
-        cases.append(Case(
-            id=c["id"], question=c["question"], cls=c.get("class"), freshness=c.get("freshness"),
-            about_domains=tuple(c.get("about_domains", ())), constraints=tuple(c.get("constraints", ())),
-            entities=tuple(c.get("entities", ())),
-        ))
+        cases.append(case_from_definition(c))
     snapshot_at = data.get("snapshot_at")
     return GoldenSet(name=data["name"], version=data["version"], cases=tuple(cases), root=root,
                      snapshot_at=str(snapshot_at) if snapshot_at is not None else None,
@@ -283,6 +305,24 @@ class Pairing:
     case: Case
     run: Run | None
     problem: str | None = None
+    frozen: FrozenPages | None = None
+    """what the base revision's snapshot recorded for the pages the run read (None: nothing to compare
+    with: no base revision, or it has no snapshot of the set)"""
+
+
+class BasePages(Protocol):
+    """The frozen web the runs' pages are compared with: a base revision's snapshot
+    (:class:`gate.snapshot.revision.BaseSnapshot`)."""
+
+    def pages_of(self, run: Run) -> FrozenPages:
+        """What the snapshot recorded for the pages ``run`` read."""
+        ...
+
+
+def _with_frozen(pairing: Pairing, frozen: BasePages | None) -> Pairing:
+    if frozen is None or pairing.run is None:
+        return pairing
+    return replace(pairing, frozen=frozen.pages_of(pairing.run))
 
 
 def run_files(root: str, folder: str | None = None) -> list[str]:
@@ -315,9 +355,10 @@ def trace_case_id(data: Any, default_case: str) -> str | None:
     return case if isinstance(case, str) else None
 
 
-def held_pairings(golden: GoldenSet, runs: Sequence[Run]) -> Iterator[Pairing]:
+def held_pairings(golden: GoldenSet, runs: Sequence[Run], frozen: BasePages | None = None) -> Iterator[Pairing]:
     """Each case with its run, from runs already in memory (``sourcegate run --check``: the traces it
-    has just written are not read back), in the order :func:`iter_pairings` gives them from files."""
+    has just written are not read back), in the order :func:`iter_pairings` gives them from files;
+    with ``frozen``, each run's pages as the frozen web recorded them."""
     by_id = {c.id: c for c in golden.cases}
     ran: set[str] = set()
     for run in sorted(runs, key=lambda r: f"{r.case}.json"):
@@ -327,10 +368,10 @@ def held_pairings(golden: GoldenSet, runs: Sequence[Run]) -> Iterator[Pairing]:
             yield Pairing(Case(id=run.case, question=run.question), run,
                           f"run for case {run.case!r}, which golden.yaml does not list")
         else:
-            yield Pairing(case, run)
+            yield _with_frozen(Pairing(case, run), frozen)
     for case in golden.cases:
         if case.id not in ran:
-            yield Pairing(case, None, f"no run recorded for case {case.id!r}")
+            yield Pairing(case, None, missing_run(golden, case, expected=False))
 
 
 OTHER_SHARD = "in another shard"
@@ -345,24 +386,31 @@ class TraceReader:
     :func:`in_run_order`'s to refuse, once the files are in order).
 
     With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: its
-    pairing has no run and the problem :data:`OTHER_SHARD`.
+    pairing has no run and the problem :data:`OTHER_SHARD`. With ``frozen``, a run of a case of the set
+    comes with what the frozen web recorded for the pages it read (:attr:`Pairing.frozen`). Each of
+    ``secrets`` (the values of the environment's secret-named variables) a trace holds is redacted as
+    it is read: nothing that leaves the gate shows it.
     """
 
-    def __init__(self, golden: GoldenSet | None = None, keep: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, golden: GoldenSet | None = None, keep: Callable[[str], bool] | None = None,
+                 frozen: BasePages | None = None, secrets: tuple[str, ...] = ()) -> None:
         """Read the traces of ``golden`` (None: loose trace files), passing over what ``keep`` refuses."""
         self.golden = golden
         self.keep = keep
+        self.frozen = frozen
+        self.secrets = secrets
         self._by_id = {c.id: c for c in golden.cases} if golden is not None else {}
         # Traces kept outside the set are read only inside their own folder, as runs/ only inside the set.
         self._within = (golden.runs_dir if golden.runs_dir is not None else golden.root) if golden else None
 
     def __call__(self, file: str) -> Pairing:
         """The pairing of one trace file."""
-        if self.golden is None:
-            run = load_trace(file)
-            return Pairing(Case(id=run.case, question=run.question), run)
         stem = os.path.splitext(os.path.basename(file))[0]
-        data, surrogates = _read_json(file, self._within)
+        if self.golden is None:
+            data, surrogates = _read_json(file, None, self.secrets)
+            run = parse_trace(data, file, stem, surrogates=surrogates)
+            return Pairing(Case(id=run.case, question=run.question), run)
+        data, surrogates = _read_json(file, self._within, self.secrets)
         if self.keep is not None:
             cid = trace_case_id(data, stem)
             if cid is not None and not self.keep(cid):
@@ -372,7 +420,7 @@ class TraceReader:
         if case is None:
             return Pairing(Case(id=run.case, question=run.question), run,
                            f"{file}: run for case {run.case!r}, which golden.yaml does not list")
-        return Pairing(case, run)
+        return _with_frozen(Pairing(case, run), self.frozen)
 
 
 def in_run_order(golden: GoldenSet | None, read: Iterable[tuple[str, Pairing, _T]],
@@ -390,18 +438,17 @@ def in_run_order(golden: GoldenSet | None, read: Iterable[tuple[str, Pairing, _T
         return
     for case in golden.cases:
         if case.id not in ran:
-            where = RUNS_DIR if golden.runs_dir is None else golden.runs_dir
-            problem = f"no run recorded for case {case.id!r} (expected {where}/{case.id}.json)"
-            yield missing(Pairing(case, None, problem))
+            yield missing(Pairing(case, None, missing_run(golden, case)))
 
 
-def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None) -> Iterator[Pairing]:
+def iter_pairings(golden: GoldenSet, keep: Callable[[str], bool] | None = None,
+                  frozen: BasePages | None = None, secrets: tuple[str, ...] = ()) -> Iterator[Pairing]:
     """Each case with its run, streamed one file at a time (memory does not grow with the set).
 
     A run for an unknown case, or a case with no run, is a problem for that case, never skipped.
     With ``keep`` (a shard's), a run whose case id it refuses is not validated or converted: it is
     yielded as a pairing without a run (problem :data:`OTHER_SHARD`), so the order stays whole.
     """
-    read = TraceReader(golden, keep)
+    read = TraceReader(golden, keep, frozen, secrets)
     pairings = ((f, p, p) for f in run_files(golden.root, golden.runs_dir) for p in (read(f),))
     yield from in_run_order(golden, pairings, lambda p: p)

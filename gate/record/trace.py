@@ -73,7 +73,8 @@ def trace_dict(run: Run) -> dict[str, Any]:
                  "golden": run.replay.golden,
                  "live_requests": [{"host": r.host, "request": r.request, "count": r.count}
                                    for r in run.replay.live_requests],
-                 "unserved_searches": list(run.replay.unserved_searches)}
+                 "unserved_searches": list(run.replay.unserved_searches),
+                 "unserved_pages": list(run.replay.unserved_pages)}
         data["replay"].update({k: v for k, v in extra.items() if v})
         if run.replay.network is not None:
             data["replay"]["network"] = {"confined": run.replay.network.confined,

@@ -5,7 +5,8 @@ summary of everything that blocks); the summary table (figure, baseline, PR, del
 hallucination rate also split by retrieval success); why each blocking regression counts; notes a
 reader must not miss (version mismatch, stale or forced baseline, files the PR changed); the new
 hard failures by case, each with the sentence of the answer that carried its citation, then the
-known ones folded into a line per check (:mod:`gate.report.failures`); the per-query vector of the
+known ones folded into a line per check (:mod:`gate.report.failures`); the pages the base revision's
+snapshot never recorded (:mod:`gate.report.unrecorded`); the per-query vector of the
 four axes for the cases that changed (without a baseline: that fail); the claims that flipped; a
 collapsible ``<details>`` with the rest (every reason, per-case warnings, fixed failures, changed
 files); cost and judge-cache figures; golden-set version and baseline commit; the hidden marker.
@@ -34,6 +35,7 @@ from gate.report.configchanges import config_changes_section
 from gate.report.failures import FailureRead, known_failures, new_failures
 from gate.report.judged import batch_note, judge_cache_line
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
+from gate.report.unrecorded import unrecorded_section
 from gate.results import CaseResult, CaseWarning
 from gate.score.figures import AXES
 from gate.text.escape import md, md_code, md_link, md_linked
@@ -227,6 +229,8 @@ class CaseRead:
     old: list[FailureRead] = field(default_factory=list)
     """hard failures the baseline already had"""
     warned: list[tuple[str, CaseWarning]] = field(default_factory=list)
+    unrecorded: list[tuple[str, str]] = field(default_factory=list)
+    """(case id, URL) of each page the base revision's snapshot never recorded"""
     usages: list[Usage] = field(default_factory=list)
     """the judge's usage of each judged case"""
     figures: dict[str, list[float]] = field(default_factory=dict)
@@ -247,6 +251,7 @@ class CaseRead:
             self.new += [("", c.id, f) for f in change.new_failures]
             self.old += [("", c.id, f) for f in change.kept_failures]
         self.warned += [(c.id, w) for w in c.warnings]
+        self.unrecorded += [(c.id, url) for url in c.unrecorded_pages]
         if c.judgement is not None:
             self.usages.append(c.judgement.usage)
         if cmp is None:  # the set means of the summary table, shown only without a baseline
@@ -371,6 +376,7 @@ def body_sections(report: Report, run_url: str | None = None, max_notes: int | N
     based = report.comparison is not None
     return [header(report), summary(report, read), blocking(report), notes(report, max_notes),
             config_changes_section(report), new_failures(read.new, based), known_failures(read.old, fold),
+            unrecorded_section(read.unrecorded),
             changed_cases(read.shown, "Cases that changed" if based else "Cases that fail"),
             flips(report), details(report, read), footer(report, read, run_url)]
 

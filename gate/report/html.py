@@ -1,8 +1,9 @@
 """The HTML report (``--html FILE``): one self-contained page a reviewer opens from the artifact. Pure.
 
 Verdict and reasons first; then every hard failure, the new ones before those the baseline already
-had, each with the sentence of the answer that carried its citation; the set figures against the
-baseline; then every case (new failures first, then changed, failing and passing ones), each with
+had, each with the sentence of the answer that carried its citation; the pages the base revision's
+snapshot never recorded, recorded in this pull request (:mod:`gate.report.unrecorded`); the set
+figures against the baseline; then every case (new failures first, then changed, failing and passing ones), each with
 its vector as a chart, its answer with each citation marked, its claims and the diff of a changed
 answer. Filters (failing, new, changed, a text search) run in the page's one script, without a
 server; without the script every case is still there.
@@ -19,6 +20,7 @@ from gate.model import Finding
 from gate.report.html_assets import CSP, SCRIPT, STYLE
 from gate.report.html_case import MARK_WORDS, CaseView, case_view, link
 from gate.report.sections import num, signed
+from gate.report.unrecorded import UNRECORDED_TITLE, unrecorded_note
 from gate.results import CaseResult
 from gate.text.escape import html_text
 from gate.verdict.comparison import Comparison
@@ -38,6 +40,10 @@ def _status(status: str) -> str:
     return _STATUS.get(status) or html_text(status, max_len=40)
 
 
+def _code(text: str) -> str:
+    return f"<code>{html_text(text)}</code>"
+
+
 def _failure(c: CaseResult, index: int, f: Finding, tag: str) -> str:
     sentence = f.sentence
     return (f'<li class="{tag}"><a href="#case-{index}" class="cid">{html_text(c.id, max_len=200)}</a> '
@@ -55,6 +61,7 @@ class _Page:
         self.new: list[tuple[int, int, str]] = []
         self.known: list[tuple[int, int, str]] = []
         self.fixed: list[str] = []
+        self.unrecorded: list[str] = []
         self.buckets: tuple[list[str], ...] = ([], [], [], [])
         self.counts = {"failing": 0, "new": 0, "changed": 0}
         self.cases = 0
@@ -73,6 +80,8 @@ class _Page:
             self.fixed += [f'<li><a href="#case-{index}" class="cid">{html_text(c.id, max_len=200)}</a> '
                            f"<code>{html_text(f.check)}</code> {html_text(f.message, max_len=600)}</li>"
                            for f in change.fixed_failures]
+        cid = f'<a href="#case-{index}" class="cid">{html_text(c.id, max_len=200)}</a>'
+        self.unrecorded += [f"<li>{cid} {link(url)}</li>" for url in c.unrecorded_pages]
         self.counts["failing"] += c.failed
         self.counts["new"] += bool(view.new)
         self.counts["changed"] += view.changed
@@ -97,6 +106,13 @@ class _Page:
                 out.append(f'<h3>Fixed since the baseline ({len(self.fixed)})</h3>'
                            f'<ul class="failures">{"".join(self.fixed)}</ul>')
         return "".join(out) + "</section>"
+
+    def unrecorded_pages(self) -> str:
+        """The pages the base revision's snapshot never recorded, each with its case (nothing without any)."""
+        if not self.unrecorded:
+            return ""
+        return (f'<section id="unrecorded"><h2>{UNRECORDED_TITLE} ({len(self.unrecorded)})</h2>'
+                f'<p>{unrecorded_note(_code)}</p><ul class="failures">{"".join(self.unrecorded)}</ul></section>')
 
     def filters(self) -> str:
         """The filter bar: hidden until the script shows it (without the script, it could do nothing)."""
@@ -171,7 +187,8 @@ class HtmlReporter:
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             '<meta name="referrer" content="no-referrer">',
             f"<title>{html_text(title, max_len=200)}</title><style>{STYLE}</style></head><body>",
-            _header(report), "<main>", _why(report), page.failures(), _figures(report.comparison),
+            _header(report), "<main>", _why(report), page.failures(), page.unrecorded_pages(),
+            _figures(report.comparison),
             f'<section id="cases"><h2>Cases ({page.cases:,})</h2>{_legend()}{page.filters()}',
             *("".join(b) for b in page.buckets), "</section></main>",
             f"<footer>sourcegate {html_text(__version__)} · a self-contained page: nothing is fetched.</footer>",

@@ -16,6 +16,7 @@ from gate.report.comment import baseline_origin, blocking, changed_lists, notes,
 from gate.report.configchanges import config_changes_section
 from gate.report.judged import judged_lines
 from gate.report.sections import ICON, golden_set
+from gate.report.unrecorded import unrecorded_section
 from gate.report.vector import VectorLines
 from gate.results import CaseResult
 from gate.text.escape import md, md_code
@@ -70,6 +71,7 @@ class _Cases:
     vectors: VectorLines = field(default_factory=VectorLines)
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    unrecorded: list[tuple[str, str]] = field(default_factory=list)
     judged: list[CaseResult] = field(default_factory=list)
     """the judged cases (their judgement is what the judged section shows)"""
     unchecked: list[str] = field(default_factory=list)
@@ -82,6 +84,7 @@ class _Cases:
             self.failures += _failure_lines(c, cmp)
         self.warnings += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
                           for w in c.warnings]
+        self.unrecorded += [(c.id, url) for url in c.unrecorded_pages]
         if c.judgement is not None:
             self.judged.append(c)
         self.unchecked += [f"- {md_code(c.id, in_table=False)} `{s.check}`: {md(s.reason or '')}"
@@ -140,6 +143,8 @@ class MarkdownReporter:
         ]
         if cases.failures:
             lines += ["### Failures", "", *cases.failures]
+        if cases.unrecorded:
+            lines += unrecorded_section(cases.unrecorded).lines()
         if cases.warnings:
             lines += ["### Case warnings", "",
                       "Not failures: constraints or entities of the case that no query kept, "

@@ -18,8 +18,9 @@ written; what it was served is kept, the answer is empty.
 Every trace is dated by the recording's clock (:mod:`gate.runner.clock`): its ``started_at`` is the
 moment the case was given, whatever the agent wrote, and the calls its own trace timed move with it
 (:func:`redate`), so none starts outside the run. A trace the agent saved that records searches
-the replay server never answered says so (``unserved_searches``), and so does every request the
-agent sent past the frozen web through the proxy (``live_requests``).
+the replay server never answered says so (``unserved_searches``), as does one that records pages it
+never served (``unserved_pages``), and so does every request the agent sent past the frozen web
+through the proxy (``live_requests``).
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ from gate.snapshot.parsers import PARSERS, detect, parse_results
 from gate.snapshot.records import normalise_query
 from gate.snapshot.store import search_failure
 from gate.text.units import byte_size
+from gate.urls import canonical
 
-__all__ = ["STDERR_TAIL", "Finished", "assemble", "redate", "stdout_answer"]
+__all__ = ["STDERR_TAIL", "Finished", "assemble", "redate", "stdout_answer", "unserved_pages"]
 
 STDERR_TAIL = 300
 """Characters of the end of an agent's stderr kept in its ``agent_error`` (the whole message then fits
@@ -133,6 +135,14 @@ def unserved(agent_trace: Run, calls: Sequence[Served]) -> tuple[str, ...]:
     return tuple(missing)[:MAX_REFUSALS]
 
 
+def unserved_pages(agent_trace: Run, calls: Sequence[Served]) -> tuple[str, ...]:
+    """The URLs of the agent's own trace's pages that the replay server never served, as a page or an
+    extraction (any spelling of the same URL counts as served)."""
+    served = {canonical(c.key) for c in calls if c.hit and c.layer in ("pages", "extractions")}
+    missing = dict.fromkeys(p.url for p in agent_trace.pages if canonical(p.url) not in served)
+    return tuple(missing)[:MAX_REFUSALS]
+
+
 def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequence[Served],
              agent_trace: Run | None, started_at: datetime, cross_case: Sequence[str] = (),
              outside_connections: int = 0, live_requests: Sequence[LiveRequest] = (),
@@ -151,7 +161,8 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
                    live_requests=tuple(live_requests), network=network)
     if failure is None and agent_trace is not None:
         return replace(redate(agent_trace, started_at), case=case.id,
-                       replay=replace(facts, unserved_searches=unserved(agent_trace, calls)))
+                       replay=replace(facts, unserved_searches=unserved(agent_trace, calls),
+                                      unserved_pages=unserved_pages(agent_trace, calls)))
     answer, citations = "", None
     if failure is None:
         try:

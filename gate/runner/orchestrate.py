@@ -62,6 +62,7 @@ from gate.runner.process import Processes, Stopped
 from gate.runner.scope import CaseScope
 from gate.snapshot.store import snapshot_dir
 from gate.term.progress import NullProgress, Progress
+from gate.text.redact import redact, scrub, secret_values
 
 if TYPE_CHECKING:
     from gate.replay.recording import Session
@@ -269,6 +270,7 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
     # what the traces say of the command: no path of this machine (the one that runs is opts.command)
     roots = trusted_roots(env)  # the agent's own roots, read once for every case's bundle
     shown = portable_command(opts.command, os.getcwd(), lambda name: shutil.which(name, path=env.get("PATH")))
+    hidden = secret_values(env)  # the agent is given its keys; its trace, stderr and errors never show them
 
     def one(index: int, case: Case) -> _Done:
         token = secrets.token_urlsafe(16)
@@ -289,12 +291,13 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
             del server.scopes[token], server.authorities[token]
             if crossing is not None:
                 crossing.unregister(case.id)
-        run = _naming_the_set(_case_run(case, shown, finished, scope, trace_file, started,
-                                        os.path.join(target, _log_name(case.id)), network), opts.golden)
+        run = scrub(_naming_the_set(_case_run(case, shown, finished, scope, trace_file, started,
+                                              os.path.join(target, _log_name(case.id)), network), opts.golden),
+                    hidden)
         log(_line(run))
         progress.advance(1)
         failed = run.replay is not None and run.replay.agent_error is not None
-        return _Done(run, finished.stderr if failed else None)
+        return _Done(run, redact(finished.stderr, hidden) if failed else None)
 
     pool = ThreadPoolExecutor(max_workers=opts.jobs, thread_name_prefix="sourcegate-agent")
     futures = [pool.submit(one, i, c) for i, c in enumerate(golden.cases)]

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 from gate.checks import CHECKS, Check, Subject
 from gate.checks.domains import cited_domains
+from gate.checks.frozen_web import frozen_findings
 from gate.checks.run_findings import run_findings
 from gate.checks.stale_sources import median_age_days
 from gate.config import Config
 from gate.load.golden import Pairing
-from gate.model import SENTENCE_KEPT, Case, Finding, Freshness, Outcome, Run
+from gate.model import SENTENCE_KEPT, Case, Finding, Freshness, FrozenPages, Outcome, Run
 from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, CheckStatus, Counts
 from gate.score.alignment import citation_validity
 from gate.score.case_warnings import case_warnings, dropped_terms, query_survival
@@ -86,7 +87,7 @@ def with_sentences(findings: Sequence[Finding], answer: str) -> tuple[Finding, .
 
 def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness | None = None, *,
                  judgement: RunJudgement | None = None, checks: Mapping[str, Check] = CHECKS,
-                 subject: Subject | None = None) -> CaseResult:
+                 subject: Subject | None = None, frozen: FrozenPages | None = None) -> CaseResult:
     """Run every enabled hard check on one run, and fold in what the judge said of it, if anything.
 
     With a ``judgement``, its regime stands in for a case without one (``judged_regime`` by default),
@@ -94,7 +95,8 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     and its claims make the (claim, URL) pairs of ``citation_validity``. ``checks`` is the registry
     to run (default: :data:`gate.checks.CHECKS`). ``subject`` is the run as the pipeline prepared it
     for the judge (:meth:`Subject.build` of this run, case and configuration): the pages the judge
-    normalised are not normalised again (None: prepared here).
+    normalised are not normalised again (None: prepared here). ``frozen``: what the base revision's
+    snapshot recorded for the run's pages (:mod:`gate.checks.frozen_web`; None: nothing to compare with).
     """
     if judged_regime is None and judgement is not None:
         judged_regime = judgement.regime
@@ -111,6 +113,8 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     ran, run_warnings = run_findings(run, config)
     failures.extend(ran)
     warned.extend(run_warnings)
+    evidence, unrecorded = frozen_findings(run, frozen, config)
+    failures.extend(evidence)
     for check_id, check in checks.items():
         if check_id in config.disabled:
             statuses.append(_status(check_id, "disabled", None))
@@ -153,6 +157,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         warnings=(*case_warnings(case, run, judgement), *warned),
         answer=answer, answer_dropped=dropped, citations=marks, quotes=page_quotes(subject, judgement),
         queries=query_survival(case, run), search_charges=charges,
+        unrecorded_pages=unrecorded,
     )
 
 
@@ -168,4 +173,4 @@ def evaluate_pairing(p: Pairing, config: Config, checks: Mapping[str, Check] = C
     """Evaluate one case/run pairing."""
     if p.problem is not None or p.run is None:
         return problem_result(p.case, p.problem or "no run")
-    return evaluate_run(p.run, p.case, config, checks=checks)
+    return evaluate_run(p.run, p.case, config, checks=checks, frozen=p.frozen)

@@ -92,10 +92,11 @@ def judge_and_evaluate(p: Pairing, config: Config, session: JudgeSession | None,
     if p.problem is not None or p.run is None or session is None or not session.active:
         return evaluate_pairing(p, config, checks)
     if p.run.replay is not None and p.run.replay.agent_error is not None:
-        return evaluate_run(p.run, p.case, config, checks=checks)  # no answer to judge: its agent_error says so
+        # no answer to judge: its agent_error says so
+        return evaluate_run(p.run, p.case, config, checks=checks, frozen=p.frozen)
     subject = Subject.build(p.run, p.case, config)  # once: the judge and then the checks read it
     return evaluate_run(p.run, p.case, config, judgement=session.judge(p.run, p.case, subject), checks=checks,
-                        subject=subject)
+                        subject=subject, frozen=p.frozen)
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from gate.files.jsonio import load_json, parse_yaml, read_text, validate
 from gate.files.outputs import write_file
 from gate.git import changed_files
 from gate.git.revision import Revision, base_folder, base_path, resolve_set, show_file
-from gate.load.golden import GOLDEN_NAME
-from gate.model import GoldenSet
+from gate.load.golden import GOLDEN_NAME, case_from_definition
+from gate.model import Case, GoldenSet
 from gate.results import CaseResult, Counts
 from gate.store.reportstream import read_report, read_report_text
 from gate.store.serialise import case_from_dict, dump_report, report_from_dict
@@ -118,7 +118,7 @@ def write_baseline(file: str, report: Report, within: str | None = None) -> None
     write_file(file, dump_report(report), within=within)
 
 
-def _golden_cases(text: str | None, source: str) -> dict[str, object]:
+def _golden_cases(text: str | None, source: str) -> dict[str, Mapping[str, Any]]:
     if text is None:
         return {}
     data = parse_yaml(text, source)
@@ -154,6 +154,8 @@ class BaselineAtRef:
     report: Report | None
     origin: BaselineOrigin
     watched: Watched
+    cases: tuple[Case, ...] | None = None
+    """the cases of the revision's ``golden.yaml``, in its order (None: it has none)"""
 
 
 def read_at_ref(golden_root: str, ref: str, file: str | None = None,
@@ -178,15 +180,17 @@ def read_at_ref(golden_root: str, ref: str, file: str | None = None,
     text = show_file(top, commit, rel_file, ref)
     report = None if text is None else _report(*read_report_text(text, source, _keep), source)
     del text
-    before = _golden_cases(show_file(top, commit, rel_golden, ref), f"{ref}:{rel_golden}")
+    base_golden = show_file(top, commit, rel_golden, ref)
+    before = _golden_cases(base_golden, f"{ref}:{rel_golden}")
     here = os.path.join(golden_root, GOLDEN_NAME)
     if golden is not None:
         after: Mapping[str, object] = golden.definitions
     else:
         after = _golden_cases(read_text(here, root=golden_root, kind="YAML"), here) if os.path.isfile(here) else {}
     watched = Watched(top, commit, tuple(sorted({rel_root, rel_file, *(base_path(at, x) for x in extra)})))
+    cases = None if base_golden is None else tuple(case_from_definition(c) for c in before.values())
     return BaselineAtRef(report, BaselineOrigin(file=rel_file, ref=ref, commit=commit,
-                                                redefined_cases=redefined_cases(before, after)), watched)
+                                                redefined_cases=redefined_cases(before, after)), watched, cases)
 
 
 def read_artifact(file: str) -> Report:

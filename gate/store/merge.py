@@ -85,11 +85,12 @@ def _case_shape() -> Shape:
     """A case as sourcegate writes it: the report schema's case, closed (every key, no other; the
     judgement only when there is one, its usage's batch fields only when a call was batched, a hard
     failure's sentence only when the answer had one, its queries and search charges only when the run
-    made some)."""
+    made some, the pages the base's snapshot lacks only when there are some)."""
     report = schema("report")
     case = report["properties"]["cases"]["items"]
     return compile_shape(case, report, closed=True,
-                         optional={"judgement", "sentence", "queries", "search_charges", *BATCH_FIELDS})
+                         optional={"judgement", "sentence", "queries", "search_charges", "unrecorded_pages",
+                                   *BATCH_FIELDS})
 
 
 _FIRST_LINE = '{\n' + CASE_INDENT + '  "id": '

@@ -33,7 +33,7 @@ from typing import Any
 from gate.config import Config
 from gate.errors import InputError
 from gate.files.jsonio import excerpt
-from gate.load.golden import Pairing, iter_pairings
+from gate.load.golden import BasePages, Pairing, iter_pairings
 from gate.model import GoldenSet
 from gate.results import CaseResult
 from gate.score.evaluate import evaluate_run, problem_result
@@ -67,7 +67,7 @@ def _derived(p: Pairing, claimed: Mapping[str, Any], config: Config, judge_mode:
     if p.problem is not None or p.run is None:
         return problem_result(p.case, p.problem or "no run")
     judgement = case_from_dict(claimed).judgement if judged else None
-    return evaluate_run(p.run, p.case, config, judgement=judgement)
+    return evaluate_run(p.run, p.case, config, judgement=judgement, frozen=p.frozen)
 
 
 def _first_difference(claimed: Mapping[str, Any], derived: Mapping[str, Any]) -> str | None:
@@ -79,11 +79,15 @@ def _shown(value: object) -> str:
     return excerpt(json.dumps(value, ensure_ascii=False, allow_nan=False), 160) if value is not None else "absent"
 
 
-def rederive(merged: Merged, golden: GoldenSet, config: Config) -> None:
+def rederive(merged: Merged, golden: GoldenSet, config: Config, frozen: BasePages | None = None,
+             secrets: tuple[str, ...] = ()) -> None:
     """Check every merged case against its trace (see the module docstring); input errors name the
     partial report, the JSON path of the case and what differs. ``config`` is what the shards ran
-    under (their digests were compared with it already)."""
-    for i, (p, record) in enumerate(zip_longest(iter_pairings(golden), merged.cases.records())):
+    under (their digests were compared with it already); ``frozen``, the base revision's snapshot the
+    pages are compared with, as in the shards; ``secrets``, the values redacted from the traces, as the
+    shards redacted them."""
+    pairings = iter_pairings(golden, frozen=frozen, secrets=secrets)
+    for i, (p, record) in enumerate(zip_longest(pairings, merged.cases.records())):
         if p is None or record is None:
             more = "fewer" if p is None else "more"
             raise InputError(f"the shards have {len(merged.cases)} case(s) and this golden set's traces give "

@@ -79,6 +79,7 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         # only when the run sent queries, so a case without any reads as it always did
         **({"queries": [_query_to_dict(q) for q in c.queries]} if c.queries else {}),
         **({"search_charges": [asdict(charge) for charge in c.search_charges]} if c.search_charges else {}),
+        **({"unrecorded_pages": list(c.unrecorded_pages)} if c.unrecorded_pages else {}),
         **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
 
@@ -158,6 +159,7 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
                                     tuple(q.get("dropped_entities", ()))) for q in d.get("queries", ())),
         search_charges=tuple(SearchCharge(**{k: v for k, v in charge.items() if k in SearchCharge.__dataclass_fields__})
                              for charge in d.get("search_charges", ())),
+        unrecorded_pages=tuple(d.get("unrecorded_pages", ())),
     )
 
 

@@ -4,21 +4,25 @@ A search key reaches a provider in a header (``X-Subscription-Token``, ``Authori
 parameter (``api_key=``) or a JSON field; it must never reach a snapshot, a trace, a log or a
 report. :func:`redact` removes, from any text:
 
-- the secret values it is given (the keys read from the environment), also percent-encoded;
+- the secret values it is given (the keys read from the environment, :func:`secret_values`), also
+  percent-encoded;
 - the value of every query parameter with a secret's name (``?api_key=...&q=x`` keeps ``q``);
 - the password of a URL's userinfo (``https://user:pw@host`` -> ``https://user:REDACTED@host``).
 
 :func:`redact_headers` blanks every header with a secret's name and redacts the others;
 :func:`scrub` removes the given secret values from a JSON value (a provider's answer is otherwise
-kept exactly as it came); :func:`scrub_exception` redacts the messages of an exception and of
+kept exactly as it came), or from a frozen value (a trace, a case's result) as a whole;
+:func:`scrub_exception` redacts the messages of an exception and of
 everything chained to it, so a translated error can keep its cause without carrying a key.
 Pure, apart from :func:`scrub_exception`, which rewrites the exceptions' arguments in place.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -36,6 +40,26 @@ SECRET_NAMES = frozenset({
 
 _PARAM = re.compile(r"(?P<lead>[?&;](?P<name>[^=&;#\s?/\"'<>]+)=)(?P<value>[^&;#\s\"'<>]*)")
 _USERINFO = re.compile(r"(?P<lead>\b[a-z][a-z0-9+.-]*://[^/\s:@?#]*:)[^/\s@?#]+@", re.IGNORECASE)
+
+
+SECRET_SUFFIXES = ("_API_KEY", "_APIKEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_PASSWORD")
+"""Environment variables whose name ends so (upper-cased, ``-`` as ``_``) hold a secret: ``ANTHROPIC_API_KEY``,
+``GITHUB_TOKEN``, ``CLIENT_SECRET``, the action's ``INPUT_ANTHROPIC-API-KEY``."""
+MIN_SECRET_CHARS = 8
+"""A value shorter than this is not redacted: blanking ``1`` or ``true`` would blank every word holding it."""
+
+
+def secret_values(environ: Mapping[str, str], extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The values of ``environ``'s secret-named variables (:data:`SECRET_SUFFIXES`) and ``extra`` (a judge's
+    key given otherwise), each of at least :data:`MIN_SECRET_CHARS` characters, stripped as inputs are."""
+    named = (v for n, v in environ.items() if n.upper().replace("-", "_").endswith(SECRET_SUFFIXES))
+    found = {v.strip() for v in (*named, *extra) if len(v.strip()) >= MIN_SECRET_CHARS}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def holds_secret(text: str, secrets: Iterable[str]) -> bool:
+    """Whether ``text`` holds one of ``secrets`` as :func:`redact` would find it (also percent-encoded)."""
+    return any(value in text for value in _values(secrets))
 
 
 def is_secret_name(name: str) -> bool:
@@ -64,7 +88,8 @@ def redact_headers(headers: Mapping[str, str], secrets: Iterable[str] = ()) -> d
 
 
 def scrub(value: Any, secrets: Iterable[str]) -> Any:
-    """A JSON value with each secret value replaced wherever a string (key or value) holds it."""
+    """A JSON value, or a frozen value (dataclasses, tuples, read-only mappings), with each secret value
+    replaced wherever a string (key or value) holds it; what holds none is returned as it is."""
     values = _values(secrets)
     if not values:
         return value
@@ -78,6 +103,13 @@ def scrub(value: Any, secrets: Iterable[str]) -> Any:
             return {walk(k): walk(v) for k, v in node.items()}
         if isinstance(node, list):
             return [walk(v) for v in node]
+        if isinstance(node, tuple):
+            return tuple(walk(v) for v in node)
+        if isinstance(node, MappingProxyType):
+            return MappingProxyType({walk(k): walk(v) for k, v in node.items()})
+        if dataclasses.is_dataclass(node) and not isinstance(node, type):
+            changed = {f.name: walk(getattr(node, f.name)) for f in dataclasses.fields(node) if f.init}
+            return dataclasses.replace(node, **changed)
         return node
 
     return walk(value)

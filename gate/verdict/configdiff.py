@@ -7,7 +7,8 @@ adding a file that only restates a default changes nothing), each marked:
 
 - ``weakening``: the gate lets more through (a check disabled, a floor lowered, a cap, ceiling,
   tolerance or age limit raised, ``block`` switched off, ``block_on`` from ``all`` to ``new``, the
-  judge switched off, a larger unscored share tolerated, more cases needed to block);
+  judge switched off, a larger unscored share tolerated, more cases needed to block, a replay miss
+  or a page the base's snapshot lacks made a warning or a listing instead of a failure);
 - ``tightening``: the opposite change;
 - ``neutral``: a setting that does not move the bar (the judge's model, prices, search prices,
   concurrency, ...).
@@ -52,6 +53,8 @@ _RANKED: dict[str, tuple[str, ...]] = {
     "checks.disabled.*": ("disabled", "enabled"),
     "checks.require_primary.*": ("not required", "required"),
     "compare.block_on": ("new", "all"),
+    "replay.on_miss": ("warn", "fail"),
+    "replay.unrecorded_pages": ("list", "fail"),
     "judge.mode": ("off", "replay", "live"),
 }
 _NEUTRAL = ("judge.provider", "judge.base_url", "judge.model", "judge.max_tokens", "judge.concurrency",
@@ -84,6 +87,8 @@ def _settings(c: Config, checks: frozenset[str], classes: frozenset[str] = froze
     for provider, search in sorted(c.search_prices.items()):
         yield f"search_prices.{provider}.credit_usd", search.credit_usd
         yield from ((f"search_prices.{provider}.credits.{k}", v) for k, v in sorted(search.credits.items()))
+    yield "replay.on_miss", c.replay.on_miss
+    yield "replay.unrecorded_pages", c.replay.unrecorded_pages
 
 
 def _matches(setting: str, patterns: tuple[str, ...]) -> bool:

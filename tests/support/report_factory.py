@@ -154,6 +154,32 @@ def regression_report(block_on: str = "all") -> Report:
     return decide_report(cur, config, compare(base, cur, config, origin, datetime(2026, 2, 1, tzinfo=UTC)))
 
 
+UNRECORDED = ("https://doc.rust-lang.org/stable/releases.html#version-1800-2024-07-25",
+              "https://news.example.com/2024/07/rust-1-80-released")
+"""Pages case delta read that the base revision's snapshot never recorded (:func:`frozen_web_report`)."""
+
+
+def frozen_web_report() -> Report:
+    """The regression report's PR run with its pages compared with the base revision's snapshot: the blog
+    page case alpha cites is not the base's recording (``page_changed``, with the sentence that cites
+    it), and case delta read two pages the base never recorded."""
+    base, cur = regression_pair()
+    changed = Finding("page_changed", f"the page {BLOG} as the run read it is not the base revision's recording "
+                                      "of that URL (origin/main's snapshot, page and extraction): changed by this "
+                                      "pull request, or read past the frozen web; what a source says is what the "
+                                      "base recorded", BLOG)
+    alpha, *rest = cur.cases
+    alpha = replace(alpha, hard_failures=with_sentences((*alpha.hard_failures, changed), ALPHA_NOW))
+    rest[-1] = replace(rest[-1], unrecorded_pages=UNRECORDED)
+    cases = (alpha, *rest)
+    verdict, reasons = decide(cases, CONFIG)
+    cur = replace(cur, verdict=verdict, reasons=reasons, cases=cases)
+    origin = BaselineOrigin(file="cached-snapshots/demo/baseline.json", ref="origin/main",
+                            commit="0123456789abcdef0123456789abcdef01234567",
+                            changed_files=("cached-snapshots/demo/snapshot/pages/4f1c.json",))
+    return decide_report(cur, CONFIG, compare(base, cur, CONFIG, origin, datetime(2026, 2, 1, tzinfo=UTC)))
+
+
 def decide_report(report: Report, config: Config, comparison: Comparison) -> Report:
     """``report``'s cases decided against ``comparison`` (built by :func:`gate.verdict.compare.compare`): the
     verdict, its reasons and the comparison, for reports built by hand (the gate decides a set once,
