@@ -239,13 +239,15 @@ class Recorder:
 
     def guard(self, answer: str | None = None,
               citations: Iterable[Citation | Mapping[str, Any] | str] | None = None) -> tuple[Finding, ...]:
-        """The citations of an answer that fail a hard check, with the check's reason, so far.
+        """What in an answer fails a hard check so far: each finding with its check, URL and reason.
 
         Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
-        searched and read until now: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
-        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` are checked
-        together with the links of the answer's text: a link the list leaves out is checked all the
-        same (without a list, and with a draft, the links are all there is). Nothing is read or written.
+        searched and read until now, with every hard check of the gate that a draft decides
+        (:data:`gate.record.GUARD_CHECKS`: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
+        ``passage_missing``, ``domain_cap``, ``no_citations``, ``domain_floor``). ``citations`` are
+        checked together with the links of the answer's text: a link the list leaves out is checked
+        all the same (without a list, and with a draft, the links are all there is). Nothing is read
+        or written.
         """
         if answer is None and self._answer is None:
             raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
