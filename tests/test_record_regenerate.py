@@ -77,7 +77,10 @@ def test_the_loop_gives_up_at_its_limit_and_keeps_the_last_draft_beside_it() -> 
     assert outcome.gave_up and outcome.answer is None
     assert outcome.last == (f"Go 2 [{INVENTED}] and generics.", None)
     assert [[f.check for f in a.findings] for a in outcome.attempts] == [
-        ["fabricated_url"], ["no_citations"], ["fabricated_url"]]
+        ["fabricated_url"], ["no_citations"], ["fabricated_url", "rejected_url_kept"]]
+    # the URL the third draft brings back is named as the one rejected before
+    assert outcome.attempts[2].findings[1].message == (
+        f"the answer cites {INVENTED}, which the guard rejected in attempt 1 (fabricated_url)")
     assert outcome.rejected == (INVENTED,)
     rec.answer("I could not find a source I can cite.")  # an answer no draft was: no attempt kept
     assert not any(a.get("kept") for a in rec.trace()["attempts"])

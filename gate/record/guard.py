@@ -19,9 +19,10 @@ from gate.config import Config
 from gate.model import Case, Finding, Run
 
 GUARD_CHECKS = ("fabricated_url", "unread_citation", "url_unresolved", "passage_missing", "domain_cap",
-                "no_citations", "domain_floor")
+                "no_citations", "domain_floor", "rejected_url_kept")
 """The hard checks a draft can be refused by: a finding names the citation to drop or replace (its URL), or
-says what the answer as a whole lacks (``no_citations``, ``domain_floor``: no URL)."""
+says what the answer as a whole lacks (``no_citations``, ``domain_floor``: no URL). ``rejected_url_kept``
+refuses a draft that brings back a URL an earlier attempt of the run rejected."""
 
 
 class _Remembered(PageIndex):

@@ -255,7 +255,8 @@ class Recorder:
         Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
         searched and read until now, with every hard check of the gate that a draft decides
         (:data:`gate.record.GUARD_CHECKS`: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
-        ``passage_missing``, ``domain_cap``, ``no_citations``, ``domain_floor``). ``citations`` are
+        ``passage_missing``, ``domain_cap``, ``no_citations``, ``domain_floor``, and ``rejected_url_kept``
+        for a URL an earlier :meth:`attempt` rejected). ``citations`` are
         checked together with the links of the answer's text: a link the list leaves out is checked
         all the same (without a list, and with a draft, the links are all there is). Nothing is read
         or written.
