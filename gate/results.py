@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gate.model import Finding, Verdict
+from gate.model import Attempt, Finding, Verdict
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
@@ -125,6 +125,8 @@ class CaseResult:
     """each URL the answer cites, in order, with what became of it"""
     quotes: tuple[PageQuote, ...] = ()
     """the judge's verified quotes (and the answer's own quotes) inside their page's text"""
+    attempts: tuple[Attempt, ...] = ()
+    """the drafts the agent guarded before its answer, as its trace records them (their times left out)"""
 
     @property
     def failed(self) -> bool:

@@ -149,6 +149,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         dropped_constraints=constraints, dropped_entities=entities,
         warnings=(*case_warnings(case, run, judgement), *warned),
         answer=answer, answer_dropped=dropped, citations=marks, quotes=page_quotes(subject, judgement),
+        attempts=tuple(replace(a, started_at=None, duration_ms=None) for a in run.attempts),
     )
 
 

@@ -84,10 +84,12 @@ _COUNTS = ("citations", "unique_domains", "results", "pages_read", "quoted_citat
 def _case_shape() -> Shape:
     """A case as sourcegate writes it: the report schema's case, closed (every key, no other; the
     judgement only when there is one, its usage's batch fields only when a call was batched, a hard
-    failure's sentence only when the answer had one)."""
+    failure's sentence only when the answer had one, the attempts only when the trace records some, and
+    an attempt's kept only on the one kept)."""
     report = schema("report")
     case = report["properties"]["cases"]["items"]
-    return compile_shape(case, report, closed=True, optional={"judgement", "sentence", *BATCH_FIELDS})
+    return compile_shape(case, report, closed=True,
+                         optional={"judgement", "sentence", "attempts", "kept", *BATCH_FIELDS})
 
 
 _FIRST_LINE = '{\n' + CASE_INDENT + '  "id": '

@@ -22,7 +22,7 @@ from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.load.shards import ShardMark
 from gate.load.subset import Subset
-from gate.model import Finding
+from gate.model import Attempt, Finding
 from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote
 from gate.verdict.claimdiff import ClaimFlip
 from gate.verdict.comparison import (
@@ -67,6 +67,8 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         "answer_dropped": c.answer_dropped,
         "citations": [{"url": m.url, "mark": m.mark} for m in c.citations],
         "quotes": [asdict(q) for q in c.quotes],
+        **({"attempts": [{"rejected": list(a.rejected), "findings": [finding_to_dict(f) for f in a.findings],
+                          **({"kept": True} if a.kept else {})} for a in c.attempts]} if c.attempts else {}),
         **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
 
@@ -137,6 +139,8 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
         citations=tuple(CitationMark(m["url"], m["mark"]) for m in d.get("citations", ())),
         quotes=tuple(PageQuote(q["claim"], q["url"], q["before"], q["quote"], q["after"])
                      for q in d.get("quotes", ())),
+        attempts=tuple(Attempt(rejected=tuple(a["rejected"]), findings=_findings(a["findings"]),
+                               kept=a.get("kept", False)) for a in d.get("attempts", ())),
     )
 
 
