@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +200,7 @@ def test_the_node_agent_gets_a_trace_from_what_it_was_served(tmp_path: Path, api
     assert NODE is not None
     golden = make_golden(tmp_path / "set", [EURO, SLOTS, UK])
     agent = str(ROOT / "examples" / "agent-node" / "agent.mjs")
-    assert main(["run", str(golden), "--jobs", "3", "--", NODE, agent]) == 0
+    assert main(["run", str(golden), "--jobs", "3", "--", NODE, agent, "--no-guard"]) == 0
     failed = _failed(golden)
     assert failed[EURO] == set()
     assert failed[SLOTS] == {"fabricated_url"}
@@ -208,3 +209,31 @@ def test_the_node_agent_gets_a_trace_from_what_it_was_served(tmp_path: Path, api
     assert euro["replay"]["served"] is True
     assert euro["queries"] == ["EU member states adopted euro after 2010"]
     assert [p["url"] for p in euro["pages"]] == [WIKI]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_node_agent_regenerates_through_the_replay_server_s_guard(tmp_path: Path, api: AnthropicServer) -> None:
+    assert NODE is not None
+    golden = make_golden(tmp_path / "set", [EURO, SLOTS])
+    agent = str(ROOT / "examples" / "agent-node" / "agent.mjs")
+    report = tmp_path / "r.json"
+    assert main(["run", str(golden), "--jobs", "2", "--check", "--judge", "off", "--json", str(report), "--",
+                 NODE, agent]) == 0
+    # the replay server's guard named the rejected URL, and the model was told so
+    last = [r for r in api.requests if "@dataclass generate __slots__" in r.user_text][-1]
+    assert any(NEVER_SEEN in text and "fabricated_url" in text for text in told(last))
+    slots = _trace(golden, SLOTS)
+    assert slots["replay"]["served"] is True and NEVER_SEEN not in slots["answer"]
+    assert [(a["rejected"], a.get("kept", False)) for a in slots["attempts"]] == [([NEVER_SEEN], False), ([], True)]
+    first, second = slots["attempts"]
+    # the first attempt runs from the case's start to its guard's end, the second from there
+    assert first["started_at"] == slots["started_at"] and first["duration_ms"] > 0
+    took = datetime.fromisoformat(second["started_at"]) - datetime.fromisoformat(first["started_at"])
+    assert took.total_seconds() * 1000 == pytest.approx(first["duration_ms"], abs=0.01)
+    assert [p["url"] for p in slots["pages"]] == [DOCS]  # a guarded draft is not a page read
+    euro = _trace(golden, EURO)
+    assert [(a["rejected"], a.get("kept", False)) for a in euro["attempts"]] == [([], True)]
+    cases = {c["id"]: c for c in json.loads(report.read_text(encoding="utf-8"))["cases"]}
+    assert cases[SLOTS]["hard_failures"] == [] and cases[SLOTS]["soft"]["regeneration_rate"] == 1.0
+    assert cases[EURO]["soft"]["regeneration_rate"] == 0.0
+
