@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "Page": "gate.model",
     "SearchResult": "gate.model",
     "Citation": "gate.model",
+    "Attempt": "gate.model",
     "GoldenSet": "gate.model",
     "Finding": "gate.model",
     "Outcome": "gate.model",
@@ -89,6 +90,7 @@ __all__ = [
     "Page",
     "SearchResult",
     "Citation",
+    "Attempt",
     "GoldenSet",
     "Finding",
     "Outcome",
@@ -124,7 +126,7 @@ if TYPE_CHECKING:
     from gate.importers import convert
     from gate.judge import JudgeSession, RunJudgement
     from gate.load.golden import load_golden, load_trace, parse_trace
-    from gate.model import Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
+    from gate.model import Attempt, Case, Citation, Finding, GoldenSet, Outcome, Page, Run, SearchResult
     from gate.pipeline import SetRequest, run_paths, run_set
     from gate.record import Recorder
     from gate.results import CaseResult, CaseWarning

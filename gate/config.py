@@ -125,6 +125,7 @@ DEFAULT_SOFT: Mapping[str, SoftBound] = MappingProxyType({
     "diversity": SoftBound(floor=0.8),
     "citation_validity": SoftBound(floor=0.9),
     "primary_share": SoftBound(floor=None),
+    "regeneration_rate": SoftBound(),
 })
 
 

@@ -203,6 +203,24 @@ class FrozenPages:
 
 
 @dataclass(frozen=True)
+class Attempt:
+    """One draft answer the agent guarded before its final answer (:meth:`gate.Recorder.regenerate`, or the
+    replay server's ``POST /guard``): what the guard rejected in it, and why.
+
+    An attempt runs from the end of the one before it (the run's start, for the first) to the end of
+    its guard; the draft that became the answer is the ``kept`` one (none: the agent gave up, or
+    answered something it never guarded)."""
+
+    rejected: tuple[str, ...] = ()
+    """the URLs the guard rejected, each once, in the order its findings name them"""
+    findings: tuple[Finding, ...] = ()
+    """every finding of the guard on this draft (``no_citations`` names no URL)"""
+    kept: bool = False
+    started_at: datetime | None = None
+    duration_ms: float | None = None
+
+
+@dataclass(frozen=True)
 class Run:
     """One recorded agent run: what it searched, saw, read and answered.
 
@@ -227,6 +245,8 @@ class Run:
     """when each query's search ran (by query index), where recorded"""
     model_calls: tuple[ModelCall, ...] = ()
     """the agent's model calls, in the order they were made, where recorded"""
+    attempts: tuple[Attempt, ...] = ()
+    """the drafts the agent guarded before its answer, in order, where recorded"""
 
 
 @dataclass(frozen=True)

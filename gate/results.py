@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gate.model import Finding, Verdict
+from gate.model import Attempt, Finding, Verdict
 
 if TYPE_CHECKING:
     from gate.judgement import RunJudgement
@@ -177,6 +177,8 @@ class CaseResult:
     unrecorded_pages: tuple[str, ...] = ()
     """URLs of pages the run read that the base revision's snapshot never recorded: recorded in the pull
     request (:mod:`gate.checks.frozen_web`; empty without a base revision)"""
+    attempts: tuple[Attempt, ...] = ()
+    """the drafts the agent guarded before its answer, as its trace records them (their times left out)"""
 
     @property
     def failed(self) -> bool:

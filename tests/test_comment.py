@@ -469,7 +469,7 @@ def test_the_example_comment_leads_with_the_new_failures_and_their_sentences_and
 
     text = example_comment()
     new, rest = text.split("### Known failures (13, already in the baseline)\n", 1)
-    new = new.split("### New failures (2)\n", 1)[1]
+    new = new.split("### New failures (3)\n", 1)[1]
     assert new.index("**`storm-dervla-disruption`**") < new.index("**`who-physical-activity-adults`**")
     who = ("- `fabricated_url`: cited [www\\.who\\.int/publications/i/item/9789240114319]"
            "(https://www.who.int/publications/i/item/9789240114319) but no search result, redirect or page the agent "
@@ -489,7 +489,7 @@ def test_the_job_summary_keeps_the_comments_order_and_lists_every_known_failure(
     from tests.test_readme import example_report
 
     text = SummaryReporter().render(example_report())
-    order = [text.index(h) for h in ("### New failures (2)", "### Known failures (13", "### Cases that changed (2)",
+    order = [text.index(h) for h in ("### New failures (3)", "### Known failures (13", "### Cases that changed (3)",
                                      "### All cases")]
     assert order == sorted(order)
     known = text.split("### Known failures", 1)[1].split("### Cases that changed", 1)[0]

@@ -22,7 +22,8 @@ EXAMPLE = Path(__file__).parent.parent / "cached-snapshots" / "example"
 # case id, the exact set of hard checks it must fail, and why.
 EXPECTED: list[tuple[str, frozenset[str], str]] = [
     ("python-dataclass-slots", frozenset(),
-     "three docs.python.org URLs, exempt from the cap because about_domains is python.org"),
+     "three docs.python.org URLs, exempt from the cap because about_domains is python.org; regenerated "
+     "without the unread URL its guard rejected"),
     ("euro-adoption-after-2010", frozenset(),
      "slow regime: one four-year-old source, but the median age is under 730 days"),
     ("uk-digital-switchover", frozenset(),
@@ -37,8 +38,8 @@ EXPECTED: list[tuple[str, frozenset[str], str]] = [
      "minimal trace shape: statuses and dates are not checked rather than failed"),
     ("nobel-chemistry-2026", frozenset({"no_citations"}),
      "searched, read, then answered from memory citing nothing"),
-    ("who-physical-activity-adults", frozenset({"fabricated_url"}),
-     "cites a plausible who.int URL that no result showed"),
+    ("who-physical-activity-adults", frozenset({"fabricated_url", "rejected_url_kept"}),
+     "cites a plausible who.int URL that no result showed, after its own guard rejected it"),
     ("halvorsen-fy2026-revenue", frozenset({"unread_citation"}),
      "cites the 10-K from the results without ever opening it"),
     ("storm-dervla-disruption", frozenset({"domain_cap"}),
@@ -183,7 +184,8 @@ def test_the_shipped_baseline_shows_what_the_pr_made_worse(tmp_path: Path) -> No
     assert main(["check", str(EXAMPLE), "--json", str(out)]) == 1
     comparison = json.loads(out.read_text())["comparison"]
     new = {(c["id"], f["check"]) for c in comparison["cases"] for f in c.get("new_failures", [])}
-    assert new == {("who-physical-activity-adults", "fabricated_url"), ("storm-dervla-disruption", "domain_cap")}
+    assert new == {("who-physical-activity-adults", "fabricated_url"),
+                   ("who-physical-activity-adults", "rejected_url_kept"), ("storm-dervla-disruption", "domain_cap")}
 
 
 # The per-query vector of the cases built to break an axis (judge off: sources typed by rules alone).

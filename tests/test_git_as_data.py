@@ -1,7 +1,7 @@
 """Git is read as data: what an agent plants in ``.git`` changes nothing the gate reads at the base.
 
 Each test is the attack as a hostile pull request would make it. A real repository: the example set
-at the base commit, with its rules written out (``sourcegate.yaml``, FAIL with 15 hard failures),
+at the base commit, with its rules written out (``sourcegate.yaml``, FAIL with 16 hard failures),
 and a pull-request commit on top whose ``sourcegate.yaml`` disables every check. ``sourcegate run``
 starts a real agent process that attacks the repository (a replace ref, planted configuration and
 hooks, an alternate object store, a rewritten object, a moved ref, a nested ``.git``), then
@@ -208,7 +208,7 @@ def _check(tmp_path: Path, ref: str) -> tuple[int, dict[str, Any] | None]:
 
 def _assert_the_base_decides(code: int, report: dict[str, Any] | None) -> None:
     assert report is not None and code == 1 and report["verdict"] == "fail"
-    assert sum(len(c["hard_failures"]) for c in report["cases"]) == 15
+    assert sum(len(c["hard_failures"]) for c in report["cases"]) == 16
     weakened = [c for c in report["config_changes"] if c["effect"] == "weakening"]
     # the PR's rules, seen as the PR's: every check it disables is a weakening
     assert {c["setting"] for c in weakened} == {f"checks.disabled.{check}" for check in CHECKS}

@@ -11,14 +11,16 @@ from typing import Any
 import pytest
 
 from gate.cli import main
-from gate.deliver.spans import load_runs, write_otlp_json
+from gate.deliver.spans import load_runs, otlp_json, write_otlp_json
 from gate.errors import InputError
 from gate.importers import convert
-from gate.load.golden import load_trace
+from gate.load.golden import load_trace, parse_trace
 from gate.model import Run
 from gate.pipeline import run_paths
+from gate.record.trace import trace_dict
 from gate.urls import extract_urls
 from gate.verdict.report import Report
+from tests.test_spans_tree import REGENERATED, _report, _result
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 SPEC_TRACE = FIXTURES / "openinference" / "openinference-spec.traces-md.example-spans.json"
@@ -118,6 +120,13 @@ def test_written_spans_import_back_into_the_same_run(example: tuple[Report, dict
         # listed none
         listed = [c.url for c in run.citations] if run.citations is not None else extract_urls(run.answer)
         assert [c.url for c in back.citations or ()] == list(dict.fromkeys(listed))
+
+
+def test_the_attempts_of_a_run_import_back_from_its_spans() -> None:
+    text = otlp_json(_report(_result("q1")), {"q1": REGENERATED})
+    trace = convert("otlp", text, case="q1")
+    assert trace["attempts"] == trace_dict(REGENERATED)["attempts"]
+    assert parse_trace(trace, "<spans>", "q1").attempts == REGENERATED.attempts
 
 
 def test_an_imported_run_gets_the_same_verdict(spans_file: Path, tmp_path: Path) -> None:

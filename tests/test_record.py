@@ -303,9 +303,23 @@ def test_guard_checks_unresolved_pages_and_the_domain_cap() -> None:
     web_search("news")
     for i in range(1, 5):
         read_page(f"https://news.example.com/{i}")
-    found = rec.guard("a [1] b [2] c [3] d [4]", [f"https://news.example.com/{i}" for i in range(1, 5)])
+    cited = [f"https://news.example.com/{i}" for i in range(1, 5)]
+    found = rec.guard("a [1] b [2] c [3] d [4]", cited)
     assert sorted(f.check for f in found) == ["domain_cap", "url_unresolved"]
-    assert Recorder("q", about_domains=["example.com"], environ={}).guard("none") == ()
+    # the case's own site is exempt from the cap
+    exempt = recorder(about_domains=["example.com"])
+    exempt.search(lambda query: web_search(query))("news")
+    for url in cited[:3]:
+        exempt.read(lambda url: read_page(url))(url)
+    assert exempt.guard("a [1] b [2] c [3]", cited[:3]) == ()
+
+
+def test_guard_refuses_a_draft_that_cites_nothing() -> None:
+    rec = recorder()
+    clean_run(rec)
+    [finding] = rec.guard("The answer is 42.")
+    assert (finding.check, finding.url, finding.message) == ("no_citations", None, "the answer cites no source")
+    assert rec.guard("The answer is 42.", []) == (finding,)  # an empty list cites nothing either
 
 
 def test_guard_checks_the_answer_s_own_links_beside_its_citations_list() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main
-from gate.model import Finding
+from gate.model import Attempt, Finding
 from gate.report.comment import COMMENT_LIMIT, CommentReporter
 from gate.report.junit import JUnitReporter
 from gate.report.markdown import MarkdownReporter
@@ -63,8 +63,10 @@ def _injected_report() -> object:
     bad = Finding("fabricated_url", INJECTED_MESSAGE, INJECTED_URL)
     two = Finding("fabricated_url", "::error::second", "::add-mask::secret-two")
     err = Finding("input_error", "::error::input\n::add-mask::x")
+    rejected = Attempt(rejected=(INJECTED_URL,), findings=(bad, Finding("::error::check", INJECTED_MESSAGE)))
     return replace(cur, golden_name="demo\n::error::name",
-                   cases=(case("evil\n::error::id", {}, [bad, two]), case("gone", {}, [err])))
+                   cases=(replace(case("evil\n::error::id", {}, [bad, two]), attempts=(rejected,)),
+                          case("gone", {}, [err])))
 
 
 def test_junit_text_and_attributes_start_no_workflow_command() -> None:

@@ -19,6 +19,7 @@ from gate.cli import main
 from gate.errors import InputError
 from gate.files.jsonio import load_json, validate
 from gate.report.json import JsonReporter
+from gate.store.serialise import report_from_dict
 from tests.support.checked_once import checked
 from tests.support.report_factory import regression_report
 
@@ -78,3 +79,14 @@ def test_a_report_that_breaks_the_schema_is_refused() -> None:
     data["cases"][-1]["warnings"][0]["kind"] = "not_a_warning"
     with pytest.raises(InputError):
         validate(data, "report", "tampered")
+
+
+def test_a_case_s_attempts_are_written_only_when_its_trace_records_some_and_read_back() -> None:
+    report = regression_report()
+    data = json.loads(JsonReporter().render(report))
+    validate(data, "report", "<report>")
+    by_id = {c["id"]: c for c in data["cases"]}
+    assert [a.get("kept", False) for a in by_id["gamma"]["attempts"]] == [False, True]
+    assert "attempts" not in by_id["alpha"]  # a report without them is what it always was
+    back = {c.id: c for c in report_from_dict(data).cases}
+    assert back["gamma"].attempts == next(c for c in report.cases if c.id == "gamma").attempts

@@ -51,7 +51,7 @@ def test_phoenix_behind_the_otlp_endpoint_gets_each_case_s_scores_as_span_annota
     root = f"{span_id(trace, 'case'):016x}"
     mine = {name: a for (span, name, _), a in tool.annotations.items() if span == root}
     assert mine["verdict"]["result"] == {"label": "fail", "score": 0.0,
-                                         "explanation": "hard failures: fabricated_url"}
+                                         "explanation": "hard failures: fabricated_url, rejected_url_kept"}
     assert mine["verdict"]["annotator_kind"] == "CODE"
     assert 0 <= mine["grounding_rate"]["result"]["score"] <= 1 and "query_quality" in mine
     failure = mine["hard_failure.fabricated_url"]

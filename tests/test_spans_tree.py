@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from gate.deliver.spans import build_spans
 from gate.deliver.spans.timing import restamp
-from gate.model import Citation, Finding, ModelCall, Page, Run, SearchCall, SearchResult
+from gate.model import Attempt, Citation, Finding, ModelCall, Page, Run, SearchCall, SearchResult
 from gate.results import CaseResult, CaseWarning, CheckStatus, Counts
 from gate.verdict.report import Report
 
@@ -176,3 +177,35 @@ def test_a_trace_id_names_one_run_whatever_file_it_was_read_from() -> None:
                   replace(RUN, pages=RUN.pages[:1]), replace(RUN, queries=("rain today", "rain now"))):
         assert build_spans(_report(_result("q1")), {"q1": other})[0].trace_id != \
             build_spans(_report(_result("q1")), {"q1": RUN})[0].trace_id
+INVENTED = "https://a.example/invented"
+REGENERATED = replace(TIMED, attempts=(
+    Attempt(rejected=(INVENTED,), findings=(Finding("fabricated_url", f"cited {INVENTED} but never saw it", INVENTED),
+                                            Finding("no_citations", "the answer cites no source")),
+            started_at=START, duration_ms=1500.0),
+    Attempt(kept=True, started_at=datetime(2026, 3, 1, 12, 0, 1, 500_000, tzinfo=UTC), duration_ms=1400.0),
+    Attempt()))
+
+
+def test_each_attempt_is_a_guardrail_span_of_its_own_with_what_it_rejected() -> None:
+    spans = build_spans(_report(_result("q1")), {"q1": REGENERATED})
+    attempts = [s for s in spans if s.name == "attempt"]
+    assert len(attempts) == 3 and list(spans[-3:]) == attempts
+    first, kept, untimed = attempts
+    root = spans[0]
+    assert all(a.parent_id == root.span_id for a in attempts)
+    assert (first.start_ns, first.end_ns) == (_ns(START), _ns(START) + 1500 * 10**6)
+    assert first.attributes["openinference.span.kind"] == "GUARDRAIL"
+    assert first.attributes["sourcegate.attempt.rejected"] == (INVENTED,)
+    assert first.attributes["sourcegate.attempt.kept"] is False and kept.attributes["sourcegate.attempt.kept"] is True
+    assert json.loads(str(first.attributes["output.value"]))[1] == {
+        "check": "no_citations", "url": None, "message": "the answer cites no source"}
+    assert [(e.name, e.attributes.get("url.full")) for e in first.events] == [
+        ("sourcegate.rejection", INVENTED), ("sourcegate.rejection", None)]
+    assert "sourcegate.attempt.rejected" not in kept.attributes and kept.events == ()
+    # an attempt the trace did not time is an instant at the end of the run, and says so
+    assert untimed.start_ns == untimed.end_ns == root.end_ns
+    assert untimed.attributes["sourcegate.timing"] == "not_recorded"
+
+
+def test_a_run_without_attempts_has_no_attempt_span() -> None:
+    assert not [s for s in build_spans(_report(_result("q1")), {"q1": TIMED}) if s.name == "attempt"]

@@ -188,7 +188,7 @@ def test_the_example_sets_committed_runs_read_their_snapshot_as_the_base_recorde
     GitRepo(tmp_path / "repo").commit("base: the example set")
     out = tmp_path / "report.json"
     assert main(["check", str(tmp_path / "repo" / "set"), "--baseline-ref", "HEAD", "--judge", "off",
-                 "--json", str(out)]) == 1  # its 15 hard failures, as without the comparison
+                 "--json", str(out)]) == 1  # its 16 hard failures, as without the comparison
     report = json.loads(out.read_text(encoding="utf-8"))
-    assert report["summary"]["hard_failures"] == 15
+    assert report["summary"]["hard_failures"] == 16
     assert not [c["id"] for c in report["cases"] if "unrecorded_pages" in c]

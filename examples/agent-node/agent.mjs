@@ -6,12 +6,20 @@
 //
 // `sourcegate run GOLDEN -- node examples/agent-node/agent.mjs` assembles each case's trace from
 // what the replay server answered it. Needs Node 18 or later (global fetch) and ANTHROPIC_API_KEY.
+//
+// Each answer is guarded first, by the replay server: POST $SOURCEGATE_REPLAY_URL/guard with the draft
+// returns the gate's findings as JSON. A rejected draft is logged on stderr and the model is told which
+// URLs were rejected and why (the reply's "message", as its final_answer call's result), so it may
+// search, read and answer again: up to three drafts, each an attempt of the case's trace. --no-guard
+// prints the first answer as the model gave it.
 
 const replay = process.env.SOURCEGATE_REPLAY_URL;
 const question = process.env.SOURCEGATE_QUESTION;
 const api = (process.env.ANTHROPIC_BASE_URL || "https://api.anthropic.com").replace(/\/$/, "");
 const model = process.env.AGENT_MODEL || "claude-sonnet-4-5";
 const provider = process.env.AGENT_SEARCH_PROVIDER || "trace";
+const guarded = !process.argv.includes("--no-guard");
+const maxDrafts = 3;
 
 const tools = [
   { name: "web_search", description: "Search the web; returns titles, URLs and snippets.",
@@ -52,16 +60,33 @@ async function ask(messages) {
   return response.json();
 }
 
+// The gate's hard checks on a draft, against what this case was served so far.
+async function guard(draft) {
+  const response = await fetch(`${replay}/guard`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(draft) });
+  if (!response.ok) throw new Error(`/guard failed with HTTP ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
 const messages = [{ role: "user", content: question }];
-for (let turn = 0; turn < 8; turn++) {
+let drafts = 0;
+for (let turn = 0; turn < 8 * maxDrafts; turn++) {
   const reply = await ask(messages);
   messages.push({ role: "assistant", content: reply.content });
   const results = [];
   for (const block of reply.content) {
     if (block.type !== "tool_use") continue;
     if (block.name === "final_answer") {
-      process.stdout.write(JSON.stringify(block.input) + "\n");
-      process.exit(0);
+      drafts++;
+      const verdict = guarded ? await guard(block.input) : { passed: true };
+      if (verdict.passed || drafts === maxDrafts) {  // given up: the last draft as it is, the gate reports it
+        if (!verdict.passed) console.error(`guard: gave up after ${drafts} drafts`);
+        process.stdout.write(JSON.stringify(block.input) + "\n");
+        process.exit(0);
+      }
+      for (const f of verdict.findings) console.error(`guard: draft ${drafts} rejected ${f.url || "the answer"}: ${f.check}`);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: verdict.message, is_error: true });
+      continue;
     }
     try {
       results.push({ type: "tool_result", tool_use_id: block.id, content: await run[block.name](block.input) });
@@ -72,4 +97,4 @@ for (let turn = 0; turn < 8; turn++) {
   if (results.length === 0) throw new Error("the model stopped without calling final_answer");
   messages.push({ role: "user", content: results });
 }
-throw new Error("no final answer after 8 turns");
+throw new Error(`no final answer after ${8 * maxDrafts} turns`);

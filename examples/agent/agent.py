@@ -4,14 +4,18 @@ The model gets three tools: ``web_search`` and ``read_page``, which call the sea
 endpoints at ``$SOURCEGATE_REPLAY_URL`` (the frozen web ``sourcegate run`` serves), and
 ``final_answer``, which ends the run with the answer and its citations. The recorder wraps the two
 web tools and the model's calls, so the trace holds exactly what the model saw, cut where the
-model's text was cut, with each call's time, tokens and cost;
-before the answer is saved, ``guard()`` drops the citations that fail the gate's hard checks
-(a URL the agent never saw, a page it never read, a quote the page does not hold).
+model's text was cut, with each call's time, tokens and cost.
+
+Each answer is guarded before it is saved (``Recorder.regenerate``): a draft with a citation that
+fails the gate's hard checks (a URL the agent never saw, a page it never read, a quote the page does
+not hold) is rejected, logged on stderr, and the model is told which URLs were rejected and why, as
+the result of its ``final_answer`` call, so it may search and read again before it answers anew. Up
+to three drafts; every one is an attempt of the trace. Nothing is removed from an answer by hand.
 
     sourcegate run cached-snapshots/example -- python examples/agent/agent.py
 
 Environment: ``ANTHROPIC_API_KEY`` (and ``ANTHROPIC_BASE_URL`` for another endpoint), plus what
-``sourcegate run`` sets for each case. ``--no-guard`` saves the answer as the model gave it.
+``sourcegate run`` sets for each case. ``--no-guard`` saves the first answer as the model gave it.
 """
 
 from __future__ import annotations
@@ -27,12 +31,13 @@ from typing import Any
 
 import anthropic
 
-from gate.record import Recorder, parse_results
+from gate.record import Recorder, Rejection, parse_results
 
 MODEL = os.environ.get("AGENT_MODEL", "claude-sonnet-4-5")
 PROVIDER = os.environ.get("AGENT_SEARCH_PROVIDER", "trace")
 MAX_TURNS = 8
 MAX_PAGE_CHARS = 8000
+MAX_DRAFTS = 3
 
 TOOLS: list[dict[str, Any]] = [
     {"name": "web_search", "description": "Search the web; returns titles, URLs and snippets.",
@@ -84,47 +89,69 @@ def _tool_output(name: str, value: Any) -> str:
     return str(value)
 
 
-def run(question: str, rec: Recorder, client: anthropic.Anthropic) -> dict[str, Any]:
-    """The tool-use loop: until the model calls final_answer (or runs out of turns)."""
-    tools = build_tools(rec)
-    create = rec.model(client.messages.create)  # each call's time, tokens and cost, in the trace
-    messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
-    for _ in range(MAX_TURNS):
-        reply = create(model=MODEL, max_tokens=2048, system=SYSTEM, tools=TOOLS, messages=messages)
-        messages.append({"role": "assistant", "content": [b.model_dump() for b in reply.content]})
-        results = []
-        for block in reply.content:
-            if block.type != "tool_use":
-                continue
-            if block.name == "final_answer":
-                return dict(block.input)
-            try:
-                (arg,) = dict(block.input).values()
-                content, error = _tool_output(block.name, tools[block.name](arg)), False
-            except (ToolError, KeyError, ValueError) as e:
-                content, error = f"error: {e}", True
-            results.append({"type": "tool_result", "tool_use_id": block.id, "content": content, "is_error": error})
-        if not results:
-            raise SystemExit("the model stopped without calling final_answer")
-        messages.append({"role": "user", "content": results})
-    raise SystemExit(f"no final answer after {MAX_TURNS} turns")
+class Conversation:
+    """The tool-use loop with the model, kept from one draft to the next."""
+
+    def __init__(self, rec: Recorder, client: anthropic.Anthropic) -> None:
+        """A conversation on the recorded question, with the web tools and the model call recorded."""
+        self.tools = build_tools(rec)
+        self.create = rec.model(client.messages.create)  # each call's time, tokens and cost, in the trace
+        self.messages: list[dict[str, Any]] = [{"role": "user", "content": rec.question}]
+        self.answered: list[str] = []
+        """the tool calls of the turn that gave the last answer (final_answer's first)"""
+
+    def draft(self, rejection: Rejection | None) -> tuple[str, list[dict[str, Any]]]:
+        """The model's answer and citations: until it calls final_answer (or runs out of turns). After a
+        rejection, the model is told what was rejected as its final_answer call's result."""
+        if rejection is not None:
+            told = [{"type": "tool_result", "tool_use_id": self.answered[0], "content": rejection.message(),
+                     "is_error": True}]
+            told += [{"type": "tool_result", "tool_use_id": other, "content": "not run: you answered in this turn"}
+                     for other in self.answered[1:]]
+            self.messages.append({"role": "user", "content": told})
+        for _ in range(MAX_TURNS):
+            reply = self.create(model=MODEL, max_tokens=2048, system=SYSTEM, tools=TOOLS, messages=self.messages)
+            self.messages.append({"role": "assistant", "content": [b.model_dump() for b in reply.content]})
+            calls = [b for b in reply.content if b.type == "tool_use"]
+            final = next((b for b in calls if b.name == "final_answer"), None)
+            if final is not None:
+                self.answered = [final.id, *(b.id for b in calls if b is not final)]
+                given: dict[str, Any] = dict(final.input)
+                return str(given["answer"]), list(given.get("citations", []))
+            if not calls:
+                raise SystemExit("the model stopped without calling final_answer")
+            self.messages.append({"role": "user", "content": [self._result(b) for b in calls]})
+        raise SystemExit(f"no final answer after {MAX_TURNS} turns")
+
+    def _result(self, block: Any) -> dict[str, Any]:
+        try:
+            (arg,) = dict(block.input).values()
+            content, error = _tool_output(block.name, self.tools[block.name](arg)), False
+        except (ToolError, KeyError, ValueError) as e:
+            content, error = f"error: {e}", True
+        return {"type": "tool_result", "tool_use_id": block.id, "content": content, "is_error": error}
 
 
 def main() -> int:
     """Answer ``$SOURCEGATE_QUESTION`` and save the trace to ``$SOURCEGATE_TRACE_FILE``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-guard", action="store_true", help="keep citations that fail the hard checks")
+    parser.add_argument("--no-guard", action="store_true", help="keep the first answer, whatever it cites")
     args = parser.parse_args()
     rec = Recorder(agent={"name": "sourcegate-example-agent", "model": MODEL})
-    final = run(rec.question, rec, anthropic.Anthropic(max_retries=2))
-    answer, citations = final["answer"], final.get("citations", [])
-    if not args.no_guard:
-        failing = rec.guard(answer, citations)
-        dropped = {f.url for f in failing}
-        for f in failing:
-            print(f"guard: dropped {f.url}: {f.check}", file=sys.stderr)
-        citations = [c for c in citations if c["url"] not in dropped]
-    rec.answer(answer, citations)
+    chat = Conversation(rec, anthropic.Anthropic(max_retries=2))
+    if args.no_guard:
+        rec.answer(*chat.draft(None))
+        rec.save()
+        return 0
+    outcome = rec.regenerate(chat.draft, attempts=MAX_DRAFTS)
+    for n, attempt in enumerate(outcome.attempts, 1):
+        for f in attempt.findings:
+            print(f"guard: draft {n} rejected {f.url or 'the answer'}: {f.check}", file=sys.stderr)
+    if outcome.gave_up:  # the last draft is saved as it is: the gate reports what the guard found in it
+        print(f"guard: gave up after {MAX_DRAFTS} drafts", file=sys.stderr)
+        rec.answer(*outcome.last)
+    else:
+        rec.answer(outcome.answer or "", outcome.citations)
     rec.save()
     return 0
 

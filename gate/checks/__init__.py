@@ -12,6 +12,7 @@ from gate.checks.no_citations import NoCitations
 from gate.checks.no_primary_source import NoPrimarySource
 from gate.checks.paraphrase_drift import ParaphraseDrift
 from gate.checks.passage_missing import PassageMissing
+from gate.checks.rejected_url_kept import RejectedUrlKept
 from gate.checks.stale_sources import StaleSources
 from gate.checks.unread_citation import UnreadCitation
 from gate.checks.url_unresolved import UrlUnresolved
@@ -26,6 +27,7 @@ CHECKS: dict[str, Check] = {
         DomainFloor(),
         UrlUnresolved(),
         PassageMissing(),
+        RejectedUrlKept(),
         StaleSources(),
         NoPrimarySource(),
         ParaphraseDrift(),

@@ -47,6 +47,7 @@ class TraceBuilder:
     citations: list[dict[str, Any]] = field(default_factory=list)
     searches: list[dict[str, Any]] = field(default_factory=list)
     model_calls: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[dict[str, Any]] = field(default_factory=list)
     _positions: dict[int | None, int] = field(default_factory=dict)
 
     def query(self, sent: str) -> int:
@@ -109,6 +110,12 @@ class TraceBuilder:
         if entry:
             self.model_calls.append(entry)
 
+    def attempt(self, rejected: list[str], findings: list[dict[str, Any]], kept: bool, started_at: str | None,
+                duration_ms: float | None) -> None:
+        """Record one draft the agent guarded: the URLs rejected, the findings, whether it became the answer."""
+        self.attempts.append({"rejected": rejected, "findings": findings, **_given(
+            {"kept": kept or None, "started_at": started_at, "duration_ms": duration_ms})})
+
     def cite(self, link: str, quote: str | None = None) -> None:
         """Record a citation (the same URL may be cited again with another quote)."""
         entry = {"url": link, "quote": quote}
@@ -146,6 +153,8 @@ class TraceBuilder:
         trace["answer"] = answer
         if cited:
             trace["citations"] = self.citations
+        if self.attempts:
+            trace["attempts"] = self.attempts
         if model:
             trace["agent"] = {"model": model}
         return trace

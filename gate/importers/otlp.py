@@ -21,6 +21,8 @@
                                    -> the search's provider, depth and billed cost; a page's provider
       fetch_page span                 (read through its extraction API); a cost the gate priced from
                                       its table is left out: the table prices the trace again
+    GUARDRAIL spans with           -> the drafts the agent guarded (as sourcegate writes them): the
+    sourcegate.attempt.index          rejected URLs, the findings (``output.value``, JSON), kept, times
 
 A file may hold several traces (one per line, as sourcegate writes one per case): ``--case`` then
 picks the one whose root says ``sourcegate.case.id``. A span id recorded twice is one span, read
@@ -73,6 +75,8 @@ class OtlpImporter:
             elif kind == "LLM":
                 _model_call(span, trace, clock)
                 models.read(span)
+            elif kind == "GUARDRAIL" and "sourcegate.attempt.index" in span.attributes:
+                _attempt(span, trace, clock)
         question = _query_text(root, "input.value")
         if question is None and ctx.question is None:
             raise root.at.key("attributes").error("the root span has no input.value (the question): "
@@ -167,6 +171,19 @@ def _model_call(span: Span, trace: TraceBuilder, clock: _Clock) -> None:
         return  # an answer alone: no call was recorded
     trace.model_call(started_at=start, duration_ms=took, model=_text(span.attributes.get("llm.model_name")),
                      tokens=tokens, cost_usd=cost)
+
+
+def _attempt(span: Span, trace: TraceBuilder, clock: _Clock) -> None:
+    """A draft the agent guarded, from sourcegate's own attempt span."""
+    attributes = span.attributes
+    found = embedded(_text(attributes.get("output.value")) or "[]", _attribute_at(span, "output.value"), [])
+    findings = [f for f in found if isinstance(f, dict) and isinstance(f.get("check"), str)
+                and isinstance(f.get("message"), str)] if isinstance(found, list) else []
+    rejected = attributes.get("sourcegate.attempt.rejected")
+    trace.attempt([str(u) for u in rejected] if isinstance(rejected, list) else [],
+                  [{"check": f["check"], "url": f.get("url") if isinstance(f.get("url"), str) else None,
+                    "message": f["message"]} for f in findings],
+                  attributes.get("sourcegate.attempt.kept") is True, *clock.times(span))
 
 
 def _one_trace(spans: list[Span], ctx: Context) -> list[Span]:

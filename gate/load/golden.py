@@ -20,9 +20,11 @@ import yaml
 from gate.errors import InputError
 from gate.files.jsonio import inside, load_yaml, parse_json, parse_time, read_text, validate
 from gate.model import (
+    Attempt,
     Case,
     Citation,
     Confinement,
+    Finding,
     FrozenPages,
     GoldenSet,
     LiveRequest,
@@ -90,12 +92,20 @@ def _native(data: Mapping[str, Any], file: str, default_case: str) -> Run:
     if "citations" in data:
         citations = tuple(Citation(url=c["url"], quote=c.get("quote")) for c in data["citations"])
     agent = tuple(sorted((k, str(v)) for k, v in data.get("agent", {}).items()))
+    attempts = tuple(
+        Attempt(rejected=tuple(a["rejected"]), kept=a.get("kept", False),
+                findings=tuple(Finding(f["check"], f["message"], f.get("url")) for f in a["findings"]),
+                started_at=_datetime(a.get("started_at")), duration_ms=a.get("duration_ms"))
+        for a in data.get("attempts", ()))
+    if sum(a.kept for a in attempts) > 1:
+        raise InputError("more than one attempt is kept (at most one draft became the answer)", file=file,
+                         path="$.attempts")
     return Run(
         case=data.get("case", default_case), question=data["question"], answer=data["answer"],
         queries=queries, results=tuple(results), pages=pages, citations=citations,
         started_at=_datetime(data.get("started_at")), agent=agent, shape="native", source=file,
         replay=_replay(data["replay"]) if "replay" in data else None,
-        searches=tuple(searches), model_calls=model_calls,
+        searches=tuple(searches), model_calls=model_calls, attempts=attempts,
     )
 
 

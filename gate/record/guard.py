@@ -1,9 +1,11 @@
-"""The hard checks a citation can fail, run on a recording in progress: the agent's own guardrail.
+"""The hard checks a draft can fail, run on a recording in progress: the agent's own guardrail.
 
-Pure: a :class:`gate.model.Run` built in memory goes in, the findings of the citation checks come
-out. These are the real checks of :data:`gate.checks.CHECKS`, the same the gate runs in CI, so
-an answer the guard lets through cannot fail them there for the same pages. The checks that judge
-the answer as a whole (``no_citations``, ``domain_floor``, ``stale_sources``) are left to the gate.
+Pure: a :class:`gate.model.Run` built in memory goes in, the findings of the checks come out. These
+are the real checks of :data:`gate.checks.CHECKS`, the same the gate runs in CI, so an answer the
+guard lets through cannot fail them there for the same pages and case. They are every hard check
+that the draft, the run so far and the case decide alone (:data:`GUARD_CHECKS`); ``stale_sources``
+and ``no_primary_source`` are left to the gate, which may take the question's freshness regime or a
+source's type from its judge.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from gate.checks.passage import Match, PageIndex, WorkBudget
 from gate.config import Config
 from gate.model import Case, Finding, Run
 
-GUARD_CHECKS = ("fabricated_url", "unread_citation", "url_unresolved", "passage_missing", "domain_cap")
-"""The checks whose findings each name one citation that can be dropped or replaced."""
+GUARD_CHECKS = ("fabricated_url", "unread_citation", "url_unresolved", "passage_missing", "domain_cap",
+                "no_citations", "domain_floor", "rejected_url_kept")
+"""The hard checks a draft can be refused by: a finding names the citation to drop or replace (its URL), or
+says what the answer as a whole lacks (``no_citations``, ``domain_floor``: no URL). ``rejected_url_kept``
+refuses a draft that brings back a URL an earlier attempt of the run rejected."""
 
 
 class _Remembered(PageIndex):
@@ -54,7 +59,7 @@ class _Remembered(PageIndex):
 
 
 def guard(run: Run, case: Case, config: Config, indexes: dict[int, PageIndex] | None = None) -> tuple[Finding, ...]:
-    """The citations of ``run`` that fail a citation check, each with the check's reason.
+    """What in ``run``'s answer fails a check of :data:`GUARD_CHECKS`, each finding with the check's reason.
 
     ``indexes`` (``id(page)`` -> its index) carries what was learnt of each page from one call to
     the next: a page is normalised once, and a quote kept through a regeneration is not searched

@@ -12,6 +12,8 @@
 
     rec.answer(text, citations)          # then rec.guard() before the user sees it, and rec.save()
 
+    outcome = rec.regenerate(draft, attempts=3)   # or: each draft guarded until one passes
+
 Sync and async functions alike; the wrapper returns what the function returned (a page cut to
 ``max_chars`` comes back cut, which is what the model then reads). The query is the function's
 first parameter (the URL, for a reader) unless ``arg`` names another. Every wrapped call is timed:
@@ -33,9 +35,10 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 from gate.config import Config
 from gate.errors import RecordError
 from gate.files.jsonio import dump_json, validate, write_atomic
-from gate.model import Case, Citation, Clock, Finding, ModelCall, Page, Run, SearchCall, SearchResult
+from gate.model import Attempt, Case, Citation, Clock, Finding, ModelCall, Page, Run, SearchCall, SearchResult
 from gate.record.clock import agent_clock
 from gate.record.freeze import Searched, freeze
+from gate.record.regenerate import Regenerated, Rejection, attempt_of
 from gate.record.trace import trace_dict
 from gate.record.wrap import Took, argument_of, duration_of, model_call_of, wrapped
 from gate.snapshot.parsers import detect, parse_results
@@ -47,6 +50,11 @@ if TYPE_CHECKING:  # the checks load with the first guard(): an agent that never
 
 P = ParamSpec("P")
 _R = TypeVar("_R")
+
+Cited = Iterable[Citation | Mapping[str, Any] | str]
+"""Citations as an agent gives them: URLs, :class:`gate.Citation`s or ``{"url", "quote"}`` mappings."""
+Draft = str | tuple[str, Cited | None]
+"""A draft answer: its text, or its text and citations (None: its links are what it cites)."""
 
 TRACE_FILE_ENV = "SOURCEGATE_TRACE_FILE"
 CASE_ENV = "SOURCEGATE_CASE"
@@ -93,6 +101,10 @@ class Recorder:
         self._answer: str | None = None
         self._citations: tuple[Citation, ...] | None = None
         self._notes: list[str] = []
+        self._attempts: list[Attempt] = []
+        self._drafts: list[str] = []
+        self._attempted = self._zero
+        """when the last attempt ended, on the timer (the recording's start before the first)"""
 
     def _now(self) -> datetime:
         moment = self._clock()
@@ -246,20 +258,22 @@ class Recorder:
 
     # ---------------------------------------------------------------- the answer
 
-    def answer(self, text: str, citations: Iterable[Citation | Mapping[str, Any] | str] | None = None) -> None:
+    def answer(self, text: str, citations: Cited | None = None) -> None:
         """Record the final answer; without ``citations`` the gate extracts them from the text."""
         self._answer = text
         self._citations = None if citations is None else _citations(citations)
 
-    def guard(self, answer: str | None = None,
-              citations: Iterable[Citation | Mapping[str, Any] | str] | None = None) -> tuple[Finding, ...]:
-        """The citations of an answer that fail a hard check, with the check's reason, so far.
+    def guard(self, answer: str | None = None, citations: Cited | None = None) -> tuple[Finding, ...]:
+        """What in an answer fails a hard check so far: each finding with its check, URL and reason.
 
         Checks ``answer`` (a draft) or the answer recorded by :meth:`answer`, against what was
-        searched and read until now: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
-        ``passage_missing`` and ``domain_cap``, the gate's own checks. ``citations`` are checked
-        together with the links of the answer's text: a link the list leaves out is checked all the
-        same (without a list, and with a draft, the links are all there is). Nothing is read or written.
+        searched and read until now, with every hard check of the gate that a draft decides
+        (:data:`gate.record.GUARD_CHECKS`: ``fabricated_url``, ``unread_citation``, ``url_unresolved``,
+        ``passage_missing``, ``domain_cap``, ``no_citations``, ``domain_floor``, and ``rejected_url_kept``
+        for a URL an earlier :meth:`attempt` rejected). ``citations`` are
+        checked together with the links of the answer's text: a link the list leaves out is checked
+        all the same (without a list, and with a draft, the links are all there is). Nothing is read
+        or written.
         """
         if answer is None and self._answer is None:
             raise RecordError("guard() needs an answer: pass the draft, or call answer() first")
@@ -272,22 +286,67 @@ class Recorder:
 
         return guard(run, self._case, self._config, self._indexes)
 
+    def attempt(self, answer: str, citations: Cited | None = None) -> Attempt:
+        """Guard a draft (:meth:`guard`) and record it as an attempt of the run: the URLs rejected, the
+        findings, its time (from the end of the attempt before, or the start of the recording).
+
+        The building block of :meth:`regenerate`, for a loop of the agent's own (an async one, say).
+        The draft that becomes the answer (:meth:`answer` with its text) is the trace's kept attempt.
+        """
+        found = attempt_of(self.guard(answer, citations))
+        ended = self._timer()
+        with self._lock:
+            began, self._attempted = self._attempted, ended
+            found = replace(found, started_at=self._at(began), duration_ms=duration_of((began, ended)))
+            self._attempts.append(found)
+            self._drafts.append(answer)
+        return found
+
+    def regenerate(self, draft: Callable[[Rejection | None], Draft], *, attempts: int = 3) -> Regenerated:
+        """Draft, guard, and draft again without what was rejected, up to ``attempts`` drafts.
+
+        ``draft(rejection)`` is the agent's own model call, on any SDK: given None the first time,
+        then the :class:`gate.record.Rejection` of the draft before (its findings, every URL rejected
+        so far, and :meth:`~gate.record.Rejection.message` to tell the model), it returns the answer's
+        text, or its text and citations. Every draft is recorded (:meth:`attempt`). The result holds
+        the first draft the guard let through, or says the loop gave up (``gave_up``, with the last
+        draft beside it); the agent then records its answer (:meth:`answer`).
+        """
+        if attempts < 1:
+            raise RecordError(f"attempts must be 1 or more, got {attempts}")
+        rejection: Rejection | None = None
+        done: list[Attempt] = []
+        urls: tuple[str, ...] = ()
+        text, cited = "", None
+        for n in range(1, attempts + 1):
+            text, cited = _draft(draft(rejection))
+            done.append(self.attempt(text, cited))
+            if not done[-1].findings:
+                return Regenerated(text, cited, tuple(done), (text, cited))
+            urls = tuple(dict.fromkeys((*urls, *done[-1].rejected)))
+            rejection = Rejection(n, done[-1].findings, urls)
+        return Regenerated(None, None, tuple(done), (text, cited))
+
     # ---------------------------------------------------------------- the record
 
     def run(self) -> Run:
         """The recording as the gate's value (the answer must have been given)."""
         if self._answer is None:
             raise RecordError("no answer recorded: call answer(text, citations) before saving")
-        return self._run(self._answer, self._citations)
+        return self._run(self._answer, self._citations, final=True)
 
-    def _run(self, answer: str, citations: tuple[Citation, ...] | None) -> Run:
+    def _run(self, answer: str, citations: tuple[Citation, ...] | None, *, final: bool = False) -> Run:
         with self._lock:
+            attempts = tuple(self._attempts)
+            if final and answer in self._drafts:  # the last draft with the answer's text became the answer
+                kept = len(self._drafts) - 1 - self._drafts[::-1].index(answer)
+                attempts = (*attempts[:kept], replace(attempts[kept], kept=True), *attempts[kept + 1:])
             return Run(case=self.case or "", question=self.question, answer=answer,
                        queries=tuple(self._queries), results=tuple(self._results), pages=tuple(self._pages),
                        citations=citations, started_at=self.started_at,
                        agent=tuple(sorted(self._agent.items())), source=SOURCE,
                        searches=tuple(sorted(self._search_calls, key=lambda c: c.query)),
-                       model_calls=tuple(self._model_calls))
+                       model_calls=tuple(self._model_calls), attempts=attempts)
 
     def trace(self) -> dict[str, Any]:
         """The recording as a ``sourcegate-trace/1`` document, validated."""
@@ -377,7 +436,17 @@ def _links(link: str, given: Any) -> tuple[str, ...]:
     return tuple(given)
 
 
-def _citations(given: Iterable[Citation | Mapping[str, Any] | str]) -> tuple[Citation, ...]:
+def _draft(given: Draft) -> tuple[str, tuple[Citation, ...] | None]:
+    """A draft as the agent's function returned it: its text, or its text and citations."""
+    if isinstance(given, str):
+        return given, None
+    if isinstance(given, tuple) and len(given) == 2 and isinstance(given[0], str):
+        return given[0], None if given[1] is None else _citations(given[1])
+    raise RecordError(f"the draft function returned {type(given).__name__}; expected the answer's text, or "
+                      "(text, citations)")
+
+
+def _citations(given: Cited) -> tuple[Citation, ...]:
     out = []
     for i, c in enumerate(given):
         if isinstance(c, Citation):

@@ -58,6 +58,12 @@ def trace_dict(run: Run) -> dict[str, Any]:
     data["answer"] = run.answer
     if run.citations is not None:
         data["citations"] = [{"url": c.url, "quote": c.quote} for c in run.citations]
+    if run.attempts:
+        data["attempts"] = [
+            {"rejected": list(a.rejected),
+             "findings": [{"check": f.check, "url": f.url, "message": f.message} for f in a.findings],
+             **_present({"kept": a.kept or None, "started_at": _time(a.started_at), "duration_ms": a.duration_ms})}
+            for a in run.attempts]
     if run.replay is not None:
         data["replay"] = {
             "command": list(run.replay.command), "served": run.replay.served,

@@ -78,6 +78,7 @@ from gate.replay.proxy import (
 )
 from gate.replay.routes import FrozenWeb, Origin, Reply, Request, Served, answer_at, answer_request
 from gate.replay.routes.frozen import ReplaySource
+from gate.replay.routes.wire import RouteCase
 from gate.replay.tls import CertificateAuthority
 from gate.snapshot.store import SnapshotStore
 from gate.text.redact import redact
@@ -104,8 +105,9 @@ TUNNEL_IDLE = 600.0
 SCOPE_PREFIX = "/case/"
 
 
-class Scope(Protocol):
-    """What one case's requests were answered: told of every request under its ``/case/<token>`` prefix."""
+class Scope(RouteCase, Protocol):
+    """What one case's requests were answered: told of every request under its ``/case/<token>`` prefix
+    (and what its routes may ask of the case: :class:`gate.replay.routes.wire.RouteCase`)."""
 
     def admit(self, client: tuple[str, int], request: str) -> str | None:
         """None to answer ``request`` (its path) from ``client``; otherwise why it is refused (403).
@@ -416,7 +418,7 @@ class _Handler(BaseHTTPRequestHandler):
             path = "/" + rest
         headers = {k.lower(): v for k, v in self.headers.items()}
         request = Request("GET" if self.command == "HEAD" else self.command, path, params, body, headers,
-                          self._raw_body)
+                          self._raw_body, case=scope)
         web = FrozenWeb(self.server.source, self.server.store, self.server.secrets, afresh=self.server.afresh)
         began = self.server.clock()
         try:

@@ -37,7 +37,7 @@ from gate.report.judged import batch_note, judge_cache_line
 from gate.report.sections import ICON, Section, fit, golden_set, num, quote_list, signed, table, table_row
 from gate.report.unrecorded import unrecorded_section
 from gate.results import CaseResult, CaseWarning
-from gate.score.figures import AXES
+from gate.score.figures import AXES, REGENERATION
 from gate.text.escape import md, md_code, md_link, md_linked
 from gate.text.marker import marker
 from gate.verdict.comparison import Comparison, FigureChange
@@ -65,7 +65,7 @@ STATUS = {"blocking": "❌ blocking", "noise": "⚠️ within noise", "too_few":
           "warn": "⚠️ warning", "improved": "✅ improved", "worse": "🔻 worse (not gated)", "ok": "✅",
           "ungated": "not gated", "n/a": "–"}
 LABEL = {"query_quality": "query quality", "freshness": "freshness", "diversity": "diversity",
-         "citation_validity": "citation validity"}
+         "citation_validity": "citation validity", REGENERATION: "needed a regeneration"}
 
 
 def _capped(items: Sequence[_T], render: Callable[[_T], str], more: Callable[[int], str],
@@ -205,10 +205,11 @@ def _vector_row(case: CaseResult, cmp: Comparison | None) -> list[str]:
 
 def _vector_line(case: CaseResult, cmp: Comparison | None) -> str:
     """One case of the comment's list: its id, the axes that moved (every axis, for a case with nothing
-    to compare with) and its hard failures, old and new; a list item wraps within GitHub's column."""
+    to compare with), whether it needed a regeneration when that moved, and its hard failures, old and
+    new; a list item wraps within GitHub's column."""
     change = cmp.case(case.id) if cmp is not None else None
     moved = {m.name for m in change.moved} if change is not None else set(AXES)
-    axes = [f"{LABEL[a]} {_cell(case, a, cmp)}" for a in AXES if a in moved]
+    axes = [f"{LABEL[a]} {_cell(case, a, cmp)}" for a in (*AXES, REGENERATION) if a in moved]
     failures = _failure_cell(case, cmp)
     if failures != "–":
         axes.append(f"hard failures: {failures}")

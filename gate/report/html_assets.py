@@ -37,7 +37,7 @@ a{color:var(--info)}
 .sentence{margin:.35rem 0;padding:.25rem .6rem;border-left:3px solid var(--line);background:var(--soft)}
 .tag,.badge{display:inline-block;font-size:.75rem;line-height:1.2;padding:.1rem .45rem;border-radius:1rem;
 border:1px solid var(--line);background:var(--soft);white-space:nowrap}
-.badge.fail,.tag.new{background:var(--badbg);border-color:var(--bad);color:var(--bad)}
+.badge.fail,.tag.new,.tag.rejected{background:var(--badbg);border-color:var(--bad);color:var(--bad)}
 .badge.pass{background:var(--goodbg);border-color:var(--good);color:var(--good)}
 .tag.changed{background:var(--warnbg);border-color:var(--warn);color:var(--warn)}
 .tag.known{color:var(--muted)}

@@ -1,6 +1,6 @@
 """One case of the HTML report: its summary line, vector chart, failures, search queries with their
-scores and what each dropped, answer with each citation marked, claims table and, when its answer
-changed, the diff against the baseline's. Pure.
+scores and what each dropped, the drafts its agent guarded (attempts), answer with each citation
+marked, claims table and, when its answer changed, the diff against the baseline's. Pure.
 
 Every string of a run, a page or the judge passes through :func:`gate.text.escape.html_text` once;
 a URL becomes a link only when it is http(s) (:func:`link`).
@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from gate.judge.model import RunJudgement
 from gate.model import Finding
+from gate.report.attempts import attempt_word, attempts_line, shown_findings
 from gate.report.html_chart import axis_chart, axis_strip
 from gate.report.queries import lost_words, query_rows
 from gate.results import CITATION_MARKS, CaseResult, PageQuote
@@ -203,6 +204,22 @@ def _findings(c: CaseResult, view: CaseView, change: CaseChange | None) -> str:
     return "".join(out)
 
 
+def _attempts(c: CaseResult) -> str:
+    """The drafts the agent guarded before its answer: each rejected or passed, with the guard's findings."""
+    if not c.attempts:
+        return ""
+    items = []
+    for attempt in c.attempts:
+        findings, more = shown_findings(attempt)
+        listed = "".join(f"<li><code>{html_text(f.check)}</code> {html_text(f.message, max_len=600)}</li>"
+                         for f in findings) + (f"<li>and {more} more finding(s)</li>" if more else "")
+        word = attempt_word(attempt)
+        items.append(f'<li><span class="tag{" rejected" if attempt.findings else ""}">{html_text(word)}</span>'
+                     + (f'<ul class="findings">{listed}</ul>' if listed else "") + "</li>")
+    return (f"<h3>Attempts</h3><p>{html_text(attempts_line(c.attempts))}.</p>"
+            f'<ol class="attempts">{"".join(items)}</ol>')
+
+
 def case_view(c: CaseResult, index: int, change: CaseChange | None, compared: bool) -> CaseView:
     """One case as a ``<details>`` element (id ``case-<index>``); ``compared``: the report has a baseline."""
     kept = change.kept_failures if change is not None else ()
@@ -216,7 +233,7 @@ def case_view(c: CaseResult, index: int, change: CaseChange | None, compared: bo
             f'<div class="charts">{axis_chart(c.soft, change)}<ul class="why">'
             + "".join(f"<li>{html_text(k.replace('_', ' '))}: {html_text(v, max_len=400)}</li>"
                       for k, v in c.axes.items()) + "</ul></div>",
-            _findings(c, view, change), _queries(c), _answer(c), _claims(c)]
+            _findings(c, view, change), _queries(c), _attempts(c), _answer(c), _claims(c)]
     if diff is not None and c.answer is not None:
         body.append('<h3>The answer against the baseline\'s</h3><div class="diff">'
                     f"{answer_diff(diff, c.answer)}</div>")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from tabulate import tabulate
 
 from gate.checks import CHECKS
+from gate.report.attempts import attempt_word, attempts_line, shown_findings
 from gate.report.comment import baseline_origin, blocking, changed_lists, notes, summary
 from gate.report.configchanges import config_changes_section
 from gate.report.judged import judged_lines
@@ -61,6 +62,21 @@ def _failure_lines(c: CaseResult, cmp: Comparison | None) -> list[str]:
     return lines
 
 
+def _attempt_lines(c: CaseResult) -> list[str]:
+    """A case's attempts: a line each, its findings under it."""
+    lines = [f"**{md_code(c.id, in_table=False)}**: {attempts_line(c.attempts)}", ""]
+    for n, attempt in enumerate(c.attempts, 1):
+        lines.append(f"- attempt {n}: {attempt_word(attempt)}")
+        findings, more = shown_findings(attempt)
+        # a trace's own findings: the agent wrote them, check ids included
+        lines += [f"  - {md_code(f.check, max_len=80, in_table=False)}: {md(f.message, max_len=400)}"
+                  for f in findings]
+        if more:
+            lines.append(f"  - and {more} more finding(s)")
+    lines.append("")
+    return lines
+
+
 @dataclass
 class _Cases:
     """What the markdown report shows of the cases, taken in one pass: counts, rows and lines (a large
@@ -70,6 +86,7 @@ class _Cases:
     rows: list[list[object]] = field(default_factory=list)
     vectors: VectorLines = field(default_factory=VectorLines)
     failures: list[str] = field(default_factory=list)
+    attempts: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     unrecorded: list[tuple[str, str]] = field(default_factory=list)
     judged: list[CaseResult] = field(default_factory=list)
@@ -82,6 +99,8 @@ class _Cases:
         self.vectors.add(c)
         if c.failed:
             self.failures += _failure_lines(c, cmp)
+        if c.attempts:
+            self.attempts += _attempt_lines(c)
         self.warnings += [f"- {md_code(c.id, in_table=False)} `{w.kind}`: {md(w.message, max_len=400)}"
                           for w in c.warnings]
         self.unrecorded += [(c.id, url) for url in c.unrecorded_pages]
@@ -145,6 +164,10 @@ class MarkdownReporter:
             lines += ["### Failures", "", *cases.failures]
         if cases.unrecorded:
             lines += unrecorded_section(cases.unrecorded).lines()
+        if cases.attempts:
+            lines += ["### Attempts", "",
+                      "The drafts each agent guarded before its answer, and what its guard rejected in them.", "",
+                      *cases.attempts]
         if cases.warnings:
             lines += ["### Case warnings", "",
                       "Not failures: constraints or entities of the case that no query kept, "

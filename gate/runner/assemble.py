@@ -21,6 +21,10 @@ moment the case was given, whatever the agent wrote, and the calls its own trace
 the replay server never answered says so (``unserved_searches``), as does one that records pages it
 never served (``unserved_pages``), and so does every request the agent sent past the frozen web
 through the proxy (``live_requests``).
+
+Each draft the agent had the replay server guard (``POST /guard``) is an attempt of the trace
+(:func:`gate.replay.routes.guard.attempts_of`), the one whose answer it printed kept; a trace the agent
+saved keeps its own attempts, when it records any.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from gate.model import (
     SearchCall,
     SearchResult,
 )
+from gate.replay.routes.guard import GUARD_LAYER, attempts_of
 from gate.runner.output import last_exception
 from gate.runner.scope import MAX_REFUSALS, Served
 from gate.snapshot.parsers import PARSERS, detect, parse_results
@@ -54,7 +59,7 @@ from gate.snapshot.store import search_failure
 from gate.text.units import byte_size
 from gate.urls import canonical
 
-__all__ = ["STDERR_TAIL", "Finished", "assemble", "redate", "stdout_answer", "unserved_pages"]
+__all__ = ["STDERR_TAIL", "Assembled", "Finished", "assemble", "redate", "served", "stdout_answer", "unserved_pages"]
 
 STDERR_TAIL = 300
 """Characters of the end of an agent's stderr kept in its ``agent_error`` (the whole message then fits
@@ -161,6 +166,7 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
                    live_requests=tuple(live_requests), network=network)
     if failure is None and agent_trace is not None:
         return replace(redate(agent_trace, started_at), case=case.id,
+                       attempts=agent_trace.attempts or attempts_of(calls, agent_trace.answer, started_at),
                        replay=replace(facts, unserved_searches=unserved(agent_trace, calls),
                                       unserved_pages=unserved_pages(agent_trace, calls)))
     answer, citations = "", None
@@ -171,11 +177,12 @@ def assemble(case: Case, command: Sequence[str], finished: Finished, calls: Sequ
             failure = str(e)
     if failure is not None:
         failure += _stderr_said(finished.stderr, finished.stderr_dropped, stderr_log)
-    served = _served(calls, started_at)
-    return Run(case=case.id, question=case.question, answer=answer, queries=served.queries,
-               results=served.results, pages=served.pages, citations=citations, started_at=started_at,
+    got = served(calls, started_at)
+    return Run(case=case.id, question=case.question, answer=answer, queries=got.queries,
+               results=got.results, pages=got.pages, citations=citations, started_at=started_at,
                source="<sourcegate run>", replay=replace(facts, served=True, agent_error=failure),
-               searches=served.searches)
+               searches=got.searches,
+               attempts=attempts_of(calls, answer if failure is None else None, started_at))
 
 
 def redate(run: Run, started_at: datetime) -> Run:
@@ -213,15 +220,18 @@ def _stderr_said(stderr: str, dropped: int, log: str | None) -> str:
 
 
 @dataclass(frozen=True)
-class _Assembled:
+class Assembled:
+    """What a case was served, as a run's queries, results, pages and timed searches."""
+
     queries: tuple[str, ...]
     results: tuple[SearchResult, ...]
     pages: tuple[Page, ...]
     searches: tuple[SearchCall, ...]
 
 
-def _served(calls: Sequence[Served], started_at: datetime) -> _Assembled:
-    """What the server answered, in order, each call timed as the server answered it (from the run's start)."""
+def served(calls: Sequence[Served], started_at: datetime) -> Assembled:
+    """What the server answered, in order, each call timed as the server answered it (from the run's start);
+    a draft it guarded is an attempt, not a page (:func:`gate.replay.routes.guard.attempts_of`)."""
     queries: list[str] = []
     results: list[SearchResult] = []
     pages: list[Page] = []
@@ -234,9 +244,9 @@ def _served(calls: Sequence[Served], started_at: datetime) -> _Assembled:
                 searches.append(SearchCall(len(queries) - 1, at, c.duration_ms))
             if c.hit:
                 results.extend(replace(r, query=len(queries) - 1) for r in _results(c))
-        elif c.hit and isinstance(c.body, dict):
+        elif c.hit and isinstance(c.body, dict) and c.layer != GUARD_LAYER:
             pages.append(replace(_page(c), started_at=at, duration_ms=c.duration_ms if at is not None else None))
-    return _Assembled(tuple(queries), tuple(results), tuple(pages), tuple(searches))
+    return Assembled(tuple(queries), tuple(results), tuple(pages), tuple(searches))
 
 
 def _results(call: Served) -> tuple[SearchResult, ...]:

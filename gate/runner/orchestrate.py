@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from gate.config import load_config
+from gate.config import Config, load_config
 from gate.errors import GateError, InputError
 from gate.exitcodes import ExitCode
 from gate.files.digests import record_read
@@ -55,6 +55,7 @@ from gate.replay.tls import CertificateAuthority, ca_env, trusted_roots, write_b
 from gate.runner.assemble import Finished, assemble
 from gate.runner.clock import CaseTimes, case_times, recorded_traces
 from gate.runner.frozen import RunServer
+from gate.runner.guarding import case_guard
 from gate.runner.network import NetworkPlan, plan_network
 from gate.runner.owners import CrossCase
 from gate.runner.portable import portable_command, unchanged
@@ -168,7 +169,8 @@ def run_agent(opts: RunOptions, *, environ: Mapping[str, str] | None = None, clo
             progress.start(len(golden.cases), "running the agent")
             try:
                 with _doors(server, plan) as doors:
-                    done = _run_cases(golden, opts, env, server, work, times, log, progress, target, plan, doors)
+                    done = _run_cases(golden, opts, config, env, server, work, times, log, progress, target, plan,
+                                      doors)
             finally:
                 progress.close()
                 server.shutdown()
@@ -252,15 +254,16 @@ def _require(opts: RunOptions, golden: GoldenSet, env: Mapping[str, str]) -> Non
                          f"{golden.root} --record -- CMD ARGS...` (docs/recording.md)", file=golden.root)
 
 
-def _run_cases(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
+def _run_cases(golden: GoldenSet, opts: RunOptions, config: Config, env: Mapping[str, str], server: ReplayServer,
                work: str, times: CaseTimes, log: Callable[[str], None], progress: Progress,
                target: str, plan: NetworkPlan, doors: Doors | None) -> tuple[_Done, ...]:
     with Processes() as procs:
-        return _in_parallel(golden, opts, env, server, procs, work, times, log, progress, target, plan, doors)
+        return _in_parallel(golden, opts, config, env, server, procs, work, times, log, progress, target, plan,
+                            doors)
 
 
-def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], server: ReplayServer,
-                 procs: Processes, work: str, times: CaseTimes, log: Callable[[str], None],
+def _in_parallel(golden: GoldenSet, opts: RunOptions, config: Config, env: Mapping[str, str],
+                 server: ReplayServer, procs: Processes, work: str, times: CaseTimes, log: Callable[[str], None],
                  progress: Progress, target: str, plan: NetworkPlan, doors: Doors | None) -> tuple[_Done, ...]:
     # Linux: a request under a case's token is served only from that case's processes
     host, port = server.server_address[:2]
@@ -274,7 +277,8 @@ def _in_parallel(golden: GoldenSet, opts: RunOptions, env: Mapping[str, str], se
 
     def one(index: int, case: Case) -> _Done:
         token = secrets.token_urlsafe(16)
-        scope = CaseScope(None if crossing is None else functools.partial(crossing.admit, case.id), server.clock)
+        scope = CaseScope(None if crossing is None else functools.partial(crossing.admit, case.id), server.clock,
+                          case_guard(case, config))
         if crossing is not None:
             crossing.register(case.id, scope)
         server.scopes[token] = scope

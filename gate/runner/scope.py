@@ -13,24 +13,31 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from gate.model import LiveRequest
+from gate.model import Citation, LiveRequest
 from gate.replay.routes import Served
+from gate.replay.routes.wire import Guarded
 
-__all__ = ["MAX_REFUSALS", "Admit", "CaseScope", "Served"]
+__all__ = ["MAX_REFUSALS", "Admit", "CaseScope", "DraftGuard", "Served"]
 
 MAX_REFUSALS = 20
 """Refused requests said one by one in a case's trace; any more are counted in one last line."""
 
 Admit = Callable[[tuple[str, int], str], "str | None"]
 """(the client's address, the request) -> None to serve it, or why it is refused."""
+DraftGuard = Callable[[Sequence[Served], str, "tuple[Citation, ...] | None"], Guarded]
+"""(what the case was served so far, a draft, its citations) -> what the gate's guard finds in the draft
+(:func:`gate.runner.guarding.case_guard`)."""
 
 
 class CaseScope:
     """Collects what the server answered one case (thread-safe: one server thread per connection)."""
 
-    def __init__(self, admit: Admit | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, admit: Admit | None = None, clock: Callable[[], float] = time.monotonic,
+                 guard: DraftGuard | None = None) -> None:
         """An empty record; ``admit`` decides whose requests it takes (None: everyone's). Requests are
-        timed on ``clock`` (the server's, in seconds) from now: create the scope as its case starts."""
+        timed on ``clock`` (the server's, in seconds) from now: create the scope as its case starts.
+        ``guard`` checks the case's drafts (``POST /guard``; None: the case has no guard)."""
+        self._guard = guard
         self._clock = clock
         self._zero = clock()
         self._lock = threading.Lock()
@@ -93,6 +100,10 @@ class CaseScope:
                  for s in served]
         with self._lock:
             self._calls.extend(timed)
+
+    def guard(self, answer: str, citations: tuple[Citation, ...] | None) -> Guarded | None:
+        """What the case's guard finds in a draft, against what the case was served until now."""
+        return None if self._guard is None else self._guard(self.calls(), answer, citations)
 
     def calls(self) -> tuple[Served, ...]:
         """Every call so far, in the order they were answered."""

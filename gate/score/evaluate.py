@@ -23,7 +23,7 @@ from gate.results import CHECK_ERROR, INPUT_ERROR, CaseResult, CaseWarning, Chec
 from gate.score.alignment import citation_validity
 from gate.score.case_warnings import case_warnings, dropped_terms, query_survival
 from gate.score.citations import citation_marks, kept_answer, page_quotes
-from gate.score.figures import diversity, freshness
+from gate.score.figures import REGENERATION, diversity, freshness, needed_regeneration
 from gate.urls import canonical
 from gate.urls.supported import sentences_by_citation
 from gate.usage.search import search_charges, total_cost
@@ -143,6 +143,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
     soft = {
         **{name: axis.value for name, axis in axes.items()},
         **(judgement.figures() if judgement is not None else {}),
+        REGENERATION: needed_regeneration(run),
     }
     constraints, entities = dropped_terms(case, run)
     answer, dropped = kept_answer(run.answer)
@@ -158,6 +159,7 @@ def evaluate_run(run: Run, case: Case, config: Config, judged_regime: Freshness 
         answer=answer, answer_dropped=dropped, citations=marks, quotes=page_quotes(subject, judgement),
         queries=query_survival(case, run), search_charges=charges,
         unrecorded_pages=unrecorded,
+        attempts=tuple(replace(a, started_at=None, duration_ms=None) for a in run.attempts),
     )
 
 

@@ -14,6 +14,10 @@ Each axis of one case is an :class:`Axis`: its value and a line saying why (``do
   sub-checks (:mod:`gate.score.alignment`).
 
 Judged rates: ``grounding_rate``, ``hallucination_rate``, ``primary_share``.
+
+Of the agent's own loop: ``regeneration_rate`` (1 or 0): whether the first draft the agent guarded
+was rejected, so the answer needed a regeneration (:meth:`gate.Recorder.regenerate`); none for a run
+that records no attempts. The set figure is the share of such cases, lower is better.
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from gate.checks.base import Subject
 from gate.checks.domains import cap_breaches, cited_domains
 from gate.checks.no_primary_source import source_kinds
 from gate.checks.stale_sources import median_age_days, source_dates
+from gate.model import Run
 
 AXES = ("query_quality", "freshness", "diversity", "citation_validity")
 JUDGED = ("grounding_rate", "hallucination_rate", "primary_share")
-SOFT_FIGURES = AXES + JUDGED
-HIGHER_IS_BETTER = {name: name != "hallucination_rate" for name in SOFT_FIGURES}
+REGENERATION = "regeneration_rate"
+SOFT_FIGURES = (*AXES, *JUDGED, REGENERATION)
+HIGHER_IS_BETTER = {name: name not in ("hallucination_rate", REGENERATION) for name in SOFT_FIGURES}
 
 URL_CHECKS = frozenset({"fabricated_url", "unread_citation", "url_unresolved", "passage_missing"})
 
@@ -91,3 +97,10 @@ def diversity(subject: Subject) -> Axis:
             failed.append("primary share")
     head = f"fails {', '.join(failed)}: " if failed else ""
     return Axis(0.0 if failed else 1.0, head + "; ".join(parts))
+
+
+def needed_regeneration(run: Run) -> float | None:
+    """1 when the first draft the agent guarded was rejected, 0 when it passed; None without attempts."""
+    if not run.attempts:
+        return None
+    return 1.0 if run.attempts[0].findings else 0.0

@@ -85,12 +85,13 @@ def _case_shape() -> Shape:
     """A case as sourcegate writes it: the report schema's case, closed (every key, no other; the
     judgement only when there is one, its usage's batch fields only when a call was batched, a hard
     failure's sentence only when the answer had one, its queries and search charges only when the run
-    made some, the pages the base's snapshot lacks only when there are some)."""
+    made some, the pages the base's snapshot lacks only when there are some, the attempts only when the
+    trace records some, and an attempt's kept only on the one kept)."""
     report = schema("report")
     case = report["properties"]["cases"]["items"]
     return compile_shape(case, report, closed=True,
                          optional={"judgement", "sentence", "queries", "search_charges", "unrecorded_pages",
-                                   *BATCH_FIELDS})
+                                   "attempts", "kept", *BATCH_FIELDS})
 
 
 _FIRST_LINE = '{\n' + CASE_INDENT + '  "id": '

@@ -22,7 +22,7 @@ from gate.judge.model import RunJudgement
 from gate.judge.summary import judgement_to_dict, summarise, summary_to_dict
 from gate.load.shards import ShardMark
 from gate.load.subset import Subset
-from gate.model import Finding
+from gate.model import Attempt, Finding
 from gate.results import (
     CaseResult,
     CaseWarning,
@@ -80,6 +80,8 @@ def case_to_dict(c: CaseResult) -> dict[str, Any]:
         **({"queries": [_query_to_dict(q) for q in c.queries]} if c.queries else {}),
         **({"search_charges": [asdict(charge) for charge in c.search_charges]} if c.search_charges else {}),
         **({"unrecorded_pages": list(c.unrecorded_pages)} if c.unrecorded_pages else {}),
+        **({"attempts": [{"rejected": list(a.rejected), "findings": [finding_to_dict(f) for f in a.findings],
+                          **({"kept": True} if a.kept else {})} for a in c.attempts]} if c.attempts else {}),
         **({"judgement": judgement_to_dict(c.judgement)} if c.judgement is not None else {}),
     }
 
@@ -160,6 +162,8 @@ def case_from_dict(d: Mapping[str, Any]) -> CaseResult:
         search_charges=tuple(SearchCharge(**{k: v for k, v in charge.items() if k in SearchCharge.__dataclass_fields__})
                              for charge in d.get("search_charges", ())),
         unrecorded_pages=tuple(d.get("unrecorded_pages", ())),
+        attempts=tuple(Attempt(rejected=tuple(a["rejected"]), findings=_findings(a["findings"]),
+                               kept=a.get("kept", False)) for a in d.get("attempts", ())),
     )
 
 

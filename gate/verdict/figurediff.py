@@ -38,6 +38,7 @@ SET_FIGURES: tuple[tuple[str, str, str, Selector | None], ...] = (
     ("diversity", "diversity", "diversity", None),
     ("primary_share", "primary share", "primary_share", None),
     ("citation_validity", "citation validity", "citation_validity", None),
+    ("regeneration_rate", "needed a regeneration", "regeneration_rate", None),
 )
 """The per-set figures of the summary table, in the order the README names them."""
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from gate.config import Config
 from gate.judge.model import Claim, ClaimVerdict, RunJudgement
-from gate.model import Finding
+from gate.model import Attempt, Finding
 from gate.results import CaseResult, CaseWarning, CheckStatus, CitationMark, Counts, PageQuote
 from gate.verdict.compare import BaselineOrigin, compare
 from gate.verdict.decide import decide
@@ -46,12 +46,14 @@ def _case(text: str, answer: str) -> CaseResult:
         soft={"query_quality": 2.0, "citation_validity": 0.5}, judgement=j, axes={"diversity": text},
         warnings=(CaseWarning(text, text),), answer=answer,
         citations=(CitationMark(URL, "quote_found"), CitationMark(url_with_text, "fabricated")),
-        quotes=(PageQuote(1, URL, text, text, text),))
+        quotes=(PageQuote(1, URL, text, text, text),),
+        attempts=(Attempt(rejected=(url_with_text,), findings=(Finding(text, text, url_with_text),)),
+                  Attempt(kept=True)))
 
 
 def hostile_report(text: str) -> Report:
     """One case, compared with a baseline, whose every untrusted string (id, question, answer, claims,
-    quotes, messages, URLs, warnings, the set's name, the reasons) holds ``text``."""
+    quotes, messages, URLs, warnings, the attempts' findings, the set's name, the reasons) holds ``text``."""
     answer = f"{text} [1] and {text} [2].\n\n[1]: {URL}\n[2]: {URL}?q={text}\n"
     base = Report(verdict="pass", reasons=(text,), golden_name=text, golden_version=1,
                   cases=(replace(_case(text, "before: " + answer), hard_failures=()),))

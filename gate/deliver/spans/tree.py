@@ -8,8 +8,9 @@ Per case, one trace::
     │   └── web_search   TOOL       the call to the search API: its latency and, where known, its cost
     ├── fetch_page       TOOL       one per page read: URL, HTTP status, final URL, the source's facts
     ├── llm              LLM        one per model call the trace recorded, but the last: model, tokens, cost
-    └── synthesis        LLM        the last model call (or the answer alone): the answer, its citations,
-                                    and the judged claims it made, each with its verdict and verified quote
+    ├── synthesis        LLM        the last model call (or the answer alone): the answer, its citations,
+    │                               and the judged claims it made, each with its verdict and verified quote
+    └── attempt          GUARDRAIL  one per draft the agent guarded: the URLs rejected, the findings, kept
 
 Times come from the recording (:mod:`gate.deliver.spans.timing`): a timed search, page read or model
 call is a span of its recorded start and duration; one the trace did not time is an instant at the
@@ -28,7 +29,7 @@ from gate.deliver.spans.ids import search_place, span_id, trace_id
 from gate.deliver.spans.model import AttributeValue, SpanEvent, SpanSpec
 from gate.deliver.spans.sources import SourceFacts, source_facts
 from gate.deliver.spans.timing import TIMING, Window, nanos, window
-from gate.model import ModelCall, Page, Run, SearchResult
+from gate.model import Attempt, ModelCall, Page, Run, SearchResult
 from gate.results import CaseResult, SearchCharge
 from gate.usage.search import search_charges, total_cost
 from gate.verdict.report import Report
@@ -95,20 +96,31 @@ def _case_spans(report: Report, result: CaseResult, run: Run | None) -> list[Spa
                 "sourcegate.latency_ms": call.duration_ms if call is not None else None,
                 "sourcegate.search.depth": call.depth if call is not None else None,
                 **_charged(by_query.get(index) if index is not None else None)})))
+    children.extend(_page_spans(run, facts, trace, root, start, by_url))
+    last = max([start, *(c.end_ns for c in children)])
+    children.extend(_llm_spans(run, facts, trace, root, last, _claims(result)))
+    last = max([last, *(c.end_ns for c in children)])
+    children.extend(_attempt_span(attempt, i, trace, root, last) for i, attempt in enumerate(run.attempts))
+    whole = Window(min([start, *(c.start_ns for c in children)]), max([start, *(c.end_ns for c in children)]),
+                   False)
+    return [_root(report, result, run, trace, root, whole, run.model_calls, charges), *children]
+
+
+def _page_spans(run: Run, facts: SourceFacts, trace: int, root: int, start: int,
+                by_url: dict[str, SearchCharge]) -> list[SpanSpec]:
+    """A TOOL span per page the run read (an HTTP error marks it failed), each with what it cost when a
+    provider read it."""
+    spans = []
     for i, page in enumerate(run.pages):
         fetched = nanos(page.fetched_at)
         when = window(page.started_at, page.duration_ms, start if fetched is None else fetched)
         bad = page.status is not None and page.status >= 400
-        children.append(SpanSpec(
+        spans.append(SpanSpec(
             name="fetch_page", trace_id=trace, span_id=span_id(trace, f"fetch/{i}"), parent_id=root,
             start_ns=when.start, end_ns=when.end,
             attributes=_page_attributes(page, facts, when, by_url.get(page.url) if page.provider else None),
             error=f"HTTP {page.status}" if bad else None))
-    last = max([start, *(c.end_ns for c in children)])
-    children.extend(_llm_spans(run, facts, trace, root, last, _claims(result)))
-    whole = Window(min([start, *(c.start_ns for c in children)]), max([start, *(c.end_ns for c in children)]),
-                   False)
-    return [_root(report, result, run, trace, root, whole, run.model_calls, charges), *children]
+    return spans
 
 
 def _charges(result: CaseResult, run: Run) -> tuple[SearchCharge, ...]:
@@ -160,6 +172,22 @@ def _llm_spans(run: Run, facts: SourceFacts, trace: int, root: int, last: int,
             attributes=_llm_attributes(run, facts, call, when, final, i if run.model_calls else None,
                                        claims if final else {})))
     return out
+
+
+def _attempt_span(attempt: Attempt, index: int, trace: int, root: int, last: int) -> SpanSpec:
+    """One draft the agent guarded (an instant at the end of the run when the trace did not time it):
+    its findings as the guardrail's output (JSON) and one event each."""
+    when = window(attempt.started_at, attempt.duration_ms, last)
+    findings = [{"check": f.check, "url": f.url, "message": f.message} for f in attempt.findings]
+    return SpanSpec(
+        name="attempt", trace_id=trace, span_id=span_id(trace, f"attempt/{index}"), parent_id=root,
+        start_ns=when.start, end_ns=when.end, attributes=_attrs({
+            KIND: "GUARDRAIL", TIMING: when.timing, "sourcegate.attempt.index": index,
+            "sourcegate.attempt.kept": attempt.kept, "sourcegate.attempt.rejected": attempt.rejected or None,
+            "output.value": json.dumps(findings, ensure_ascii=False), "output.mime_type": "application/json"}),
+        events=tuple(SpanEvent("sourcegate.rejection", when.end, _attrs({
+            "sourcegate.check": f.check, "sourcegate.message": f.message, "url.full": f.url}))
+            for f in attempt.findings))
 
 
 def _searches(run: Run) -> Iterable[tuple[int | None, str | None]]:

@@ -9,6 +9,7 @@
     brave       GET /res/v1/web/search                               brave
     bing        GET /v7.0/search                                     bing
     serply      GET /v1/search/{params}, GET /v1/b/search/{params}   serply
+    guard       POST /guard (a case's draft checked; JSON findings)  guard
 
 At its real address (a request that came through the server as the agent's proxy, :func:`answer_at`), a
 request for a provider's host (``api.tavily.com``, the ``hosts`` of its API) goes to that provider's
@@ -31,6 +32,7 @@ from gate.replay.routes.bing import BING
 from gate.replay.routes.brave import BRAVE
 from gate.replay.routes.exa import EXA
 from gate.replay.routes.frozen import FrozenWeb
+from gate.replay.routes.guard import GUARD
 from gate.replay.routes.native import NATIVE
 from gate.replay.routes.origin import answer_page
 from gate.replay.routes.serpapi import SERPAPI
@@ -43,7 +45,8 @@ from gate.text.redact import redact, scrub
 __all__ = ["REPLAY_APIS", "Api", "FrozenWeb", "Origin", "Reply", "Request", "Served", "answer_at", "answer_request",
            "api_at", "find_route"]
 
-REPLAY_APIS: dict[str, Api] = {api.id: api for api in (NATIVE, EXA, SERPER, TAVILY, SERPAPI, BRAVE, BING, SERPLY)}
+REPLAY_APIS: dict[str, Api] = {api.id: api for api in (NATIVE, EXA, SERPER, TAVILY, SERPAPI, BRAVE, BING, SERPLY,
+                                                         GUARD)}
 """The APIs the replay server speaks, by id, in the order a request is offered to them."""
 
 

@@ -1,6 +1,6 @@
-"""The values between the replay server and a route: the request as a route reads it, what it
-served (a hit or a miss), and the two refusals a route may raise (a bad request, a search the live
-web gave nothing to record).
+"""The values between the replay server and a route: the request as a route reads it (and the case it
+is under), what it served (a hit or a miss), and the two refusals a route may raise (a bad request, a
+search the live web gave nothing to record).
 """
 
 from __future__ import annotations
@@ -8,9 +8,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from gate.errors import LiveWebError
+from gate.model import Citation, Finding
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """What a case's guard found in one draft (``POST /guard``, :mod:`gate.replay.routes.guard`)."""
+
+    attempt: int
+    """the draft's place among the case's guarded drafts (1 for the first)"""
+    findings: tuple[Finding, ...]
+    rejected_so_far: tuple[str, ...]
+    """every URL rejected in the case's drafts, this one's included, each once"""
+
+
+class RouteCase(Protocol):
+    """The case a request is under (``/case/<token>``), as a route may ask it."""
+
+    def guard(self, answer: str, citations: tuple[Citation, ...] | None) -> Guarded | None:
+        """The gate's hard checks on a draft, against what the case was served so far (None: the case has
+        no guard)."""
+        ...
 
 
 class BadRequest(Exception):
@@ -21,7 +42,7 @@ class BadRequest(Exception):
 class Request:
     """One HTTP request as a route reads it: the path without the case's prefix, the query string's
     parameters, the JSON body (None without one; its bytes when it is not JSON), the headers (names in
-    lower case) and the body's bytes as they came (``raw``)."""
+    lower case), the body's bytes as they came (``raw``) and the case it is under."""
 
     method: str
     path: str
@@ -29,6 +50,8 @@ class Request:
     body: Any = None
     headers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     raw: bytes = b""
+    case: RouteCase | None = field(default=None, compare=False, repr=False)
+    """the case it is under (None: a request to the server's own routes, unscoped)"""
 
     @property
     def target(self) -> str:
